@@ -1,0 +1,29 @@
+/** Every API method, collected from the resource files; the one list the adapters loop over. */
+import { accountMethods } from './account.js';
+import { contactAccountMethods } from './contact-accounts.js';
+import { contactMethods } from './contacts.js';
+import type { MethodDef } from './define.js';
+import { listMethods } from './lists.js';
+import { recordMethods } from './records.js';
+
+export const METHODS = [
+  ...accountMethods,
+  ...listMethods,
+  ...recordMethods,
+  ...contactAccountMethods,
+  ...contactMethods,
+] as const;
+
+export type AnyMethod = (typeof METHODS)[number];
+export type MethodName = AnyMethod['name'];
+
+const BY_NAME = new Map<string, MethodDef>();
+for (const m of METHODS as readonly MethodDef[]) {
+  BY_NAME.set(m.name, m);
+  for (const a of m.aliases ?? []) BY_NAME.set(a, m);
+}
+
+/** The method a path segment names, by its name or an alias. */
+export function findMethod(name: string): MethodDef | undefined {
+  return BY_NAME.get(name);
+}

@@ -1,0 +1,3 @@
+/** Contact accounts (getContactAccounts, addContactAccount, deleteContactAccount, addFundsToContactAccount, withdrawFundsFromContactAccount). */
+
+export const contactAccountMethods = [] as const;

@@ -1,0 +1,3 @@
+/** Contacts (getContacts, getNumberOfContacts, createOrUpdateContact). */
+
+export const contactMethods = [] as const;

@@ -1,0 +1,92 @@
+/**
+ * The closed table of the API's errors: each entry fixes the status and the body shape the
+ * spec gives it. `ApiError` carries one; `renderError` in the service turns it into a body.
+ */
+
+/** Every error the API can answer, by name. */
+export const ERRORS = {
+  unauthorized: { status: 401, keys: ['error'] },
+  pro_required: { status: 402, keys: ['error', 'code'] },
+  forbidden: { status: 403, keys: ['error'] },
+  owner_blocked: { status: 403, keys: ['error'] },
+  list_limit: { status: 403, keys: ['message', 'error'] },
+  not_found: { status: 404, keys: ['error'] },
+  /** Missing list: `message`, `error` and `errors.schema_id` all hold the text. */
+  schema_not_found: { status: 404, keys: ['message', 'error', 'errors'] },
+  /** A 404 pointing at a parameter (`bot_id` of createOrUpdateContact, `item_id` of records). */
+  not_found_on: { status: 404, keys: ['message', 'error', 'errors'] },
+  route_not_found: { status: 404, keys: ['message'] },
+  method_not_allowed: { status: 405, keys: ['message'] },
+  method_removed: { status: 410, keys: ['error', 'code'] },
+  payload_too_large: { status: 413, keys: ['message'] },
+  validation: { status: 422, keys: ['message', 'errors'] },
+  currency_exists: { status: 422, keys: ['message', 'code', 'errors'] },
+  account_not_empty: { status: 422, keys: ['message', 'code', 'errors'] },
+  account_blocked: { status: 422, keys: ['message', 'code', 'errors'] },
+  insufficient_funds: { status: 422, keys: ['message', 'code', 'errors'] },
+  idempotency_conflict: { status: 422, keys: ['message', 'code', 'errors'] },
+  too_many_attempts: { status: 429, keys: ['message'] },
+  server_error: { status: 500, keys: ['message'] },
+} as const;
+
+export type ErrorName = keyof typeof ERRORS;
+
+export type FieldErrors = Map<string, string[]> | Record<string, string[]>;
+
+/** An API error: a table entry, its text and, for 422s and keyed 404s, the failing fields. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly name_: ErrorName,
+    message: string,
+    readonly fields?: FieldErrors,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERRORS[name_].status;
+  }
+
+  /** The body in the spec's shape, keys in the table's order. */
+  body(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const k of ERRORS[this.name_].keys) {
+      if (k === 'message' || k === 'error') out[k] = this.message;
+      else if (k === 'code') out.code = this.name_;
+      else out.errors = this.fields instanceof Map ? Object.fromEntries(this.fields) : (this.fields ?? {});
+    }
+    return out;
+  }
+}
+
+/** Laravel's summary line: the first message, then how many more there are. */
+export function summarize(fields: Map<string, string[]>): string {
+  const all = [...fields.values()].flat();
+  const first = all[0] ?? 'The given data was invalid.';
+  const more = all.length - 1;
+  if (more <= 0) return first;
+  return `${first} (and ${more} more ${more === 1 ? 'error' : 'errors'})`;
+}
+
+export const fail = {
+  validation(fields: Map<string, string[]>, note?: string): ApiError {
+    const msg = summarize(fields);
+    return new ApiError('validation', note ? `${msg} ${note}` : msg, fields);
+  },
+  /** A single-field 422 with Laravel's wording. */
+  invalid(key: string, message: string): ApiError {
+    return fail.validation(new Map([[key, [message]]]));
+  },
+  /** A coded 422 (`insufficient_funds` ...), the error under `key`. */
+  coded(name: ErrorName, key: string, message: string): ApiError {
+    return new ApiError(name, message, { [key]: [message] });
+  },
+  notFound(message: string): ApiError {
+    return new ApiError('not_found', message);
+  },
+  notFoundOn(key: string, message: string): ApiError {
+    return new ApiError('not_found_on', message, { [key]: [message] });
+  },
+  forbidden(message = 'Forbidden.'): ApiError {
+    return new ApiError('forbidden', message);
+  },
+};

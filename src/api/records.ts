@@ -1,0 +1,3 @@
+/** List records (getListItems, addListItem, updateListItem, deleteListItem). */
+
+export const recordMethods = [] as const;

@@ -1,0 +1,336 @@
+/**
+ * Parameter rules: the one place a method's parameters are described.
+ *
+ * A rule set drives both the Laravel-style validation of the HTTP service (type coercion the
+ * way Laravel does it, English messages, dot-path error keys) and the zod schema of the MCP
+ * tool, so a limit is written once. Rules are immutable: every builder call returns a copy.
+ */
+import { z } from 'zod';
+
+export type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'map' | 'any';
+
+interface RuleState {
+  kind: Kind;
+  required: boolean;
+  requiredWithout?: string;
+  description?: string;
+  min?: number;
+  max?: number;
+  oneOf?: readonly string[];
+  pattern?: RegExp;
+  format?: 'email' | 'alpha_dash' | 'uuid';
+  items?: Rule<unknown, boolean>;
+  shape?: Shape;
+  /** A kept-for-compatibility parameter: accepted, never acted on. */
+  ignored?: boolean;
+}
+
+/** A parameter rule; `T` is the value after validation, `R` whether it is always present. */
+export class Rule<T, R extends boolean = false> {
+  declare readonly _type: T;
+  declare readonly _required: R;
+  constructor(readonly state: RuleState) {}
+
+  private with<T2 = T, R2 extends boolean = R>(patch: Partial<RuleState>): Rule<T2, R2> {
+    return new Rule<T2, R2>({ ...this.state, ...patch });
+  }
+  required(): Rule<T, true> {
+    return this.with<T, true>({ required: true });
+  }
+  /** Laravel `required_without:other`: required when `other` is absent. */
+  requiredWithout(other: string): Rule<T, false> {
+    return this.with<T, false>({ requiredWithout: other });
+  }
+  describe(text: string): Rule<T, R> {
+    return this.with({ description: text });
+  }
+  min(n: number): Rule<T, R> {
+    return this.with({ min: n });
+  }
+  max(n: number): Rule<T, R> {
+    return this.with({ max: n });
+  }
+  between(lo: number, hi: number): Rule<T, R> {
+    return this.with({ min: lo, max: hi });
+  }
+  regex(pattern: RegExp): Rule<T, R> {
+    return this.with({ pattern });
+  }
+  ignored(): Rule<T, R> {
+    return this.with({ ignored: true });
+  }
+}
+
+export type Shape = Record<string, Rule<unknown, boolean>>;
+
+/** The validated parameters of a shape, as handlers receive them. */
+export type Infer<S extends Shape> = {
+  [K in keyof S as S[K] extends Rule<unknown, true> ? K : never]: S[K]['_type'];
+} & {
+  [K in keyof S as S[K] extends Rule<unknown, true> ? never : K]?: S[K]['_type'];
+};
+
+export const r = {
+  string: () => new Rule<string>({ kind: 'string', required: false }),
+  /** One of a closed set of strings (Laravel `in:`). */
+  oneOf: <const V extends readonly string[]>(values: V) =>
+    new Rule<V[number]>({ kind: 'string', required: false, oneOf: values }),
+  email: () => new Rule<string>({ kind: 'string', required: false, format: 'email' }),
+  alphaDash: () => new Rule<string>({ kind: 'string', required: false, format: 'alpha_dash' }),
+  uuid: () => new Rule<string>({ kind: 'string', required: false, format: 'uuid' }),
+  integer: () => new Rule<number>({ kind: 'integer', required: false }),
+  number: () => new Rule<number>({ kind: 'number', required: false }),
+  boolean: () => new Rule<boolean>({ kind: 'boolean', required: false }),
+  array: <I extends Rule<unknown, boolean>>(items: I) =>
+    new Rule<Array<I['_type']>>({ kind: 'array', required: false, items }),
+  object: <S extends Shape>(shape: S) => new Rule<Infer<S>>({ kind: 'object', required: false, shape }),
+  /** An object with free keys (a record's `data`, list `filters`). */
+  map: () => new Rule<Record<string, unknown>>({ kind: 'map', required: false }),
+  any: () => new Rule<unknown>({ kind: 'any', required: false }),
+};
+
+// ---------------------------------------------------------------------------------------
+// Validation, the Laravel way.
+
+export type ErrorBag = Map<string, string[]>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/u;
+const ALPHA_DASH = /^[\p{L}\p{M}\p{N}_-]+$/u;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
+const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
+
+/** Laravel's attribute name: top-level keys with `_` as spaces, dotted keys raw. */
+export function attributeName(key: string): string {
+  return key.includes('.') ? key : key.replace(/_/g, ' ');
+}
+
+function isPresent(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+
+/** Laravel's `required` also refuses an empty array. */
+function isFilled(v: unknown): boolean {
+  return isPresent(v) && !(Array.isArray(v) && v.length === 0);
+}
+
+/** String length in characters (code points), as PHP's mb_strlen counts. */
+export function charLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function sizeOf(rule: RuleState, v: unknown): { size: number; unit: 'numeric' | 'string' | 'array' } {
+  if (rule.kind === 'integer' || rule.kind === 'number') return { size: v as number, unit: 'numeric' };
+  if (rule.kind === 'array') return { size: (v as unknown[]).length, unit: 'array' };
+  return { size: charLength(String(v)), unit: 'string' };
+}
+
+function rangeMessage(attr: string, rule: RuleState, unit: 'numeric' | 'string' | 'array'): string {
+  const { min, max } = rule;
+  const suffix = unit === 'string' ? ' characters' : unit === 'array' ? ' items' : '';
+  if (min !== undefined && max !== undefined && unit !== 'array')
+    return `The ${attr} field must be between ${min} and ${max}${suffix}.`;
+  if (unit === 'array') {
+    return min !== undefined && max === undefined
+      ? `The ${attr} field must have at least ${min} items.`
+      : `The ${attr} field must not have more than ${max} items.`;
+  }
+  if (min !== undefined && max === undefined) return `The ${attr} field must be at least ${min}${suffix}.`;
+  return `The ${attr} field must not be greater than ${max}${suffix}.`;
+}
+
+/**
+ * Check one value against a rule, coercing it as Laravel's validator accepts it.
+ * Returns the coerced value, or undefined after recording an error.
+ */
+function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): unknown {
+  const attr = attributeName(key);
+  const fail = (msg: string) => {
+    bag.set(key, [...(bag.get(key) ?? []), msg]);
+    return undefined;
+  };
+  let out: unknown = v;
+  switch (rule.kind) {
+    case 'string': {
+      if (typeof v !== 'string') {
+        // Laravel's `string` rule refuses numbers and booleans from JSON.
+        return fail(`The ${attr} field must be a string.`);
+      }
+      if (rule.oneOf && !rule.oneOf.includes(v)) return fail(`The selected ${attr} is invalid.`);
+      if (rule.format === 'email' && !EMAIL.test(v)) return fail(`The ${attr} field must be a valid email address.`);
+      if (rule.format === 'alpha_dash' && !ALPHA_DASH.test(v))
+        return fail(`The ${attr} field must only contain letters, numbers, dashes, and underscores.`);
+      if (rule.format === 'uuid' && !UUID.test(v)) return fail(`The ${attr} field must be a valid UUID.`);
+      if (rule.pattern && !rule.pattern.test(v)) return fail(`The ${attr} field format is invalid.`);
+      break;
+    }
+    case 'integer': {
+      let n: number | undefined;
+      if (typeof v === 'number' && Number.isInteger(v)) n = v;
+      else if (typeof v === 'string' && INTEGER_TEXT.test(v)) n = Number(v);
+      if (n === undefined || !Number.isSafeInteger(n)) return fail(`The ${attr} field must be an integer.`);
+      out = n;
+      break;
+    }
+    case 'number': {
+      let n: number | undefined;
+      if (typeof v === 'number' && Number.isFinite(v)) n = v;
+      else if (typeof v === 'string' && NUMBER_TEXT.test(v)) n = Number(v);
+      if (n === undefined || !Number.isFinite(n)) return fail(`The ${attr} field must be a number.`);
+      out = n;
+      break;
+    }
+    case 'boolean': {
+      if (v === true || v === 1 || v === '1') out = true;
+      else if (v === false || v === 0 || v === '0') out = false;
+      else return fail(`The ${attr} field must be true or false.`);
+      break;
+    }
+    case 'array': {
+      if (!Array.isArray(v)) return fail(`The ${attr} field must be an array.`);
+      break;
+    }
+    case 'object':
+    case 'map': {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(`The ${attr} field must be an array.`);
+      break;
+    }
+    case 'any':
+      break;
+  }
+  if (rule.min !== undefined || rule.max !== undefined) {
+    const { size, unit } = sizeOf(rule, out);
+    if ((rule.min !== undefined && size < rule.min) || (rule.max !== undefined && size > rule.max))
+      return fail(rangeMessage(attr, rule, unit));
+  }
+  return out;
+}
+
+/**
+ * Validate input against a shape. Errors go into `bag` under dot paths; nested errors are
+ * collected in `nested` so they can follow the top-level ones, as Laravel lists them.
+ */
+function validateShape(
+  shape: Shape,
+  input: Record<string, unknown>,
+  prefix: string,
+  bag: ErrorBag,
+  nested: ErrorBag,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const target = prefix === '' ? bag : nested;
+  for (const [name, rule] of Object.entries(shape)) {
+    const s = rule.state;
+    const key = prefix + name;
+    const v = Object.hasOwn(input, name) ? input[name] : undefined;
+    if (!isPresent(v) || (s.required && !isFilled(v))) {
+      if (s.required) target.set(key, [`The ${attributeName(key)} field is required.`]);
+      else if (s.requiredWithout && !isPresent(input[s.requiredWithout]))
+        target.set(key, [
+          `The ${attributeName(key)} field is required when ${attributeName(prefix + s.requiredWithout)} is not present.`,
+        ]);
+      continue;
+    }
+    const checked = checkValue(s, key, v, target);
+    if (checked === undefined) continue;
+    if (s.ignored) continue;
+    if (s.kind === 'array' && s.items) {
+      const items: unknown[] = [];
+      (checked as unknown[]).forEach((item, i) => {
+        const itemKey = `${key}.${i}`;
+        const is = s.items!.state;
+        if (is.kind === 'object' && is.shape) {
+          if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+            nested.set(itemKey, [`The ${itemKey} field must be an array.`]);
+            return;
+          }
+          items.push(validateShape(is.shape, item as Record<string, unknown>, itemKey + '.', nested, nested));
+        } else if (!isPresent(item)) {
+          if (is.required) nested.set(itemKey, [`The ${itemKey} field is required.`]);
+        } else {
+          const c = checkValue(is, itemKey, item, nested);
+          if (c !== undefined) items.push(c);
+        }
+      });
+      out[name] = items;
+    } else if (s.kind === 'object' && s.shape) {
+      out[name] = validateShape(s.shape, checked as Record<string, unknown>, key + '.', nested, nested);
+    } else {
+      out[name] = checked;
+    }
+  }
+  return out;
+}
+
+/** Validate raw input; returns the typed params or the error bag (top-level keys first). */
+export function validate<S extends Shape>(
+  shape: S,
+  input: Record<string, unknown>,
+): { ok: true; params: Infer<S> } | { ok: false; errors: ErrorBag } {
+  const bag: ErrorBag = new Map();
+  const nested: ErrorBag = new Map();
+  const params = validateShape(shape, input, '', bag, nested);
+  for (const [k, v] of nested) bag.set(k, [...(bag.get(k) ?? []), ...v]);
+  if (bag.size > 0) return { ok: false, errors: bag };
+  return { ok: true, params: params as Infer<S> };
+}
+
+// ---------------------------------------------------------------------------------------
+// The same rules as zod, for the MCP tool schemas.
+
+function ruleToZod(rule: Rule<unknown, boolean>): z.ZodType {
+  const s = rule.state;
+  let t: z.ZodType;
+  switch (s.kind) {
+    case 'string': {
+      if (s.oneOf) {
+        t = z.enum(s.oneOf as [string, ...string[]]);
+        break;
+      }
+      let str = s.format === 'email' ? z.string() : z.string();
+      if (s.pattern) str = str.regex(s.pattern);
+      if (s.format === 'alpha_dash') str = str.regex(ALPHA_DASH);
+      if (s.min !== undefined) str = str.min(s.min);
+      if (s.max !== undefined) str = str.max(s.max);
+      t = str;
+      break;
+    }
+    case 'integer':
+    case 'number': {
+      let n = s.kind === 'integer' ? z.number().int() : z.number();
+      if (s.min !== undefined) n = n.min(s.min);
+      if (s.max !== undefined) n = n.max(s.max);
+      t = n;
+      break;
+    }
+    case 'boolean':
+      t = z.boolean();
+      break;
+    case 'array': {
+      let a = z.array(s.items ? ruleToZod(s.items) : z.unknown());
+      if (s.min !== undefined) a = a.min(s.min);
+      if (s.max !== undefined) a = a.max(s.max);
+      t = a;
+      break;
+    }
+    case 'object':
+      t = shapeToZod(s.shape ?? {});
+      break;
+    case 'map':
+      t = z.record(z.string(), z.unknown());
+      break;
+    default:
+      t = z.unknown();
+  }
+  if (s.description) t = t.describe(s.description);
+  return s.required ? t : t.optional();
+}
+
+/** The zod object for a shape; strict, so an unknown argument is refused. */
+export function shapeToZod(shape: Shape): z.ZodObject {
+  const entries: Record<string, z.ZodType> = {};
+  for (const [k, rule] of Object.entries(shape)) entries[k] = ruleToZod(rule);
+  return z.object(entries).strict();
+}

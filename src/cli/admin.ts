@@ -1,0 +1,119 @@
+/** `workspace-mcp admin`: the dashboard operations that are not API methods. */
+import { resolveDbFile } from '../app/paths.js';
+import { Store } from '../store/index.js';
+import { normalizeTime } from '../store/time.js';
+import { intFlag, parse, UsageError } from './args.js';
+
+const COMMANDS = [
+  'regenerate-key',
+  'reset-password',
+  'set-plan',
+  'block-owner',
+  'unblock-owner',
+  'block-account',
+  'unblock-account',
+  'delete-contact',
+  'delete-bot',
+  'journal',
+  'conversation',
+  'deprecate',
+] as const;
+
+function out(line: string): void {
+  process.stdout.write(line + '\n'); // stdout-ok: admin command output
+}
+
+export function runAdmin(argv: string[]): void {
+  const [command, ...rest] = argv;
+  if (!command || !(COMMANDS as readonly string[]).includes(command))
+    throw new UsageError(`admin needs a command: ${COMMANDS.join(', ')}`);
+  const { values } = parse(rest, {
+    db: { type: 'string' },
+    owner: { type: 'string' },
+    account: { type: 'string' },
+    contact: { type: 'string' },
+    bot: { type: 'string' },
+    plan: { type: 'string' },
+    method: { type: 'string' },
+    sunset: { type: 'string' },
+  });
+  const need = (name: 'owner' | 'account' | 'contact' | 'bot'): number => {
+    const v = intFlag(values[name], name, 1);
+    if (v === undefined) throw new UsageError(`admin ${command} needs --${name} ID`);
+    return v;
+  };
+  const store = Store.open(resolveDbFile(values.db as string | undefined));
+  const found = (ok: boolean | undefined, what: string) => {
+    if (!ok) throw new UsageError(`${what} not found`);
+  };
+  try {
+    switch (command as (typeof COMMANDS)[number]) {
+      case 'regenerate-key':
+      case 'reset-password': {
+        const id = need('owner');
+        const key = store.core.regenerateKey(id);
+        found(key !== undefined, `owner ${id}`);
+        out(key!);
+        break;
+      }
+      case 'set-plan': {
+        const id = need('owner');
+        const plan = values.plan;
+        if (plan !== 'pro' && plan !== 'free') throw new UsageError('--plan must be pro or free');
+        found(store.core.setPlan(id, plan), `owner ${id}`);
+        break;
+      }
+      case 'block-owner':
+      case 'unblock-owner': {
+        const id = need('owner');
+        found(store.core.setOwnerBlocked(id, command === 'block-owner'), `owner ${id}`);
+        break;
+      }
+      case 'block-account':
+      case 'unblock-account': {
+        const id = need('account');
+        found(store.admin.setAccountBlocked(id, command === 'block-account'), `account ${id}`);
+        break;
+      }
+      case 'delete-contact': {
+        const id = need('contact');
+        found(store.admin.deleteContact(id), `contact ${id}`);
+        break;
+      }
+      case 'delete-bot': {
+        const id = need('bot');
+        found(store.core.deleteBot(id), `bot ${id}`);
+        break;
+      }
+      case 'journal': {
+        const id = need('account');
+        const rows = store.admin.journal(id);
+        found(rows !== undefined, `account ${id}`);
+        for (const r of rows!) out(JSON.stringify(r));
+        break;
+      }
+      case 'conversation': {
+        const id = need('contact');
+        const rows = store.admin.conversation(id);
+        found(rows !== undefined, `contact ${id}`);
+        for (const r of rows!) out(JSON.stringify(r));
+        break;
+      }
+      case 'deprecate': {
+        const method = values.method;
+        if (typeof method !== 'string' || !method) throw new UsageError('admin deprecate needs --method NAME');
+        if (typeof values.sunset !== 'string') throw new UsageError('admin deprecate needs --sunset ISO8601');
+        let sunset: string;
+        try {
+          sunset = normalizeTime(values.sunset);
+        } catch {
+          throw new UsageError('--sunset must be an ISO 8601 time');
+        }
+        store.core.setDeprecation(method, sunset);
+        break;
+      }
+    }
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * The `workspace-mcp` command: mcp (default), serve, seed, admin. Bad usage is one line on
+ * stderr and exit status 2. Only deliberate command output goes to stdout.
+ */
+import { readFileSync } from 'node:fs';
+import { openService } from '../app/open.js';
+import { resolveDbFile } from '../app/paths.js';
+import { listen } from '../http/server.js';
+import { log } from '../service/log.js';
+import { Store } from '../store/index.js';
+import { FixtureError, loadFixture } from '../store/seed.js';
+import { runAdmin } from './admin.js';
+import { intFlag, parse, UsageError } from './args.js';
+
+const USAGE = `usage:
+  workspace-mcp [mcp] [--db FILE [--rate-limit N] | --remote BASE_URL] [--http [--port N] [--host H]]
+  workspace-mcp serve [--db FILE] [--port N] [--host H] [--rate-limit N]
+  workspace-mcp seed FIXTURE.json [--db FILE]
+  workspace-mcp admin COMMAND [--db FILE] ...`;
+
+async function serve(args: string[]): Promise<void> {
+  const { values } = parse(args, {
+    db: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'rate-limit': { type: 'string' },
+  });
+  const port = intFlag(values.port, 'port', 0, 65535) ?? 8080;
+  const rateLimit = intFlag(values['rate-limit'], 'rate-limit') ?? 120;
+  const service = openService(resolveDbFile(values.db as string | undefined), { rateLimit, logger: log });
+  const { server, baseUrl } = await listen(service, (values.host as string | undefined) ?? '127.0.0.1', port, { logger: log });
+  process.stdout.write(`${baseUrl}\n`); // stdout-ok: serve announces its base URL
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+    service.store.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function seed(args: string[]): void {
+  const { values, positionals } = parse(args, { db: { type: 'string' } }, 1);
+  const file = positionals[0];
+  if (!file) throw new UsageError('seed needs a fixture file: workspace-mcp seed FIXTURE.json [--db FILE]');
+  let fixture: unknown;
+  try {
+    fixture = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`cannot read fixture ${file}: ${(e as Error).message}`);
+  }
+  const store = Store.open(resolveDbFile(values.db as string | undefined));
+  try {
+    const counts = loadFixture(store, fixture);
+    const summary = Object.entries(counts)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    process.stderr.write(`seeded: ${summary || 'nothing'}\n`);
+  } catch (e) {
+    if (e instanceof FixtureError) throw new UsageError(`fixture ${file}: ${e.message}; nothing was written`);
+    throw e;
+  } finally {
+    store.close();
+  }
+}
+
+async function mcp(args: string[]): Promise<void> {
+  const { runMcp } = await import('./mcp.js');
+  await runMcp(args);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [first, ...rest] = argv;
+  switch (first) {
+    case 'serve':
+      return serve(rest);
+    case 'seed':
+      return seed(rest);
+    case 'admin':
+      return runAdmin(rest);
+    case 'mcp':
+      return mcp(rest);
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE + '\n'); // stdout-ok: help text
+      return;
+    default:
+      if (first === undefined || first.startsWith('-')) return mcp(argv);
+      throw new UsageError(`unknown command: ${first}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`workspace-mcp: ${e.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`workspace-mcp: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,149 @@
+/**
+ * The service over node:http: `/api/v1/<methodName>`, GET params from the query, POST params
+ * from a JSON body or form fields (bracket notation in both), answers written as JSON.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import qs from 'qs';
+import { toJsonText } from '../api/ordered.js';
+import type { ApiRequest, ApiResponse, Logger, Service } from '../service/pipeline.js';
+
+/** Largest body accepted; past it, 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const QS_OPTIONS: qs.IParseOptions = {
+  depth: 10,
+  arrayLimit: 1000,
+  parameterLimit: 10_000,
+  allowPrototypes: false,
+};
+
+/** Laravel's `expectsJson`: the first accepted type is JSON, or an XHR that accepts anything. */
+export function wantsJson(accept: string | undefined, requestedWith: string | undefined): boolean {
+  const first = (accept ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
+  if (first.includes('/json') || first.includes('+json')) return true;
+  const anyType = accept === undefined || accept === '' || /(^|,)\s*\*\/\*/.test(accept);
+  return requestedWith === 'XMLHttpRequest' && anyType;
+}
+
+class TooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new TooLarge());
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function parseBody(type: string, raw: Buffer): { input: Record<string, unknown>; note?: string } {
+  if (raw.length === 0) return { input: {} };
+  const text = raw.toString('utf8');
+  if (type.includes('json')) {
+    try {
+      const v: unknown = JSON.parse(text);
+      if (v && typeof v === 'object' && !Array.isArray(v)) return { input: v as Record<string, unknown> };
+      return { input: {}, note: 'The request body must be a JSON object.' };
+    } catch {
+      return { input: {}, note: 'The request body is not valid JSON.' };
+    }
+  }
+  if (type.includes('application/x-www-form-urlencoded')) return { input: qs.parse(text, QS_OPTIONS) };
+  return { input: {} };
+}
+
+export function writeResponse(res: ServerResponse, r: ApiResponse, head = false): void {
+  const body = r.body === undefined ? '' : toJsonText(r.body);
+  const headers: Record<string, string | number> = { ...r.headers };
+  if (r.body !== undefined) headers['Content-Type'] = 'application/json';
+  headers['Content-Length'] = Buffer.byteLength(body);
+  res.writeHead(r.status, headers);
+  res.end(head ? undefined : body);
+}
+
+export interface HttpOptions {
+  logger?: Logger;
+  /** Base URL clients see, when behind a proxy; else taken from the Host header. */
+  publicBaseUrl?: string;
+}
+
+/** The request handler, for a server of one's own or tests. */
+export function createHandler(service: Service, opts: HttpOptions = {}) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const json = wantsJson(req.headers.accept, req.headers['x-requested-with'] as string | undefined);
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const path = url.pathname.replace(/^\/+/, '');
+      const match = /^api\/v1\/([^/]+)\/?$/.exec(path);
+      if (!match) {
+        writeResponse(res, { status: 404, headers: {}, body: { message: `The route ${path} could not be found.` } });
+        return;
+      }
+      const verb = (req.method ?? 'GET').toUpperCase();
+      let input: Record<string, unknown> = qs.parse(url.search.slice(1), QS_OPTIONS);
+      let note: string | undefined;
+      if (verb !== 'GET' && verb !== 'HEAD') {
+        let raw: Buffer;
+        try {
+          raw = await readBody(req);
+        } catch (e) {
+          if (e instanceof TooLarge) {
+            res.setHeader('Connection', 'close');
+            writeResponse(res, { status: 413, headers: {}, body: { message: 'The request body is too large.' } });
+            return;
+          }
+          throw e;
+        }
+        const parsed = parseBody(String(req.headers['content-type'] ?? '').toLowerCase(), raw);
+        input = { ...input, ...parsed.input };
+        note = parsed.note;
+      }
+      const auth = req.headers.authorization;
+      const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
+      const host = req.headers.host ?? 'localhost';
+      const apiReq: ApiRequest = {
+        method: match[1]!,
+        verb,
+        input,
+        bearer,
+        wantsJson: json,
+        referer: req.headers.referer,
+        baseUrl: opts.publicBaseUrl ?? `http://${host}/api/v1`,
+        inputNote: note,
+      };
+      writeResponse(res, service.call(apiReq), verb === 'HEAD');
+    } catch (e) {
+      opts.logger?.error({ err: e }, 'http handler failed');
+      if (!res.headersSent) writeResponse(res, { status: 500, headers: {}, body: { message: 'Server Error' } });
+      else res.destroy();
+    }
+  };
+}
+
+/** Start listening; resolves with the server and its base URL (`…/api/v1`). */
+export async function listen(
+  service: Service,
+  host: string,
+  port: number,
+  opts: HttpOptions = {},
+): Promise<{ server: Server; baseUrl: string }> {
+  const handler = createHandler(service, opts);
+  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => void handler(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return { server, baseUrl: `http://${shownHost}:${addr.port}/api/v1` };
+}

@@ -1,0 +1,13 @@
+/** The handler of every method, checked at compile time to miss none. */
+import type { AnyMethod } from '../api/catalog.js';
+import type { Infer } from '../api/rules.js';
+import { accountHandlers } from './account.js';
+import type { Ctx } from './context.js';
+
+export type Handlers = {
+  [M in AnyMethod as M['name']]: (ctx: Ctx, params: Infer<M['params']>) => unknown;
+};
+
+export const HANDLERS = {
+  ...accountHandlers,
+} satisfies Handlers;

@@ -1,0 +1,143 @@
+/**
+ * The request pipeline every way in goes through (HTTP, the MCP server): route, verb, key,
+ * plan, block, rate limit, deprecation, validation, handler, and one place that renders
+ * errors in the spec's shape. Anything unexpected becomes a logged 500 that leaks nothing.
+ */
+import { findMethod } from '../api/catalog.js';
+import type { MethodDef } from '../api/define.js';
+import { ApiError, fail } from '../api/errors.js';
+import { validate } from '../api/rules.js';
+import type { OwnerRow } from '../store/core.js';
+import type { Store } from '../store/index.js';
+import { Reply, type Ctx, type Secrets } from './context.js';
+import { HANDLERS } from './handlers.js';
+import { normalizeInput } from './input.js';
+import { RateLimiter } from './rate-limit.js';
+
+export interface ApiRequest {
+  /** The last path segment: a method name or alias. */
+  method: string;
+  /** HTTP verb; the MCP server calls as POST. */
+  verb: string;
+  /** Parameters from query and body, merged, as parsed. */
+  input: Record<string, unknown>;
+  /** The token of an `Authorization: Bearer` header. */
+  bearer?: string;
+  /** Whether the client asked for JSON (Laravel's expectsJson). */
+  wantsJson: boolean;
+  referer?: string;
+  /** Base URL ending in `/api/v1`, for paging links. */
+  baseUrl: string;
+  /** Added to a 422's message, e.g. that the body was not valid JSON. */
+  inputNote?: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The JSON body; undefined for 204 and redirects. */
+  body: unknown;
+}
+
+export interface Logger {
+  error(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface ServiceOptions {
+  rateLimit?: number;
+  secrets: Secrets;
+  logger?: Logger;
+  /** Clock, for tests of sunsets and windows. */
+  now?: () => Date;
+}
+
+const API_PREFIX = 'api/v1/';
+
+export class Service {
+  readonly limiter: RateLimiter;
+  private readonly now: () => Date;
+  constructor(
+    readonly store: Store,
+    private readonly opts: ServiceOptions,
+  ) {
+    this.limiter = new RateLimiter(opts.rateLimit ?? 120);
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  /** Answer one request. Never throws. */
+  call(req: ApiRequest): ApiResponse {
+    const headers: Record<string, string> = {};
+    let def: MethodDef | undefined;
+    try {
+      def = findMethod(req.method);
+      if (!def) {
+        return reply(404, headers, { message: `The route ${API_PREFIX}${req.method} could not be found.` });
+      }
+      const verbs = def.verbs.includes('GET') ? ['GET', 'HEAD', ...def.verbs.filter((v) => v !== 'GET')] : [...def.verbs];
+      if (!verbs.includes(req.verb)) {
+        headers.Allow = verbs.join(', ');
+        return reply(405, headers, {
+          message: `The ${req.verb} method is not supported for route ${API_PREFIX}${req.method}. Supported methods: ${verbs.join(', ')}.`,
+        });
+      }
+      const input: Record<string, unknown> = { ...req.input };
+      const token = req.bearer || (typeof input.api_token === 'string' ? input.api_token : undefined);
+      delete input.api_token;
+      const owner = this.authenticate(token);
+      const now = this.now();
+      const rate = this.limiter.take(owner.id, now.getTime());
+      Object.assign(headers, rate.headers);
+      if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
+      this.checkDeprecation(req.method, now, headers);
+
+      const normalized = normalizeInput(input) as Record<string, unknown>;
+      for (const [alias, canonical] of Object.entries(def.paramAliases ?? {})) {
+        if (normalized[canonical] == null && normalized[alias] != null) normalized[canonical] = normalized[alias];
+        delete normalized[alias];
+      }
+      const checked = validate(def.params, normalized);
+      if (!checked.ok) {
+        if (!req.wantsJson) {
+          headers.Location = req.referer || '/';
+          return reply(302, headers, undefined);
+        }
+        throw fail.validation(checked.errors, req.inputNote);
+      }
+      const ctx: Ctx = { store: this.store, owner, url: `${req.baseUrl}/${req.method}`, now, secrets: this.opts.secrets };
+      const handler = (HANDLERS as Record<string, (c: Ctx, p: unknown) => unknown>)[def.name]!;
+      const out = handler(ctx, checked.params);
+      if (out instanceof Reply) return reply(out.status, headers, out.body);
+      if (def.status === 204) return reply(204, headers, undefined);
+      return reply(def.status, headers, out);
+    } catch (e) {
+      if (e instanceof ApiError) return reply(e.status, { ...headers, ...e.headers }, e.body());
+      this.opts.logger?.error({ err: e, method: def?.name ?? req.method }, 'unexpected error');
+      return reply(500, headers, { message: 'Server Error' });
+    }
+  }
+
+  private authenticate(token: string | undefined): OwnerRow {
+    const owner = token ? this.store.core.ownerByKey(token) : undefined;
+    if (!owner) throw new ApiError('unauthorized', 'unauthorized');
+    if (owner.plan !== 'pro') throw new ApiError('pro_required', 'The API is available on the Pro plan only.');
+    if (owner.blocked_at) throw new ApiError('owner_blocked', 'Your account is blocked.');
+    return owner;
+  }
+
+  /** Deprecated: headers on every answer; past the sunset, 410. */
+  private checkDeprecation(method: string, now: Date, headers: Record<string, string>): void {
+    const dep = this.store.core.deprecation(method);
+    if (!dep) return;
+    const sunset = new Date(dep.sunset);
+    headers.Deprecation = 'true';
+    headers.Sunset = sunset.toUTCString();
+    if (now.getTime() >= sunset.getTime()) {
+      throw new ApiError('method_removed', `The method ${method} was removed on ${dep.sunset}.`);
+    }
+  }
+}
+
+function reply(status: number, headers: Record<string, string>, body: unknown): ApiResponse {
+  return { status, headers, body };
+}

@@ -1,0 +1,26 @@
+/** The store: one SQLite file and the statements of every resource. Only this folder speaks SQL. */
+import { AdminStore } from './admin.js';
+import { CoreStore } from './core.js';
+import { openDb, type Db } from './db.js';
+
+export class Store {
+  readonly core: CoreStore;
+  readonly admin: AdminStore;
+  constructor(readonly db: Db) {
+    this.core = new CoreStore(db);
+    this.admin = new AdminStore(this);
+  }
+
+  static open(file: string): Store {
+    return new Store(openDb(file));
+  }
+
+  /** Run `fn` in one IMMEDIATE transaction: all of it is written, or none. */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

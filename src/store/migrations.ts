@@ -1,0 +1,169 @@
+/**
+ * Numbered, forward-only schema migrations, applied in order under `PRAGMA user_version`.
+ * Never edit a released entry: add the next one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the whole first schema.
+  `
+  CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE owners (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    email TEXT,
+    phone TEXT,
+    plan TEXT NOT NULL DEFAULT 'pro' CHECK (plan IN ('pro', 'free')),
+    blocked_at TEXT,
+    key_hash TEXT UNIQUE,
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE projects (
+    uuid TEXT PRIMARY KEY,
+    owner_id INTEGER NOT NULL REFERENCES owners(id),
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX projects_owner ON projects(owner_id);
+
+  CREATE TABLE members (
+    owner_id INTEGER NOT NULL REFERENCES owners(id),
+    project_uuid TEXT NOT NULL REFERENCES projects(uuid),
+    PRIMARY KEY (owner_id, project_uuid)
+  ) STRICT;
+
+  CREATE TABLE bots (
+    id INTEGER PRIMARY KEY,
+    project_uuid TEXT NOT NULL REFERENCES projects(uuid),
+    name TEXT NOT NULL,
+    subscriber_count INTEGER NOT NULL DEFAULT 0,
+    deleted_at TEXT,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX bots_project ON bots(project_uuid);
+
+  CREATE TABLE contacts (
+    id INTEGER PRIMARY KEY,
+    bot_id INTEGER NOT NULL REFERENCES bots(id),
+    messenger TEXT NOT NULL CHECK (messenger IN ('telegram', 'max', 'viber', 'vk', 'web')),
+    name TEXT NOT NULL,
+    phone TEXT,
+    email TEXT,
+    address TEXT,
+    avatar TEXT,
+    telegram_id TEXT,
+    telegram_username TEXT,
+    max_user_id INTEGER,
+    max_username TEXT,
+    vk_user_id INTEGER,
+    viber_id TEXT,
+    created_at TEXT NOT NULL,
+    created_ts INTEGER NOT NULL,
+    unsubscribed_at TEXT,
+    preview INTEGER NOT NULL DEFAULT 0,
+    deleted_at TEXT,
+    referrer_id INTEGER
+  ) STRICT;
+  CREATE UNIQUE INDEX contacts_telegram ON contacts(bot_id, telegram_id) WHERE telegram_id IS NOT NULL;
+  CREATE UNIQUE INDEX contacts_max ON contacts(bot_id, max_user_id) WHERE max_user_id IS NOT NULL;
+  CREATE UNIQUE INDEX contacts_vk ON contacts(bot_id, vk_user_id) WHERE vk_user_id IS NOT NULL;
+  CREATE UNIQUE INDEX contacts_viber ON contacts(bot_id, viber_id) WHERE viber_id IS NOT NULL;
+  CREATE INDEX contacts_listed ON contacts(bot_id, id) WHERE preview = 0 AND deleted_at IS NULL;
+  CREATE INDEX contacts_listed_ts ON contacts(bot_id, created_ts, id) WHERE preview = 0 AND deleted_at IS NULL;
+  CREATE INDEX contacts_referrer ON contacts(referrer_id) WHERE referrer_id IS NOT NULL;
+
+  CREATE TABLE contact_tags (
+    contact_id INTEGER NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (contact_id, position)
+  ) STRICT;
+
+  CREATE TABLE contact_variables (
+    id INTEGER PRIMARY KEY,
+    contact_id INTEGER NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    value TEXT,
+    type INTEGER NOT NULL DEFAULT 0 CHECK (type BETWEEN 0 AND 4),
+    schema_id TEXT,
+    deletable INTEGER NOT NULL DEFAULT 0,
+    payload TEXT,
+    UNIQUE (contact_id, name)
+  ) STRICT;
+
+  CREATE TABLE conversation (
+    id INTEGER PRIMARY KEY,
+    contact_id INTEGER NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+    direction TEXT NOT NULL CHECK (direction IN ('in', 'out')),
+    text TEXT,
+    image TEXT,
+    file TEXT,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX conversation_contact ON conversation(contact_id, id);
+
+  CREATE TABLE contact_accounts (
+    id INTEGER PRIMARY KEY,
+    contact_id INTEGER NOT NULL REFERENCES contacts(id),
+    currency TEXT NOT NULL,
+    amount INTEGER NOT NULL DEFAULT 0 CHECK (amount >= 0 AND amount <= 9007199254740991),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    blocked_at TEXT,
+    UNIQUE (contact_id, currency)
+  ) STRICT;
+
+  CREATE TABLE account_journal (
+    id INTEGER PRIMARY KEY,
+    account_id INTEGER NOT NULL REFERENCES contact_accounts(id) ON DELETE CASCADE,
+    operation TEXT NOT NULL CHECK (operation IN ('Deposit via API', 'Debit via API', 'Opening balance')),
+    amount INTEGER NOT NULL,
+    description TEXT NOT NULL,
+    balance_after INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX account_journal_account ON account_journal(account_id, id);
+
+  CREATE TABLE list_schemas (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    project_uuid TEXT NOT NULL REFERENCES projects(uuid),
+    bot_id INTEGER REFERENCES bots(id),
+    name TEXT NOT NULL,
+    is_menu INTEGER NOT NULL DEFAULT 0,
+    fields TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX list_schemas_project ON list_schemas(project_uuid, seq);
+
+  CREATE TABLE list_records (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    schema_seq INTEGER NOT NULL REFERENCES list_schemas(seq) ON DELETE CASCADE,
+    data TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX list_records_schema ON list_records(schema_seq, seq);
+
+  CREATE TABLE deprecations (
+    method TEXT PRIMARY KEY,
+    sunset TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE idempotency_keys (
+    owner_id INTEGER NOT NULL,
+    key TEXT NOT NULL,
+    method TEXT NOT NULL,
+    params_hash TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (owner_id, key)
+  ) STRICT;
+  `,
+];

@@ -1,0 +1,239 @@
+/**
+ * Loading a fixture (the contract's format) in one transaction: on any bad entry nothing is
+ * written and the error names the entry (`contacts[3] (id 1004): ...`).
+ */
+import { isCurrency } from '../api/currency.js';
+import type { Store } from './index.js';
+import { isoTime, normalizeTime, unixSeconds } from './time.js';
+
+export class FixtureError extends Error {}
+
+type Obj = Record<string, unknown>;
+
+const MESSENGERS = ['telegram', 'max', 'viber', 'vk', 'web'];
+
+function entries(fixture: Obj, key: string): Obj[] {
+  const v = fixture[key];
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new FixtureError(`${key}: must be an array`);
+  return v.map((e, i) => {
+    if (!e || typeof e !== 'object' || Array.isArray(e)) throw new FixtureError(`${key}[${i}]: must be an object`);
+    return e as Obj;
+  });
+}
+
+/** Field readers that throw with the entry's name. */
+function reader(where: string, e: Obj) {
+  const bad = (field: string, what: string) => new FixtureError(`${where}: ${field} ${what}`);
+  return {
+    str(field: string, required = false): string | null {
+      const v = e[field];
+      if (v === undefined || v === null) {
+        if (required) throw bad(field, 'is required');
+        return null;
+      }
+      if (typeof v !== 'string') throw bad(field, 'must be a string');
+      return v;
+    },
+    int(field: string, required = false): number | null {
+      const v = e[field];
+      if (v === undefined || v === null) {
+        if (required) throw bad(field, 'is required');
+        return null;
+      }
+      const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+      if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw bad(field, 'must be an integer');
+      return n;
+    },
+    bool(field: string): boolean {
+      const v = e[field];
+      if (v === undefined || v === null) return false;
+      if (typeof v !== 'boolean') throw bad(field, 'must be true or false');
+      return v;
+    },
+    time(field: string): string | null {
+      const v = this.str(field);
+      if (v === null) return null;
+      try {
+        return normalizeTime(v);
+      } catch {
+        throw bad(field, 'must be an ISO 8601 time');
+      }
+    },
+    bad,
+  };
+}
+
+function label(key: string, i: number, e: Obj): string {
+  const id = e.id ?? e.uuid ?? e.method;
+  return id === undefined ? `${key}[${i}]` : `${key}[${i}] (${typeof id === 'string' ? id : `id ${String(id)}`})`;
+}
+
+/** Load a parsed fixture into the store. Throws FixtureError, having written nothing. */
+export function loadFixture(store: Store, fixture: unknown): Record<string, number> {
+  if (!fixture || typeof fixture !== 'object' || Array.isArray(fixture)) throw new FixtureError('the fixture must be a JSON object');
+  const f = fixture as Obj;
+  const db = store.db;
+  const counts: Record<string, number> = {};
+  const run = (key: string, fn: (e: Obj, where: string) => void) => {
+    const list = entries(f, key);
+    list.forEach((e, i) => {
+      const where = label(key, i, e);
+      try {
+        fn(e, where);
+      } catch (err) {
+        if (err instanceof FixtureError) throw err;
+        const msg = err instanceof Error ? err.message : String(err);
+        throw new FixtureError(`${where}: ${msg.replace(/^SQLITE_\w+: /, '')}`);
+      }
+    });
+    counts[key] = list.length;
+  };
+
+  const insContact = db.prepare(
+    `INSERT INTO contacts (id, bot_id, messenger, name, phone, email, address, avatar, telegram_id, telegram_username,
+       max_user_id, max_username, vk_user_id, viber_id, created_at, created_ts, unsubscribed_at, preview, deleted_at, referrer_id)
+     VALUES (@id, @bot_id, @messenger, @name, @phone, @email, @address, @avatar, @telegram_id, @telegram_username,
+       @max_user_id, @max_username, @vk_user_id, @viber_id, @created_at, @created_ts, @unsubscribed_at, @preview, @deleted_at, @referrer_id)`,
+  );
+  const insTag = db.prepare('INSERT INTO contact_tags (contact_id, position, name) VALUES (?, ?, ?)');
+  const insVar = db.prepare(
+    'INSERT INTO contact_variables (contact_id, name, value, type, deletable) VALUES (?, ?, ?, ?, ?)',
+  );
+  const bumpSubscribers = db.prepare('UPDATE bots SET subscriber_count = subscriber_count + 1 WHERE id = ?');
+  const insAccount = db.prepare(
+    `INSERT INTO contact_accounts (id, contact_id, currency, amount, created_at, updated_at, blocked_at)
+     VALUES (@id, @contact_id, @currency, @amount, @now, @now, @blocked_at)`,
+  );
+  const insJournal = db.prepare(
+    `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
+     VALUES (?, 'Opening balance', ?, 'Loaded from fixture', ?, ?)`,
+  );
+  const contactExists = db.prepare<[number], { id: number }>('SELECT id FROM contacts WHERE id = ?');
+  const setReferrer = db.prepare('UPDATE contacts SET referrer_id = ? WHERE id = ?');
+
+  store.tx(() => {
+    run('owners', (e, where) => {
+      const r = reader(where, e);
+      const plan = r.str('plan') ?? 'pro';
+      if (plan !== 'pro' && plan !== 'free') throw r.bad('plan', 'must be "pro" or "free"');
+      const key = r.str('api_key');
+      if (key !== null && store.core.ownerByKey(key)) throw r.bad('api_key', 'is already used by another owner');
+      store.core.insertOwner({
+        id: r.int('id', true),
+        name: r.str('name', true)!,
+        email: r.str('email'),
+        phone: r.str('phone'),
+        plan,
+        blocked: r.bool('blocked'),
+        api_key: key,
+        created_at: r.time('created_at') ?? undefined,
+      });
+    });
+    run('projects', (e, where) => {
+      const r = reader(where, e);
+      const owner = r.int('owner_id', true)!;
+      if (!store.core.owner(owner)) throw r.bad('owner_id', `${owner} does not exist`);
+      store.core.insertProject({ uuid: r.str('uuid', true)!, owner_id: owner, name: r.str('name') ?? 'Project' });
+    });
+    run('members', (e, where) => {
+      const r = reader(where, e);
+      const owner = r.int('owner_id', true)!;
+      const project = r.str('project_uuid', true)!;
+      if (!store.core.owner(owner)) throw r.bad('owner_id', `${owner} does not exist`);
+      if (!store.core.project(project)) throw r.bad('project_uuid', `${project} does not exist`);
+      store.core.insertMember({ owner_id: owner, project_uuid: project });
+    });
+    run('bots', (e, where) => {
+      const r = reader(where, e);
+      const project = r.str('project_uuid', true)!;
+      if (!store.core.project(project)) throw r.bad('project_uuid', `${project} does not exist`);
+      store.core.insertBot({ id: r.int('id', true), project_uuid: project, name: r.str('name') ?? 'Bot', deleted: r.bool('deleted') });
+    });
+    const referrers: Array<[number, number, string]> = [];
+    run('contacts', (e, where) => {
+      const r = reader(where, e);
+      const id = r.int('id', true)!;
+      const botId = r.int('bot_id', true)!;
+      if (!store.core.bot(botId)) throw r.bad('bot_id', `${botId} does not exist`);
+      const messenger = r.str('messenger', true)!;
+      if (!MESSENGERS.includes(messenger)) throw r.bad('messenger', `must be one of ${MESSENGERS.join(', ')}`);
+      const createdAt = r.time('created_at') ?? isoTime();
+      const phone = r.str('phone');
+      const telegramId = e.telegram_id === undefined || e.telegram_id === null ? null : String(e.telegram_id);
+      if (messenger === 'telegram' && telegramId === null) throw r.bad('telegram_id', 'is required for telegram');
+      if (messenger === 'max' && r.int('max_user_id') === null) throw r.bad('max_user_id', 'is required for max');
+      if (messenger === 'vk' && r.int('vk_user_id') === null) throw r.bad('vk_user_id', 'is required for vk');
+      if (messenger === 'viber' && r.str('viber_id') === null) throw r.bad('viber_id', 'is required for viber');
+      const deleted = r.bool('deleted');
+      const preview = r.bool('preview');
+      insContact.run({
+        id,
+        bot_id: botId,
+        messenger,
+        name: r.str('name', true),
+        phone: phone === null ? null : phone.replace(/^\+/, ''),
+        email: r.str('email'),
+        address: r.str('address'),
+        avatar: r.str('avatar'),
+        telegram_id: messenger === 'telegram' ? telegramId : null,
+        telegram_username: messenger === 'telegram' ? r.str('telegram_username') : null,
+        max_user_id: messenger === 'max' ? r.int('max_user_id') : null,
+        max_username: messenger === 'max' ? r.str('max_username') : null,
+        vk_user_id: messenger === 'vk' ? r.int('vk_user_id') : null,
+        viber_id: messenger === 'viber' ? r.str('viber_id') : null,
+        created_at: createdAt,
+        created_ts: unixSeconds(createdAt),
+        unsubscribed_at: r.time('unsubscribed_at'),
+        preview: preview ? 1 : 0,
+        deleted_at: deleted ? isoTime() : null,
+        referrer_id: null,
+      });
+      const ref = r.int('referrer_id');
+      if (ref !== null) referrers.push([id, ref, where]);
+      if (!preview && !deleted) bumpSubscribers.run(botId);
+      const tags = e.tags ?? [];
+      if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw r.bad('tags', 'must be an array of strings');
+      [...new Set(tags as string[])].forEach((t, i) => insTag.run(id, i, t));
+      const vars = e.variables ?? [];
+      if (!Array.isArray(vars)) throw r.bad('variables', 'must be an array');
+      vars.forEach((v: unknown, i) => {
+        const vr = reader(`${where} variables[${i}]`, (v ?? {}) as Obj);
+        const type = vr.int('type') ?? 0;
+        if (type < 0 || type > 4) throw vr.bad('type', 'must be 0 to 4');
+        const value = (v as Obj).value;
+        insVar.run(id, vr.str('name', true), value === null || value === undefined ? null : String(value), type, vr.bool('deletable') ? 1 : 0);
+      });
+    });
+    for (const [id, ref, where] of referrers) {
+      if (!contactExists.get(ref)) throw new FixtureError(`${where}: referrer_id ${ref} does not exist`);
+      setReferrer.run(ref, id);
+    }
+    run('accounts', (e, where) => {
+      const r = reader(where, e);
+      const contact = r.int('contact_id', true)!;
+      if (!contactExists.get(contact)) throw r.bad('contact_id', `${contact} does not exist`);
+      const currency = r.str('currency', true)!;
+      if (!isCurrency(currency)) throw r.bad('currency', 'must be an ISO 4217 code in capitals');
+      const amount = r.int('amount') ?? 0;
+      if (amount < 0) throw r.bad('amount', 'must not be negative');
+      const now = isoTime();
+      const info = insAccount.run({
+        id: r.int('id'),
+        contact_id: contact,
+        currency,
+        amount,
+        now,
+        blocked_at: r.bool('blocked') ? now : null,
+      });
+      if (amount > 0) insJournal.run(Number(info.lastInsertRowid), amount, amount, now);
+    });
+    run('deprecations', (e, where) => {
+      const r = reader(where, e);
+      const sunset = r.time('sunset');
+      if (!sunset) throw r.bad('sunset', 'is required');
+      store.core.setDeprecation(r.str('method', true)!, sunset);
+    });
+  });
+  return counts;
+}

@@ -1,0 +1,91 @@
+/** The Laravel-style validator: coercion, messages, key order, as laravel-conventions.md says. */
+import { describe, expect, it } from 'vitest';
+import { r, validate, shapeToZod } from '../../src/api/rules.js';
+import { summarize } from '../../src/api/errors.js';
+
+const shape = {
+  name: r.string().required().max(5),
+  amount: r.integer().required().between(1, 100),
+  flag: r.boolean(),
+  fields: r.array(r.object({ slug: r.alphaDash().required() })).required().between(1, 2),
+  project_uuid: r.string().requiredWithout('bot_id'),
+  bot_id: r.integer().requiredWithout('project_uuid'),
+};
+
+function errors(input: Record<string, unknown>) {
+  const res = validate(shape, input);
+  if (res.ok) throw new Error('expected failure');
+  return res.errors;
+}
+
+describe('Laravel validation rules', () => {
+  it('integer accepts "5" and 5, fails "1.5", "abc", "01"', () => {
+    for (const ok of ['5', 5]) {
+      const res = validate({ n: r.integer().required() }, { n: ok });
+      expect(res.ok && res.params.n).toBe(5);
+    }
+    for (const bad of ['1.5', 'abc', '01', 1.5, true]) {
+      const res = validate({ n: r.integer().required() }, { n: bad });
+      expect(res.ok).toBe(false);
+      if (!res.ok) expect(res.errors.get('n')).toEqual(['The n field must be an integer.']);
+    }
+  });
+
+  it('boolean accepts only true, false, 1, 0, "1", "0"; "true" and "false" fail', () => {
+    for (const [v, want] of [[true, true], [false, false], [1, true], [0, false], ['1', true], ['0', false]] as const) {
+      const res = validate({ b: r.boolean() }, { b: v });
+      expect(res.ok && res.params.b).toBe(want);
+    }
+    for (const bad of ['true', 'false', 2, 'yes']) {
+      const res = validate({ is_menu: r.boolean() }, { is_menu: bad });
+      expect(!res.ok && res.errors.get('is_menu')).toEqual(['The is menu field must be true or false.']);
+    }
+  });
+
+  it('string lengths count code points, not UTF-16 units', () => {
+    expect(validate({ s: r.string().max(3) }, { s: '😀😀😀' }).ok).toBe(true);
+    expect(validate({ s: r.string().max(3) }, { s: '😀😀😀😀' }).ok).toBe(false);
+  });
+
+  it('alpha_dash takes letters of any script', () => {
+    expect(validate({ s: r.alphaDash() }, { s: 'цена_2-й' }).ok).toBe(true);
+    const res = validate({ s: r.alphaDash() }, { s: 'a b' });
+    expect(!res.ok && res.errors.get('s')).toEqual(['The s field must only contain letters, numbers, dashes, and underscores.']);
+  });
+
+  it('email with the default check accepts a@b', () => {
+    expect(validate({ e: r.email() }, { e: 'a@b' }).ok).toBe(true);
+    expect(validate({ e: r.email() }, { e: 'ab' }).ok).toBe(false);
+  });
+
+  it('lists every failing field, top-level keys first, array keys raw', () => {
+    const e = errors({ fields: [{}, { slug: 'a b' }, {}] });
+    expect([...e.keys()]).toEqual(['name', 'amount', 'fields', 'project_uuid', 'bot_id']);
+    expect(e.get('name')).toEqual(['The name field is required.']);
+    expect(e.get('fields')).toEqual(['The fields field must not have more than 2 items.']);
+    expect(e.get('project_uuid')).toEqual(['The project uuid field is required when bot id is not present.']);
+    const e2 = errors({ name: 'abcdef', amount: 0, fields: [{}, { slug: 'a b' }], bot_id: 1 });
+    expect([...e2.keys()]).toEqual(['name', 'amount', 'fields.0.slug', 'fields.1.slug']);
+    expect(e2.get('name')).toEqual(['The name field must not be greater than 5 characters.']);
+    expect(e2.get('amount')).toEqual(['The amount field must be between 1 and 100.']);
+    expect(e2.get('fields.0.slug')).toEqual(['The fields.0.slug field is required.']);
+  });
+
+  it('the message is the first error and "(and N more errors)" counting messages', () => {
+    expect(summarize(new Map([['a', ['A.']]]))).toBe('A.');
+    expect(summarize(new Map([['a', ['A.']], ['b', ['B.']]]))).toBe('A. (and 1 more error)');
+    expect(summarize(new Map([['a', ['A.', 'A2.']], ['b', ['B.']]]))).toBe('A. (and 2 more errors)');
+  });
+
+  it('an empty array fails required; a required array of 0 items is "required"', () => {
+    const e = errors({ name: 'a', amount: 1, fields: [], bot_id: 1 });
+    expect(e.get('fields')).toEqual(['The fields field is required.']);
+  });
+
+  it('the zod schema of a shape is strict and carries the limits', () => {
+    const z = shapeToZod(shape);
+    expect(z.safeParse({ name: 'a', amount: 5, fields: [{ slug: 'x' }], bot_id: 1 }).success).toBe(true);
+    expect(z.safeParse({ name: 'a', amount: 500, fields: [{ slug: 'x' }] }).success).toBe(false);
+    expect(z.safeParse({ name: 'a', amount: 5, fields: [{ slug: 'x' }], ammount: 1 }).success).toBe(false);
+  });
+});
