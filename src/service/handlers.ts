@@ -2,7 +2,10 @@
 import type { AnyMethod } from '../api/catalog.js';
 import type { Infer } from '../api/rules.js';
 import { accountHandlers } from './account.js';
+import { contactAccountHandlers } from './contact-accounts.js';
+import { contactHandlers } from './contacts.js';
 import type { Ctx } from './context.js';
+import { listHandlers } from './lists.js';
 
 export type Handlers = {
   [M in AnyMethod as M['name']]: (ctx: Ctx, params: Infer<M['params']>) => unknown;
@@ -10,4 +13,7 @@ export type Handlers = {
 
 export const HANDLERS = {
   ...accountHandlers,
+  ...listHandlers,
+  ...contactAccountHandlers,
+  ...contactHandlers,
 } satisfies Handlers;

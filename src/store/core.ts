@@ -27,6 +27,15 @@ export interface BotRow {
   owner_id: number;
 }
 
+export interface ContactAccessRow {
+  id: number;
+  bot_id: number;
+  deleted_at: string | null;
+  preview: number;
+  bot_deleted_at: string | null;
+  owner_id: number;
+}
+
 export interface ProjectRow {
   uuid: string;
   owner_id: number;
@@ -65,6 +74,10 @@ export class CoreStore {
       ownerBotIds: db.prepare<[number], { id: number }>(
         `SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid
          WHERE p.owner_id = ? AND b.deleted_at IS NULL ORDER BY b.id`,
+      ),
+      contactAccess: db.prepare<[number], ContactAccessRow>(
+        `SELECT c.id, c.bot_id, c.deleted_at, c.preview, b.deleted_at AS bot_deleted_at, p.owner_id
+         FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid WHERE c.id = ?`,
       ),
       deprecation: db.prepare<[string], { method: string; sunset: string }>(
         'SELECT * FROM deprecations WHERE method = ?',
@@ -161,6 +174,10 @@ export class CoreStore {
   /** Live bots of the owner's own projects. */
   ownerBotIds(ownerId: number): number[] {
     return this.s.ownerBotIds.all(ownerId).map((r) => r.id);
+  }
+  /** Who a contact belongs to, and whether it or its bot is deleted. */
+  contactAccess(id: number): ContactAccessRow | undefined {
+    return this.s.contactAccess.get(id);
   }
   deprecation(method: string): { method: string; sunset: string } | undefined {
     return this.s.deprecation.get(method);

@@ -1,14 +1,23 @@
 /** The store: one SQLite file and the statements of every resource. Only this folder speaks SQL. */
 import { AdminStore } from './admin.js';
+import { ContactAccountStore } from './contact-accounts.js';
+import { ContactStore } from './contacts.js';
 import { CoreStore } from './core.js';
+import { ListStore } from './lists.js';
 import { openDb, type Db } from './db.js';
 
 export class Store {
   readonly core: CoreStore;
   readonly admin: AdminStore;
+  readonly lists: ListStore;
+  readonly accounts: ContactAccountStore;
+  readonly contacts: ContactStore;
   constructor(readonly db: Db) {
     this.core = new CoreStore(db);
     this.admin = new AdminStore(this);
+    this.lists = new ListStore(db);
+    this.accounts = new ContactAccountStore(db);
+    this.contacts = new ContactStore(db);
   }
 
   static open(file: string): Store {

@@ -4,7 +4,7 @@ import { OrderedMap, toJsonText } from '../../src/api/ordered.js';
 
 describe('ordered maps in JSON', () => {
   it('keeps {"b","10","a","2"} in insertion order, nested too', () => {
-    const m = new OrderedMap([['b', 1], ['10', new OrderedMap([['9', 'x'], ['1', 'y']])], ['a', 3], ['2', 4]]);
+    const m = new OrderedMap<unknown>([['b', 1], ['10', new OrderedMap<unknown>([['9', 'x'], ['1', 'y']])], ['a', 3], ['2', 4]]);
     expect(toJsonText({ data: m })).toBe('{"data":{"b":1,"10":{"9":"x","1":"y"},"a":3,"2":4}}');
   });
 

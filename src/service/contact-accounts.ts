@@ -1,0 +1,3 @@
+/** Handlers: Contact accounts and their journal. */
+
+export const contactAccountHandlers = {};

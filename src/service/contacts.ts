@@ -1,0 +1,3 @@
+/** Handlers: Contacts: export, count, create or update. */
+
+export const contactHandlers = {};

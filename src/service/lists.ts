@@ -1,0 +1,3 @@
+/** Handlers: List schemas and list records. */
+
+export const listHandlers = {};

@@ -1,0 +1,6 @@
+/** List schemas and list records: the SQL. */
+import type { Db } from './db.js';
+
+export class ListStore {
+  constructor(private readonly db: Db) {}
+}
