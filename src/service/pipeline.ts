@@ -23,6 +23,11 @@ export interface ApiRequest {
   input: Record<string, unknown>;
   /** The token of an `Authorization: Bearer` header. */
   bearer?: string;
+  /**
+   * In-process callers only (the MCP server's local backend with no key): act as this owner
+   * without a key. Plan, block and rate limit still apply. Never set from HTTP input.
+   */
+  asOwner?: number;
   /** Whether the client asked for JSON (Laravel's expectsJson). */
   wantsJson: boolean;
   referer?: string;
@@ -84,7 +89,7 @@ export class Service {
       const input: Record<string, unknown> = { ...req.input };
       const token = req.bearer || (typeof input.api_token === 'string' ? input.api_token : undefined);
       delete input.api_token;
-      const owner = this.authenticate(token);
+      const owner = this.authenticate(token, req.asOwner);
       const now = this.now();
       const rate = this.limiter.take(owner.id, now.getTime());
       Object.assign(headers, rate.headers);
@@ -117,8 +122,8 @@ export class Service {
     }
   }
 
-  private authenticate(token: string | undefined): OwnerRow {
-    const owner = token ? this.store.core.ownerByKey(token) : undefined;
+  private authenticate(token: string | undefined, asOwner: number | undefined): OwnerRow {
+    const owner = token ? this.store.core.ownerByKey(token) : asOwner !== undefined ? this.store.core.owner(asOwner) : undefined;
     if (!owner) throw new ApiError('unauthorized', 'unauthorized');
     if (owner.plan !== 'pro') throw new ApiError('pro_required', 'The API is available on the Pro plan only.');
     if (owner.blocked_at) throw new ApiError('owner_blocked', 'Your account is blocked.');
