@@ -81,6 +81,7 @@ export class World {
       const q = qs.stringify(params, { encodeValuesOnly: true });
       if (q) url += `?${q}`;
     } else if (o.rawBody !== undefined) {
+      headers['Content-Type'] ??= 'application/json';
       body = o.rawBody;
     } else if (o.form) {
       headers['Content-Type'] = 'application/x-www-form-urlencoded';
