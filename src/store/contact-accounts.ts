@@ -1,6 +1,86 @@
-/** Contact accounts and their journal: the SQL. */
+/**
+ * Contact accounts and their journal: the SQL. These are primitives; the caller runs a money
+ * move (read, check, update balance, append journal) inside one `store.tx`, so the check and
+ * the write see the same balance even with several processes on one file.
+ */
 import type { Db } from './db.js';
 
+export interface AccountRow {
+  id: number;
+  contact_id: number;
+  currency: string;
+  amount: number;
+  created_at: string;
+  updated_at: string;
+  blocked_at: string | null;
+}
+
+/** What the journal calls an API move. */
+export type Operation = 'Deposit via API' | 'Debit via API';
+
 export class ContactAccountStore {
-  constructor(private readonly db: Db) {}
+  private readonly s;
+  constructor(db: Db) {
+    this.s = {
+      byContact: db.prepare<[number], AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = ? ORDER BY id'),
+      byId: db.prepare<[number], AccountRow>('SELECT * FROM contact_accounts WHERE id = ?'),
+      byCurrency: db.prepare<[number, string], AccountRow>(
+        'SELECT * FROM contact_accounts WHERE contact_id = ? AND currency = ?',
+      ),
+      insert: db.prepare<[number, string, string, string], AccountRow>(
+        `INSERT INTO contact_accounts (contact_id, currency, amount, created_at, updated_at, blocked_at)
+         VALUES (?, ?, 0, ?, ?, NULL) RETURNING *`,
+      ),
+      remove: db.prepare<[number]>('DELETE FROM contact_accounts WHERE id = ? AND amount = 0'),
+      setAmount: db.prepare<[number, string, number], AccountRow>(
+        'UPDATE contact_accounts SET amount = ?, updated_at = ? WHERE id = ? RETURNING *',
+      ),
+      journal: db.prepare<[number, Operation, number, string, number, string]>(
+        `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+    };
+  }
+
+  /** The contact's accounts in the order they were opened. */
+  listByContact(contactId: number): AccountRow[] {
+    return this.s.byContact.all(contactId);
+  }
+
+  get(id: number): AccountRow | undefined {
+    return this.s.byId.get(id);
+  }
+
+  byCurrency(contactId: number, currency: string): AccountRow | undefined {
+    return this.s.byCurrency.get(contactId, currency);
+  }
+
+  /**
+   * Open an empty account; `'exists'` when the contact already has one in that currency
+   * (the UNIQUE index decides, so two racing openings cannot both succeed).
+   */
+  open(contactId: number, currency: string, now: string): AccountRow | 'exists' {
+    try {
+      return this.s.insert.get(contactId, currency, now, now)!;
+    } catch (e) {
+      if ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return 'exists';
+      throw e;
+    }
+  }
+
+  /** Delete an account whose balance is zero (its journal goes with it); false if none was. */
+  removeEmpty(id: number): boolean {
+    return this.s.remove.run(id).changes > 0;
+  }
+
+  /**
+   * Set the balance and append the journal record of the move: `delta` is signed (a debit is
+   * negative), so an account's journal sums to its balance. Run it inside `store.tx`.
+   */
+  move(id: number, balance: number, delta: number, operation: Operation, description: string, now: string): AccountRow {
+    const row = this.s.setAmount.get(balance, now, id);
+    if (!row) throw new Error(`account ${id} vanished inside its transaction`);
+    this.s.journal.run(id, operation, delta, description, balance, now);
+    return row;
+  }
 }
