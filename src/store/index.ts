@@ -3,6 +3,7 @@ import { AdminStore } from './admin.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
 import { CoreStore } from './core.js';
+import { IdempotencyStore } from './idempotency.js';
 import { ListStore } from './lists.js';
 import { openDb, type Db } from './db.js';
 
@@ -12,12 +13,14 @@ export class Store {
   readonly lists: ListStore;
   readonly accounts: ContactAccountStore;
   readonly contacts: ContactStore;
+  readonly idempotency: IdempotencyStore;
   constructor(readonly db: Db) {
     this.core = new CoreStore(db);
     this.admin = new AdminStore(this);
     this.lists = new ListStore(db);
     this.accounts = new ContactAccountStore(db);
     this.contacts = new ContactStore(db);
+    this.idempotency = new IdempotencyStore(db);
   }
 
   static open(file: string): Store {
