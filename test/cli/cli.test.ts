@@ -1,0 +1,190 @@
+/**
+ * The CLI as outside scripts use it (contract.md): seed, serve, admin, bad usage. Runs the
+ * built `dist/cli/main.js` as a separate process against a real database file.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnServe } from '../helpers/cli.js';
+import { DEMO_FIXTURE, tempDir } from '../helpers/world.js';
+
+async function get(baseUrl: string, method: string, key: string, params: Record<string, string> = {}) {
+  const q = new URLSearchParams(params).toString();
+  const res = await fetch(`${baseUrl}/${method}${q ? `?${q}` : ''}`, {
+    headers: { Accept: 'application/json', Authorization: `Bearer ${key}` },
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json().catch(() => undefined)) as any };
+}
+
+describe('seed', () => {
+  it('loads the shared demo fixture', () => {
+    const db = join(tempDir(), 'demo.db');
+    const r = runCli(['seed', DEMO_FIXTURE, '--db', db]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+    const conn = new Database(db, { readonly: true });
+    expect((conn.prepare('SELECT count(*) AS n FROM owners').get() as { n: number }).n).toBe(3);
+    // Keys are never stored in clear text.
+    const raw = conn.prepare('SELECT key_hash FROM owners').all() as { key_hash: string }[];
+    expect(raw.every((o) => /^[0-9a-f]{64}$/.test(o.key_hash))).toBe(true);
+    conn.close();
+  });
+
+  it('a broken fixture writes nothing and the error names the offending entry', () => {
+    const dir = tempDir();
+    const db = join(dir, 'w.db');
+    const fixture = join(dir, 'bad.json');
+    writeFileSync(
+      fixture,
+      JSON.stringify({
+        owners: [{ id: 1, name: 'A', api_key: 'a-key' }],
+        projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'P' }],
+        bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'B' }],
+        contacts: [
+          { id: 100, bot_id: 10, messenger: 'telegram', name: 'Ok', telegram_id: '1' },
+          { id: 101, bot_id: 99, messenger: 'telegram', name: 'Bad', telegram_id: '2' },
+        ],
+      }),
+    );
+    const r = runCli(['seed', fixture, '--db', db]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toContain('contacts[1] (id 101)');
+    expect(r.stderr).toContain('bot_id');
+    const conn = new Database(db, { readonly: true });
+    expect((conn.prepare('SELECT count(*) AS n FROM owners').get() as { n: number }).n).toBe(0);
+    conn.close();
+  });
+
+  it('a missing or unreadable fixture is a one-line error and exit status 2', () => {
+    const dir = tempDir();
+    const missing = runCli(['seed', join(dir, 'nope.json'), '--db', join(dir, 'w.db')]);
+    expect(missing.status).toBe(2);
+    writeFileSync(join(dir, 'broken.json'), '{ not json');
+    const broken = runCli(['seed', join(dir, 'broken.json'), '--db', join(dir, 'w.db')]);
+    expect(broken.status).toBe(2);
+    expect(broken.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('bad flags', () => {
+  it('an unknown flag or command is a one-line error and exit status 2', () => {
+    for (const args of [['serve', '--bogus'], ['frobnicate'], ['admin', 'nope'], ['admin', 'set-plan', '--owner', '1', '--plan', 'gold', '--db', join(tempDir(), 'x.db')], ['serve', '--port', 'abc']]) {
+      const r = runCli(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
+
+describe('serve on a new database', () => {
+  it('creates a default pro owner with a project and a bot, and prints its key to stderr once', async () => {
+    const db = join(tempDir(), 'fresh.db');
+    const first = await spawnServe(['--db', db]);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      const m = /API key is (\S+)/.exec(first.stderr());
+      expect(m).not.toBeNull();
+      const me = await get(first.baseUrl, 'getMe', m![1]!);
+      expect(me.status).toBe(200);
+      expect(me.headers.get('x-ratelimit-limit')).toBe('120');
+    } finally {
+      first.proc.kill();
+    }
+    const second = await spawnServe(['--db', db]);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      expect(second.stderr()).not.toMatch(/API key is/);
+    } finally {
+      second.proc.kill();
+    }
+  });
+});
+
+describe('admin commands change what the API answers', () => {
+  let db: string;
+  let server: Awaited<ReturnType<typeof spawnServe>>;
+  beforeAll(async () => {
+    db = join(tempDir(), 'admin.db');
+    expect(runCli(['seed', DEMO_FIXTURE, '--db', db]).status).toBe(0);
+    server = await spawnServe(['--db', db, '--rate-limit', '0']);
+  });
+  afterAll(() => {
+    server.proc.kill();
+  });
+
+  it('regenerate-key prints the new key; the old one answers 401 at once', async () => {
+    expect((await get(server.baseUrl, 'getMe', 'demo-oleg-key')).status).toBe(200);
+    const r = runCli(['admin', 'regenerate-key', '--owner', '2', '--db', db]);
+    expect(r.status).toBe(0);
+    const key = r.stdout.trim();
+    expect(key.length).toBeGreaterThan(20);
+    expect((await get(server.baseUrl, 'getMe', 'demo-oleg-key')).status).toBe(401);
+    expect((await get(server.baseUrl, 'getMe', key)).body.data.id).toBe(2);
+    const reset = runCli(['admin', 'reset-password', '--owner', '2', '--db', db]).stdout.trim();
+    expect((await get(server.baseUrl, 'getMe', key)).status).toBe(401);
+    expect((await get(server.baseUrl, 'getMe', reset)).status).toBe(200);
+  });
+
+  it('set-plan free gives 402, pro gives it back', async () => {
+    expect(runCli(['admin', 'set-plan', '--owner', '1', '--plan', 'free', '--db', db]).status).toBe(0);
+    expect((await get(server.baseUrl, 'getMe', 'demo-dana-key')).status).toBe(402);
+    runCli(['admin', 'set-plan', '--owner', '1', '--plan', 'pro', '--db', db]);
+    expect((await get(server.baseUrl, 'getMe', 'demo-dana-key')).status).toBe(200);
+  });
+
+  it('block-owner gives 403, unblock-owner lifts it', async () => {
+    runCli(['admin', 'block-owner', '--owner', '1', '--db', db]);
+    expect((await get(server.baseUrl, 'getMe', 'demo-dana-key')).status).toBe(403);
+    runCli(['admin', 'unblock-owner', '--owner', '1', '--db', db]);
+    expect((await get(server.baseUrl, 'getMe', 'demo-dana-key')).status).toBe(200);
+  });
+
+  it('deprecate adds Deprecation and Sunset; a past sunset gives 410', async () => {
+    runCli(['admin', 'deprecate', '--method', 'getMe', '--sunset', '2999-01-01T00:00:00Z', '--db', db]);
+    const live = await get(server.baseUrl, 'getMe', 'demo-dana-key');
+    expect(live.headers.get('deprecation')).toBe('true');
+    expect(live.headers.get('sunset')).toBe('Tue, 01 Jan 2999 00:00:00 GMT');
+    runCli(['admin', 'deprecate', '--method', 'getMe', '--sunset', '2020-01-01T00:00:00Z', '--db', db]);
+    const gone = await get(server.baseUrl, 'getMe', 'demo-dana-key');
+    expect(gone.status).toBe(410);
+    expect(gone.body.code).toBe('method_removed');
+  });
+
+  it('block-account makes a debit answer account_blocked; unblock-account lifts it', async () => {
+    const accounts = await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1001' });
+    expect(accounts.status).toBe(200);
+    const account = accounts.body.data[0];
+    runCli(['admin', 'block-account', '--account', String(account.id), '--db', db]);
+    const post = (params: object) =>
+      fetch(`${server.baseUrl}/withdrawFundsFromContactAccount`, {
+        method: 'POST',
+        headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: 'Bearer demo-dana-key' },
+        body: JSON.stringify(params),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const blocked = await post({ account_id: account.id, amount: 1, description: 'coffee' });
+    expect(blocked.body.code).toBe('account_blocked');
+    runCli(['admin', 'unblock-account', '--account', String(account.id), '--db', db]);
+    const ok = await post({ account_id: account.id, amount: 1, description: 'coffee' });
+    expect(ok.status).toBe(200);
+    const journal = runCli(['admin', 'journal', '--account', String(account.id), '--db', db]);
+    const lines = journal.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.at(-1)).toMatchObject({ operation: 'Debit via API', amount: 1, description: 'coffee' });
+  });
+
+  it('delete-contact and delete-bot make the contact 404', async () => {
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1002' })).status).toBe(200);
+    runCli(['admin', 'delete-contact', '--contact', '1002', '--db', db]);
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1002' })).status).toBe(404);
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1001' })).status).toBe(200);
+    runCli(['admin', 'delete-bot', '--bot', '11', '--db', db]);
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1001' })).status).toBe(404);
+  });
+
+  it('an unknown id is a one-line error and exit status 2', () => {
+    const r = runCli(['admin', 'block-owner', '--owner', '999', '--db', db]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('owner 999 not found');
+  });
+});
