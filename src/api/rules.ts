@@ -13,6 +13,8 @@ interface RuleState {
   kind: Kind;
   required: boolean;
   requiredWithout?: string;
+  /** Laravel `required_if:other,value,...`. */
+  requiredIf?: { other: string; values: readonly string[] };
   description?: string;
   min?: number;
   max?: number;
@@ -40,6 +42,10 @@ export class Rule<T, R extends boolean = false> {
   /** Laravel `required_without:other`: required when `other` is absent. */
   requiredWithout(other: string): Rule<T, false> {
     return this.with<T, false>({ requiredWithout: other });
+  }
+  /** Laravel `required_if:other,values...`: required when `other` is one of `values`. */
+  requiredIf(other: string, ...values: string[]): Rule<T, false> {
+    return this.with<T, false>({ requiredIf: { other, values } });
   }
   describe(text: string): Rule<T, R> {
     return this.with({ description: text });
@@ -231,6 +237,13 @@ function validateShape(
         target.set(key, [
           `The ${attributeName(key)} field is required when ${attributeName(prefix + s.requiredWithout)} is not present.`,
         ]);
+      else if (s.requiredIf) {
+        const other = input[s.requiredIf.other];
+        if (isPresent(other) && s.requiredIf.values.includes(String(other)))
+          target.set(key, [
+            `The ${attributeName(key)} field is required when ${attributeName(prefix + s.requiredIf.other)} is ${String(other)}.`,
+          ]);
+      }
       continue;
     }
     const checked = checkValue(s, key, v, target);
