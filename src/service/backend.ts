@@ -12,6 +12,14 @@ export interface CallOptions {
   onProgress?: (message: string) => void;
 }
 
+/**
+ * A backend answers every call with an ApiResponse and never throws for API or network
+ * failures: the remote client turns a failure it could not resolve into a response too
+ * (status 502/504, body `{message, error, code}` with code `outcome_unknown` when a write may
+ * have reached the server, `upstream_unreachable` or `bad_upstream_response` otherwise) and
+ * explains in `warnings`. Deprecation/Sunset headers are left for the MCP layer to turn into
+ * warnings, the same for both backends.
+ */
 export interface Backend {
   call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse>;
   close(): Promise<void>;

@@ -42,6 +42,11 @@ export interface ApiResponse {
   headers: Record<string, string>;
   /** The JSON body; undefined for 204 and redirects. */
   body: unknown;
+  /**
+   * Notes for the caller beside the body (the MCP layer shows them as `warnings`): e.g. the
+   * remote client's "outcome unknown, check with getContactAccounts" after a lost write.
+   */
+  warnings?: string[];
 }
 
 export interface Logger {
