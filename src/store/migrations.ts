@@ -166,4 +166,46 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (owner_id, key)
   ) STRICT;
   `,
+  // 2 (contacts): messenger ids unique among live contacts only, so a deleted contact does not
+  // block a new one with its id; per-bot counts of listed contacts by id block (1024 ids), kept
+  // by triggers, so that totals and offset positions are read without scanning contacts.
+  `
+  DROP INDEX contacts_telegram;
+  DROP INDEX contacts_max;
+  DROP INDEX contacts_vk;
+  DROP INDEX contacts_viber;
+  CREATE UNIQUE INDEX contacts_telegram ON contacts(bot_id, telegram_id) WHERE telegram_id IS NOT NULL AND deleted_at IS NULL;
+  CREATE UNIQUE INDEX contacts_max ON contacts(bot_id, max_user_id) WHERE max_user_id IS NOT NULL AND deleted_at IS NULL;
+  CREATE UNIQUE INDEX contacts_vk ON contacts(bot_id, vk_user_id) WHERE vk_user_id IS NOT NULL AND deleted_at IS NULL;
+  CREATE UNIQUE INDEX contacts_viber ON contacts(bot_id, viber_id) WHERE viber_id IS NOT NULL AND deleted_at IS NULL;
+
+  CREATE TABLE contact_blocks (
+    bot_id INTEGER NOT NULL,
+    block INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, block)
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO contact_blocks (bot_id, block, n)
+    SELECT bot_id, id >> 10, count(*) FROM contacts WHERE preview = 0 AND deleted_at IS NULL GROUP BY bot_id, id >> 10;
+
+  CREATE TRIGGER contact_blocks_insert AFTER INSERT ON contacts
+  WHEN NEW.preview = 0 AND NEW.deleted_at IS NULL
+  BEGIN
+    INSERT INTO contact_blocks (bot_id, block, n) VALUES (NEW.bot_id, NEW.id >> 10, 1)
+      ON CONFLICT (bot_id, block) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER contact_blocks_delete AFTER DELETE ON contacts
+  WHEN OLD.preview = 0 AND OLD.deleted_at IS NULL
+  BEGIN
+    UPDATE contact_blocks SET n = n - 1 WHERE bot_id = OLD.bot_id AND block = OLD.id >> 10;
+  END;
+  CREATE TRIGGER contact_blocks_update AFTER UPDATE OF id, bot_id, preview, deleted_at ON contacts
+  BEGIN
+    UPDATE contact_blocks SET n = n - 1
+      WHERE OLD.preview = 0 AND OLD.deleted_at IS NULL AND bot_id = OLD.bot_id AND block = OLD.id >> 10;
+    INSERT INTO contact_blocks (bot_id, block, n)
+      SELECT NEW.bot_id, NEW.id >> 10, 1 WHERE NEW.preview = 0 AND NEW.deleted_at IS NULL
+      ON CONFLICT (bot_id, block) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];
