@@ -1,0 +1,124 @@
+/**
+ * "The balance never goes below zero, even under simultaneous requests": four real `serve`
+ * processes on ONE database file, debits fired at one account through all of them at once.
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/index.js';
+import { loadFixture } from '../../src/store/seed.js';
+import { CLI, spawnServe } from '../helpers/cli.js';
+import { baseFixture, ROOT, tempDir } from '../helpers/world.js';
+
+const PROCESSES = 4;
+const REQUESTS = 160;
+const START = 100_037;
+const DEBIT = 1_000; // floor(100037 / 1000) = 100 of the 160 succeed
+const TOPUPS_PER_PROCESS = 10;
+
+let dir: string;
+let dbFile: string;
+let servers: Array<{ proc: ChildProcess; baseUrl: string; stderr: () => string }> = [];
+
+beforeAll(async () => {
+  if (!existsSync(CLI)) {
+    // The CLI is built by `npm test`; build it here when this file runs alone.
+    spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT });
+  }
+  dir = tempDir();
+  dbFile = join(dir, 'ledger.db');
+  const store = Store.open(dbFile);
+  loadFixture(store, {
+    ...baseFixture(),
+    contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' }],
+    accounts: [
+      { id: 500, contact_id: 100, currency: 'USD', amount: START },
+      { id: 501, contact_id: 100, currency: 'EUR', amount: 0 },
+    ],
+  });
+  store.close();
+  // One after another: each opens the file and its secret before the next starts.
+  for (let i = 0; i < PROCESSES; i++) {
+    servers.push(await spawnServe(['--db', dbFile, '--rate-limit', '0']));
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (s.proc.exitCode !== null) return resolve();
+          s.proc.once('exit', () => resolve());
+          s.proc.kill('SIGTERM');
+        }),
+    ),
+  );
+  servers = [];
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function post(baseUrl: string, method: string, params: Record<string, unknown>) {
+  const res = await fetch(`${baseUrl}/${method}`, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: 'Bearer alice-key' },
+    body: JSON.stringify(params),
+  });
+  return { status: res.status, body: (await res.json()) as { data?: { amount: number }; code?: string } };
+}
+
+describe('withdrawFundsFromContactAccount across processes', () => {
+  it('the balance never goes below zero, even under simultaneous requests from 4 processes on one file', async () => {
+    const debits = Array.from({ length: REQUESTS }, (_, i) =>
+      post(servers[i % PROCESSES]!.baseUrl, 'withdrawFundsFromContactAccount', {
+        account_id: 500,
+        amount: DEBIT,
+        description: `debit ${i}`,
+      }),
+    );
+    // Writes to another account of the same contact compete for the same write lock.
+    const topUps = Array.from({ length: PROCESSES * TOPUPS_PER_PROCESS }, (_, i) =>
+      post(servers[i % PROCESSES]!.baseUrl, 'addFundsToContactAccount', { account_id: 501, amount: 7, description: `top-up ${i}` }),
+    );
+    const [debitResults, topUpResults] = await Promise.all([Promise.all(debits), Promise.all(topUps)]);
+
+    const expected = Math.floor(START / DEBIT);
+    const ok = debitResults.filter((r) => r.status === 200);
+    const refused = debitResults.filter((r) => r.status !== 200);
+    expect(ok).toHaveLength(expected);
+    expect(refused).toHaveLength(REQUESTS - expected);
+    for (const r of refused) {
+      expect(r.status).toBe(422);
+      expect(r.body.code).toBe('insufficient_funds');
+    }
+    // Every success saw a distinct balance: the debits were serialized.
+    const after = new Set(ok.map((r) => r.body.data!.amount));
+    expect(after.size).toBe(expected);
+    expect(Math.min(...after)).toBe(START - expected * DEBIT);
+    expect(topUpResults.every((r) => r.status === 200)).toBe(true);
+    for (const s of servers) expect(s.stderr()).not.toMatch(/unexpected error|SQLITE_BUSY/);
+
+    const store = Store.open(dbFile);
+    try {
+      const balances = new Map(
+        (store.db.prepare('SELECT id, amount FROM contact_accounts').all() as Array<{ id: number; amount: number }>).map((a) => [a.id, a.amount]),
+      );
+      expect(balances.get(500)).toBe(START - expected * DEBIT);
+      expect(balances.get(501)).toBe(PROCESSES * TOPUPS_PER_PROCESS * 7);
+      for (const [id, amount] of balances) {
+        const rows = store.admin.journal(id) as Array<{ amount: number; balance_after: number; operation: string }>;
+        expect(rows.reduce((s, j) => s + j.amount, 0), `journal of ${id}`).toBe(amount);
+        // The journal is one unbroken chain: each record starts where the previous one ended.
+        let running = 0;
+        for (const j of rows) {
+          running += j.amount;
+          expect(j.balance_after).toBe(running);
+        }
+      }
+      expect((store.admin.journal(500) ?? []).filter((j) => j.operation === 'Debit via API')).toHaveLength(expected);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+});
