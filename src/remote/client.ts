@@ -1,0 +1,247 @@
+/**
+ * The remote backend: the same `call(method, params)` as the built-in service, over undici to
+ * a real instance. Statuses and bodies pass through unchanged. A 429 was not carried out, so it
+ * is waited out and sent again; a write that may have reached the server is never sent twice
+ * (the remote service does not deduplicate): the caller is told the outcome is unknown. Reads
+ * retry with backoff. Requests are paced below the per-key limit. The key never appears in a
+ * log line or an error text.
+ */
+import { Pool, errors as undiciErrors } from 'undici';
+import { findMethod } from '../api/catalog.js';
+import type { MethodDef } from '../api/define.js';
+import type { Backend, CallOptions } from '../service/backend.js';
+import type { ApiResponse } from '../service/pipeline.js';
+import { Pacer } from './pacer.js';
+
+export interface RemoteOptions {
+  /** Base URL ending in `v1`, e.g. `https://host/api/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Requests a minute this client allows itself (below the service's 120). 0: no pacing. */
+  pacePerMinute?: number;
+  /** Longest single wait for a 429's Retry-After, and how many 429s to wait out. */
+  maxRetryAfterMs?: number;
+  max429Retries?: number;
+  /** Attempts for a read that failed in transport or got a 5xx. */
+  readAttempts?: number;
+  backoffMs?: number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Which read tells the outcome of a write whose answer was lost. */
+const CHECK_WITH: Record<string, string> = {
+  addFundsToContactAccount: 'getContactAccounts (compare the balance)',
+  withdrawFundsFromContactAccount: 'getContactAccounts (compare the balance)',
+  addContactAccount: 'getContactAccounts',
+  deleteContactAccount: 'getContactAccounts',
+  createListSchema: 'getListSchemas',
+  deleteListSchema: 'getListSchema',
+  addListSchemaField: 'getListSchema',
+  deleteListSchemaField: 'getListSchema',
+  createOrUpdateContact: 'getContacts',
+  addListItem: 'getListItems',
+  updateListItem: 'getListItems',
+  deleteListItem: 'getListItems',
+};
+
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+
+/** A method is sent as GET when it is read-only and allows GET; else POST with a JSON body. */
+export function verbFor(def: MethodDef | undefined): 'GET' | 'POST' {
+  return def && def.annotations.readOnlyHint && def.verbs.includes('GET') ? 'GET' : 'POST';
+}
+
+/** Query string in bracket notation (`fields[0][name]=…`), as the service reads it. */
+export function toQuery(params: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const walk = (prefix: string, v: unknown) => {
+    if (v === undefined) return;
+    if (v === null) parts.push(`${encodeURIComponent(prefix)}=`);
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(`${prefix}[${i}]`, x));
+    else if (typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${prefix}[${k}]`, x);
+    else if (typeof v === 'boolean') parts.push(`${encodeURIComponent(prefix)}=${v ? 1 : 0}`);
+    else parts.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(String(v))}`);
+  };
+  for (const [k, v] of Object.entries(params)) walk(k, v);
+  return parts.join('&');
+}
+
+function failure(status: number, code: string, message: string, warnings: string[] = []): ApiResponse {
+  return { status, headers: {}, body: { message, error: message, code }, warnings: [message, ...warnings] };
+}
+
+export class RemoteBackend implements Backend {
+  private readonly pool: Pool;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly pacer: Pacer;
+  private readonly sleep: NonNullable<RemoteOptions['sleep']>;
+
+  constructor(private readonly o: RemoteOptions) {
+    const url = new URL(o.baseUrl.replace(/\/+$/, ''));
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('the remote base URL must be http(s)');
+    this.origin = url.origin;
+    this.basePath = url.pathname;
+    this.pool = new Pool(this.origin, {
+      connections: 8,
+      keepAliveTimeout: 30_000,
+      connectTimeout: o.connectTimeoutMs ?? 10_000,
+      headersTimeout: o.headersTimeoutMs ?? 30_000,
+      bodyTimeout: o.bodyTimeoutMs ?? 30_000,
+    });
+    this.sleep = o.sleep ?? defaultSleep;
+    this.pacer = new Pacer(o.pacePerMinute ?? 110, 60_000, this.sleep);
+  }
+
+  /** Redact the key from any text that might carry it (error messages, URLs). */
+  private redact(text: string): string {
+    return this.o.apiKey ? text.split(this.o.apiKey).join('[redacted]') : text;
+  }
+
+  async call(method: string, params: Record<string, unknown>, opts: CallOptions = {}): Promise<ApiResponse> {
+    const def = findMethod(method);
+    const verb = verbFor(def);
+    const isRead = def?.annotations.readOnlyHint ?? false;
+    const attempts = isRead ? (this.o.readAttempts ?? 3) : 1;
+    let waited429 = 0;
+    let attempt = 0;
+    for (;;) {
+      attempt++;
+      await this.pacer.take(opts.signal, (ms) => opts.onProgress?.(`pacing requests: waiting ${Math.ceil(ms / 1000)} s`));
+      const outcome = await this.send(method, verb, params, opts.signal);
+      if ('response' in outcome) {
+        const r = outcome.response;
+        if (r.status === 429) {
+          const retryAfter = Number(r.headers['retry-after'] ?? '1');
+          const waitMs = Math.min(Math.max(Number.isFinite(retryAfter) ? retryAfter : 1, 0) * 1000, this.o.maxRetryAfterMs ?? 65_000);
+          if (waited429 < (this.o.max429Retries ?? 3)) {
+            waited429++;
+            attempt--; // a 429 was not carried out: it does not use up an attempt
+            opts.onProgress?.(`rate limited by the service: waiting ${Math.ceil(waitMs / 1000)} s (Retry-After)`);
+            await this.sleep(waitMs, opts.signal);
+            continue;
+          }
+          return r;
+        }
+        if (r.status >= 500 && !isRead) {
+          const check = CHECK_WITH[method] ?? 'a read of the same object';
+          return {
+            ...r,
+            warnings: [
+              `The service answered ${r.status}; the ${method} may or may not have been carried out, so it was not sent again. Check with ${check} before retrying.`,
+            ],
+          };
+        }
+        if (r.status >= 500 && attempt < attempts) {
+          await this.sleep((this.o.backoffMs ?? 250) * 2 ** (attempt - 1), opts.signal);
+          continue;
+        }
+        return r;
+      }
+      // No usable answer.
+      if (opts.signal?.aborted) return failure(499, 'cancelled', 'The call was cancelled.');
+      const { kind, detail, sent } = outcome;
+      if (!isRead && sent) {
+        const check = CHECK_WITH[method] ?? 'a read of the same object';
+        return failure(
+          kind === 'timeout' ? 504 : 502,
+          'outcome_unknown',
+          `The outcome of ${method} is unknown (${detail}); it was not sent again because the service does not deduplicate. Check with ${check} before retrying.`,
+        );
+      }
+      if (attempt < attempts) {
+        await this.sleep((this.o.backoffMs ?? 250) * 2 ** (attempt - 1), opts.signal);
+        continue;
+      }
+      return kind === 'bad_body'
+        ? failure(502, 'bad_upstream_response', `The service's answer to ${method} was not JSON (${detail}).`)
+        : failure(kind === 'timeout' ? 504 : 502, 'upstream_unreachable', `The service could not be reached for ${method} (${detail}).`);
+    }
+  }
+
+  private async send(
+    method: string,
+    verb: 'GET' | 'POST',
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<{ response: ApiResponse } | { kind: 'timeout' | 'network' | 'bad_body'; detail: string; sent: boolean }> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${this.o.apiKey}`,
+    };
+    let path = `${this.basePath}/${encodeURIComponent(method)}`;
+    let body: string | undefined;
+    if (verb === 'GET') {
+      const q = toQuery(params);
+      if (q) path += `?${q}`;
+    } else {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(params);
+    }
+    let sent = false;
+    try {
+      const res = await this.pool.request({ method: verb, path, headers, body, signal });
+      sent = true;
+      const text = await res.body.text();
+      const outHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) outHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      if (res.statusCode === 204 || text === '') return { response: { status: res.statusCode, headers: outHeaders, body: undefined } };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        if (res.statusCode >= 400) {
+          // An HTML error page or other non-JSON error: keep the status, give a JSON body.
+          const message = `The service answered ${res.statusCode} with a body that is not JSON.`;
+          return { response: { status: res.statusCode, headers: outHeaders, body: { message, error: message }, warnings: [message] } };
+        }
+        return { kind: 'bad_body', detail: `status ${res.statusCode}, ${text.length} bytes`, sent: true };
+      }
+      return { response: { status: res.statusCode, headers: outHeaders, body: parsed } };
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      // Connect errors and connect timeouts mean the request never left.
+      const neverSent =
+        err instanceof undiciErrors.ConnectTimeoutError || ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'].includes(err.code ?? '');
+      const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
+      return {
+        kind: timeout ? 'timeout' : 'network',
+        detail: this.redact(`${err.code ?? err.name}: ${err.message}`),
+        sent: sent || !neverSent,
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** Check a remote key at start-up with getMe; throws a clear, key-free error. */
+export async function checkRemote(backend: RemoteBackend, baseUrl: string): Promise<{ id: number; name: string }> {
+  const r = await backend.call('getMe', {});
+  if (r.status === 200) return (r.body as { data: { id: number; name: string } }).data;
+  const why: Record<number, string> = {
+    401: 'the key was refused (401): check WORKSPACE_API_KEY',
+    402: 'the key owner has no Pro plan (402)',
+    403: 'the key owner is blocked (403)',
+  };
+  const body = r.body as { code?: string; message?: string } | undefined;
+  const unreachable = body?.code === 'upstream_unreachable' || body?.code === 'bad_upstream_response';
+  throw new Error(`remote ${baseUrl}: ${why[r.status] ?? (unreachable ? body!.message : `getMe answered ${r.status}`)}`);
+}
