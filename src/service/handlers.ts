@@ -6,6 +6,7 @@ import { contactAccountHandlers } from './contact-accounts.js';
 import { contactHandlers } from './contacts.js';
 import type { Ctx } from './context.js';
 import { listHandlers } from './lists.js';
+import { recordHandlers } from './records.js';
 
 export type Handlers = {
   [M in AnyMethod as M['name']]: (ctx: Ctx, params: Infer<M['params']>) => unknown;
@@ -14,6 +15,7 @@ export type Handlers = {
 export const HANDLERS = {
   ...accountHandlers,
   ...listHandlers,
+  ...recordHandlers,
   ...contactAccountHandlers,
   ...contactHandlers,
 } satisfies Handlers;
