@@ -122,3 +122,23 @@ describe('withdrawFundsFromContactAccount across processes', () => {
     }
   }, 60_000);
 });
+
+describe('addContactAccount across processes', () => {
+  it('a contact has at most one account per currency, even when 4 processes open it at once', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 4 * PROCESSES }, (_, i) =>
+        post(servers[i % PROCESSES]!.baseUrl, 'addContactAccount', { contact_id: 100, currency: 'JPY' }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of results.filter((x) => x.status !== 201)) {
+      expect(r.status).toBe(422);
+      expect(r.body.code).toBe('currency_exists');
+    }
+    const list = await fetch(`${servers[0]!.baseUrl}/getContactAccounts?contact_id=100`, {
+      headers: { Accept: 'application/json', Authorization: 'Bearer alice-key' },
+    });
+    const currencies = ((await list.json()) as { data: Array<{ currency: string }> }).data.map((a) => a.currency);
+    expect(currencies).toEqual(['USD', 'EUR', 'JPY']);
+  }, 60_000);
+});

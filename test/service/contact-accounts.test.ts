@@ -320,6 +320,22 @@ describe('addContactAccount', () => {
   });
 });
 
+describe('Accounts must exist for the API moves', () => {
+  it('the API top-up and debit methods work by account_id, so the account must exist (no account is opened for them)', async () => {
+    const { contactId } = seedContact();
+    const byContact = await w.call('addFundsToContactAccount', { contact_id: contactId, amount: 5, description: 'x' });
+    expect(byContact.status).toBe(422);
+    expect(byContact.body.errors).toEqual({ account_id: ['The account id field is required.'] });
+    const next = maxAccountId() + 1000;
+    for (const method of ['addFundsToContactAccount', 'withdrawFundsFromContactAccount']) {
+      const r = await w.call(method, { account_id: next, amount: 5, description: 'x' });
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual({ error: 'Account not found.' });
+    }
+    expect((await w.call('getContactAccounts', { contact_id: contactId })).body.data).toEqual([]);
+  });
+});
+
 describe('deleteContactAccount', () => {
   it('Method: POST (GET gives 405, nothing deleted)', async () => {
     const { id } = seedContact([{ currency: 'USD' }]);
@@ -516,8 +532,12 @@ describe('Contact account errors: 404 and 403', () => {
     expect((await w.call('addContactAccount', { contact_id: 999999, currency: 'USD' })).status).toBe(404);
   });
 
-  it('no such account: 404', async () => {
-    for (const call of moves(999999)) expect((await call()).status).toBe(404);
+  it('no such account: 404 {error}', async () => {
+    for (const call of moves(999999)) {
+      const r = await call();
+      expect(r.status).toBe(404);
+      expect(Object.keys(r.body)).toEqual(['error']);
+    }
   });
 
   it('deleted contact: 404 (its accounts too), nothing changes', async () => {
