@@ -1,0 +1,168 @@
+/**
+ * exportContacts, the composite tool: every contact matching bot_id/date_from/date_to, fetched
+ * with getContacts offset paging (limit 1000) under a `date_to` cap fixed when the export
+ * starts, so a bot that keeps growing still ends. One progress notification per page;
+ * cancellable between pages. Rows go to a JSONL or CSV file in the data folder, and the result
+ * carries the count, the file and a resource link, never the rows.
+ */
+import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { fail } from '../api/errors.js';
+import { toJsonText } from '../api/ordered.js';
+import { r, shapeToZod, validate } from '../api/rules.js';
+import { apiErrorResult, errorResult, isSuccess, successResult, unknownArgumentsResult, unreachableResult } from './results.js';
+import { toJsonSchema, unknownArguments, type ToolExtra, type ToolSpec } from './tools.js';
+import type { Workspace } from './workspace.js';
+
+export const EXPORT_PAGE = 1000;
+export const EXPORT_URI_PREFIX = 'workspace://exports/';
+/** File names exports get, and the only names the export resource serves. */
+export const EXPORT_NAME = /^contacts-[A-Za-z0-9_-]+\.(jsonl|csv)$/;
+
+const params = {
+  bot_id: r.integer().describe('Only contacts of this bot (from the bot list of your account); without it, every bot of yours'),
+  date_from: r.integer().min(0).describe('Only contacts created at or after this Unix time, in seconds'),
+  date_to: r
+    .integer()
+    .min(0)
+    .describe('Only contacts created at or before this Unix time, in seconds; the export never goes past the time it starts'),
+  format: r.oneOf(['jsonl', 'csv'] as const).describe('jsonl (default): one contact JSON object a line; csv: one row a contact'),
+};
+
+/** CSV columns: the spec's contact fields; objects and arrays as JSON text. */
+export const CSV_COLUMNS = [
+  'id', 'bot_id', 'messenger', 'name', 'phone', 'email', 'address', 'avatar', 'telegram_id', 'telegram_username',
+  'max_user_id', 'max_username', 'vk_user_id', 'viber_id', 'created_at', 'unsubscribed_at', 'tags', 'utm', 'variables',
+] as const;
+
+function csvCell(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  const text = typeof v === 'object' ? toJsonText(v) : String(v);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function csvRow(contact: Record<string, unknown>): string {
+  return CSV_COLUMNS.map((c) => csvCell(contact[c])).join(',') + '\r\n';
+}
+
+const ResultSchema = z.object({
+  count: z.number().int().describe('How many contacts were written'),
+  file: z.string().describe('Path of the file on the machine running the MCP server'),
+  uri: z.string().describe('Resource URI to read the file through MCP'),
+  format: z.enum(['jsonl', 'csv']),
+  date_to: z.number().int().describe('The creation-time cap (Unix seconds) the export used'),
+});
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export function exportTool(ws: Workspace): ToolSpec {
+  const strict = shapeToZod(params);
+  return {
+    name: 'exportContacts',
+    title: 'Export contacts to a file',
+    description:
+      'Writes EVERY contact matching bot_id / date_from / date_to (all optional) to a file in the MCP server\'s data folder, ' +
+      'as JSONL (default) or CSV, and returns how many were written, the file path and a resource link to read it. ' +
+      'Use it instead of paging getContacts when you need all contacts or a count with the rows; it pages through ' +
+      `getContacts ${EXPORT_PAGE} at a time, reports progress per page and can be cancelled. Contacts created after the ` +
+      'export starts are not included. Preview contacts are left out, as in getContacts. Changes nothing in the workspace.',
+    inputSchema: toJsonSchema(strict),
+    outputSchema: toJsonSchema(ResultSchema),
+    annotations: {
+      title: 'Export contacts to a file',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    async run(args, extra) {
+      const unknown = unknownArguments(strict, args);
+      if (unknown.size > 0) return unknownArgumentsResult(unknown);
+      const checked = validate(params, args);
+      if (!checked.ok) return apiErrorResult(fail.validation(checked.errors));
+      const p = checked.params;
+      const format = p.format ?? 'jsonl';
+      const now = Math.floor(Date.now() / 1000);
+      const cap = Math.min(p.date_to ?? now, now);
+      const dir = join(ws.dataDir, 'exports');
+      const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
+      const name = `contacts-${p.bot_id ?? 'all'}-${stamp}-${Math.random().toString(36).slice(2, 8)}.${format}`;
+      const file = join(dir, name);
+      mkdirSync(dir, { recursive: true });
+      const fd = openSync(file, 'wx');
+      let ok = false;
+      try {
+        if (format === 'csv') writeSync(fd, CSV_COLUMNS.join(',') + '\r\n');
+        const outcome = await fetchAll(ws, { bot_id: p.bot_id, date_from: p.date_from, date_to: cap }, extra, (rows) => {
+          const text = rows
+            .map((row) => (format === 'csv' ? csvRow(row as Record<string, unknown>) : toJsonText(row) + '\n'))
+            .join('');
+          writeSync(fd, text);
+        });
+        if (typeof outcome !== 'number') return outcome;
+        ok = true;
+        const body = { count: outcome, file, uri: EXPORT_URI_PREFIX + name, format, date_to: cap };
+        const result = successResult(JSON.stringify(body));
+        result.content.push({
+          type: 'resource_link',
+          uri: body.uri,
+          name,
+          title: `Contacts export (${outcome} contacts)`,
+          mimeType: format === 'csv' ? 'text/csv' : 'application/x-ndjson',
+        });
+        return result;
+      } finally {
+        closeSync(fd);
+        if (!ok) unlinkSync(file);
+      }
+    },
+  };
+}
+
+/** Page through getContacts; returns the count written, or the error result that stopped it. */
+async function fetchAll(
+  ws: Workspace,
+  filter: Record<string, unknown>,
+  extra: ToolExtra,
+  write: (rows: unknown[]) => void,
+): Promise<number | CallToolResult> {
+  let offset = 0;
+  let waits = 0;
+  for (;;) {
+    if (extra.signal.aborted) return errorResult(499, { message: 'The export was cancelled; no file was kept.' });
+    let res;
+    try {
+      res = await ws.backend.call('getContacts', { ...filter, offset, limit: EXPORT_PAGE }, { signal: extra.signal });
+    } catch (e) {
+      if (extra.signal.aborted) continue;
+      return unreachableResult(e);
+    }
+    if (res.status === 429 && waits < 10) {
+      const seconds = Number(res.headers['Retry-After'] ?? res.headers['retry-after'] ?? 1) || 1;
+      waits++;
+      await extra.progress(offset, undefined, `Rate limited; waiting ${seconds} s`);
+      await sleep(seconds * 1000, extra.signal);
+      continue;
+    }
+    if (!isSuccess(res.status)) return errorResult(res.status, res.body);
+    const body = res.body as { data?: unknown[]; meta?: { total?: number } };
+    const rows = Array.isArray(body.data) ? body.data : [];
+    write(rows);
+    offset += rows.length;
+    const total = typeof body.meta?.total === 'number' ? body.meta.total : undefined;
+    await extra.progress(offset, total, `${offset}${total !== undefined ? ` of ${total}` : ''} contacts written`);
+    if (rows.length < EXPORT_PAGE || (total !== undefined && offset >= total)) return offset;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Prompts for the jobs people bring: set up a loyalty balance for a contact, export a bot's
+ * contacts, design a list for orders. Each is a user message that names the tools to use, in order.
+ */
+import { ErrorCode, McpError, type GetPromptResult, type Prompt } from '@modelcontextprotocol/sdk/types.js';
+
+interface PromptDef extends Prompt {
+  build(args: Record<string, string>): string;
+}
+
+const PROMPTS: PromptDef[] = [
+  {
+    name: 'setupLoyaltyBalance',
+    title: 'Set up a loyalty balance for a contact',
+    description: 'Open (or find) a contact\'s account in a currency and credit a starting balance, safely.',
+    arguments: [
+      { name: 'contact_id', description: 'The contact (an id from getContacts)', required: true },
+      { name: 'currency', description: 'ISO 4217 code, e.g. USD (default USD)', required: false },
+      { name: 'amount', description: 'Starting balance in MAJOR units, e.g. 5.00 (default: none)', required: false },
+    ],
+    build: (a) => {
+      const currency = (a.currency || 'USD').toUpperCase();
+      const amount = a.amount ? `a starting balance of ${a.amount} ${currency}` : 'no starting balance';
+      return [
+        `Set up a loyalty balance in ${currency} for contact ${a.contact_id}, with ${amount}.`,
+        `1. Call getContactAccounts with contact_id=${a.contact_id} and look for an account in ${currency}.`,
+        `2. If there is none, call addContactAccount with contact_id=${a.contact_id} and currency="${currency}".`,
+        a.amount
+          ? `3. Call addFundsToContactAccount with that account_id, amount = ${a.amount} converted to MINOR units ` +
+            `(cents for USD: multiply by 100; whole units for currencies without a fraction such as JPY), a short description ` +
+            `such as "Loyalty welcome bonus", and a fresh idempotency_key (a UUID) so that a retry cannot credit twice.`
+          : '3. Do not move any money.',
+        '4. Report the account id and its amount_note.',
+      ].join('\n');
+    },
+  },
+  {
+    name: 'exportBotContacts',
+    title: "Export a bot's contacts",
+    description: "Count a bot's contacts and write all of them to a file.",
+    arguments: [
+      { name: 'bot_id', description: 'The bot whose contacts to export', required: true },
+      { name: 'format', description: 'jsonl (default) or csv', required: false },
+      { name: 'since', description: 'Only contacts created since this date (ISO 8601), optional', required: false },
+    ],
+    build: (a) => {
+      const since = a.since ? ` created since ${a.since} (pass date_from as Unix seconds)` : '';
+      return [
+        `Export the contacts of bot ${a.bot_id}${since}.`,
+        `1. Call getNumberOfContacts with bot_id=${a.bot_id} to say how many there are.`,
+        `2. Call exportContacts with bot_id=${a.bot_id}, format="${a.format || 'jsonl'}". Do not page through getContacts yourself.`,
+        '3. Report the count, the file path, and offer the resource link.',
+      ].join('\n');
+    },
+  },
+  {
+    name: 'designOrdersList',
+    title: 'Design a list for orders',
+    description: 'Design and create a list schema to keep orders in.',
+    arguments: [
+      { name: 'where', description: 'A bot_id or a project_uuid to create the list in', required: true },
+      { name: 'currency', description: 'Currency of order totals (default USD)', required: false },
+      { name: 'notes', description: 'What else the orders need to hold', required: false },
+    ],
+    build: (a) => {
+      const where = /^\d+$/.test(a.where ?? '') ? `bot_id=${a.where}` : `project_uuid="${a.where}"`;
+      return [
+        `Design a list for orders and create it with createListSchema (${where}).`,
+        'Suggested fields (slug: type): order_number: string; customer: contact; total: money' +
+          ` (currency ${(a.currency || 'USD').toUpperCase()}); status: string; placed_at: datetime; ` +
+          'comment: string (is_required false).',
+        a.notes ? `Also cover: ${a.notes}.` : '',
+        'Rules: 1 to 30 fields; slugs use letters, digits, - and _, unique in the list, up to 255 characters; types are ' +
+          'string, number, bool, date, datetime, money, file, image, contact, bot; money needs a currency; fields are ' +
+          'required unless is_required is false.',
+        'Show the design first, then call createListSchema, then report the new list id (readable later as ' +
+          'workspace://lists/{id}).',
+      ]
+        .filter(Boolean)
+        .join('\n');
+    },
+  },
+];
+
+export function listPrompts(): Prompt[] {
+  return PROMPTS.map(({ build: _build, ...p }) => p);
+}
+
+export function getPrompt(name: string, args: Record<string, string> = {}): GetPromptResult {
+  const p = PROMPTS.find((x) => x.name === name);
+  if (!p) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+  for (const a of p.arguments ?? []) {
+    if (a.required && !args[a.name]) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} needs the argument ${a.name}`);
+  }
+  return {
+    description: p.description,
+    messages: [{ role: 'user', content: { type: 'text', text: p.build(args) } }],
+  };
+}

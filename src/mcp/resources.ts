@@ -1,0 +1,123 @@
+/**
+ * Resources: every list schema of the owner at `workspace://lists/{schema_id}` (the schema
+ * object itself, as JSON), listed page by page through getListSchemas, read through
+ * getListSchema; and the files exportContacts wrote, at `workspace://exports/{name}`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { toJsonText } from '../api/ordered.js';
+import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
+import { isSuccess } from './results.js';
+import type { Workspace } from './workspace.js';
+
+export const LIST_URI_PREFIX = 'workspace://lists/';
+export const LIST_TEMPLATE = `${LIST_URI_PREFIX}{schema_id}`;
+export const EXPORT_TEMPLATE = `${EXPORT_URI_PREFIX}{name}`;
+/** MCP's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+/** At most this many getListSchemas pages are walked to complete a schema_id. */
+const COMPLETION_PAGES = 4;
+
+export const TEMPLATES: ResourceTemplate[] = [
+  {
+    uriTemplate: LIST_TEMPLATE,
+    name: 'list-schema',
+    title: 'List schema',
+    description: 'One list (schema) of your account: id, name, fields (slug → definition), bot_id, project, timestamps.',
+    mimeType: 'application/json',
+  },
+  {
+    uriTemplate: EXPORT_TEMPLATE,
+    name: 'contacts-export',
+    title: 'Contacts export',
+    description: 'A file exportContacts wrote (JSONL or CSV).',
+  },
+];
+
+interface ListSchemaLike {
+  id: string;
+  name?: string;
+  bot_id?: number | null;
+  project?: string;
+  fields?: Record<string, unknown> | unknown[];
+}
+
+interface Page {
+  data: ListSchemaLike[];
+  meta?: { current_page?: number; last_page?: number };
+}
+
+async function listPage(ws: Workspace, page: number): Promise<Page> {
+  const res = await ws.backend.call('getListSchemas', { page });
+  if (!isSuccess(res.status)) {
+    throw new McpError(ErrorCode.InternalError, `getListSchemas answered ${res.status}: ${toJsonText(res.body ?? {})}`);
+  }
+  return res.body as Page;
+}
+
+function describe(s: ListSchemaLike): Resource {
+  const fields = s.fields && !Array.isArray(s.fields) ? Object.keys(s.fields).length : 0;
+  const where = s.bot_id != null ? `bot ${s.bot_id}` : `project ${s.project ?? '?'}`;
+  return {
+    uri: LIST_URI_PREFIX + encodeURIComponent(s.id),
+    name: s.name ?? s.id,
+    title: s.name ?? s.id,
+    description: `List ${s.id} in ${where}, ${fields} field${fields === 1 ? '' : 's'}`,
+    mimeType: 'application/json',
+  };
+}
+
+/** resources/list: one getListSchemas page (50) per MCP page; the cursor is the next page number. */
+export async function listResources(ws: Workspace, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
+  const page = cursor === undefined ? 1 : Number(cursor);
+  if (!Number.isInteger(page) || page < 1) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
+  const body = await listPage(ws, page);
+  const last = body.meta?.last_page ?? page;
+  return { resources: body.data.map(describe), ...(page < last ? { nextCursor: String(page + 1) } : {}) };
+}
+
+/** resources/read for a list schema or an export file. */
+export async function readResource(ws: Workspace, uri: string): Promise<ReadResourceResult> {
+  if (uri.startsWith(LIST_URI_PREFIX)) {
+    const id = decodeURIComponent(uri.slice(LIST_URI_PREFIX.length));
+    const res = await ws.backend.call('getListSchema', { schema_id: id });
+    if (res.status === 404 || res.status === 403) {
+      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (${res.status})`, { uri });
+    }
+    if (!isSuccess(res.status)) {
+      throw new McpError(ErrorCode.InternalError, `getListSchema answered ${res.status}: ${toJsonText(res.body ?? {})}`);
+    }
+    const data = (res.body as { data: unknown }).data;
+    return { contents: [{ uri, mimeType: 'application/json', text: toJsonText(data) }] };
+  }
+  if (uri.startsWith(EXPORT_URI_PREFIX)) {
+    const name = uri.slice(EXPORT_URI_PREFIX.length);
+    if (!EXPORT_NAME.test(name)) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    let text: string;
+    try {
+      text = readFileSync(join(ws.dataDir, 'exports', name), 'utf8');
+    } catch {
+      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    }
+    return { contents: [{ uri, mimeType: name.endsWith('.csv') ? 'text/csv' : 'application/x-ndjson', text }] };
+  }
+  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+}
+
+/** Completion of `schema_id`: ids that start with, or lists whose name contains, what was typed. */
+export async function completeSchemaId(ws: Workspace, value: string): Promise<{ values: string[]; total: number; hasMore: boolean }> {
+  const needle = value.toLowerCase();
+  const found: string[] = [];
+  let more = false;
+  for (let page = 1; page <= COMPLETION_PAGES; page++) {
+    const body = await listPage(ws, page);
+    for (const s of body.data) {
+      if (s.id.toLowerCase().startsWith(needle) || (s.name ?? '').toLowerCase().includes(needle)) found.push(s.id);
+    }
+    const last = body.meta?.last_page ?? page;
+    if (page >= last) break;
+    if (page === COMPLETION_PAGES) more = true;
+  }
+  return { values: found.slice(0, 100), total: found.length, hasMore: more || found.length > 100 };
+}

@@ -1,0 +1,117 @@
+/**
+ * Turning API answers into tool results, the one shape both backends share:
+ * success → `structuredContent` is the body (`{}` for a 204) and a text content carries the same
+ * JSON; failure → `isError` and a first text content `{status, error?, code?, message?, errors?}`.
+ * Also the output budget: a result past about 20 000 characters is cut to fit, with a warning.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, fail } from '../api/errors.js';
+import { toJsonText } from '../api/ordered.js';
+import type { ApiResponse } from '../service/pipeline.js';
+
+/** The most characters of JSON a tool result carries. */
+export const OUTPUT_BUDGET = 20_000;
+
+/** Keys the MCP server may add beside the body's own. */
+export interface Extras {
+  replayed?: boolean;
+  warnings?: string[];
+}
+
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+/** An error result: `{status, ...body}` as the first text content, the body's keys in order. */
+export function errorResult(status: number, body: unknown): CallToolResult {
+  const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  const text = toJsonText({ status, ...fields });
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** An error result from one of the error table's entries. */
+export function apiErrorResult(e: ApiError): CallToolResult {
+  return errorResult(e.status, e.body());
+}
+
+/** 422 listing arguments the tool does not take (strict input, Laravel's shape). */
+export function unknownArgumentsResult(errors: Map<string, string[]>): CallToolResult {
+  return apiErrorResult(fail.validation(errors));
+}
+
+/**
+ * A success result from the body's JSON text. `extras` are written after the body's own keys in
+ * the text, so the body's key order (list fields, record slugs) survives in the text content.
+ */
+export function successResult(bodyText: string, extras: Extras = {}): CallToolResult {
+  let text = bodyText;
+  const add = Object.entries(extras).filter(([, v]) => v !== undefined);
+  if (add.length > 0 && text.startsWith('{') && text.endsWith('}')) {
+    const tail = add.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
+    text = text === '{}' ? `{${tail}}` : `${text.slice(0, -1)},${tail}}`;
+  }
+  const structured = JSON.parse(text) as unknown;
+  const structuredContent =
+    structured && typeof structured === 'object' && !Array.isArray(structured)
+      ? (structured as Record<string, unknown>)
+      : { result: structured };
+  return { content: [{ type: 'text', text }], structuredContent };
+}
+
+/** The body's JSON text; `{}` for an answer with no body (204). */
+export function bodyText(res: ApiResponse): string {
+  return res.body === undefined ? '{}' : toJsonText(res.body);
+}
+
+export interface BudgetHint {
+  /** What to say after the cut: how to get the rest. */
+  (kept: number, total: number, body: Record<string, unknown>): string;
+}
+
+/**
+ * Fit a body into the budget: when its JSON is too long and `data` is an array, keep as many
+ * leading items as fit and say so in a warning. Returns the (maybe shorter) text and warnings.
+ */
+export function fitBudget(
+  body: unknown,
+  text: string,
+  hint: BudgetHint,
+  budget = OUTPUT_BUDGET,
+): { text: string; warnings: string[] } {
+  if (text.length <= budget) return { text, warnings: [] };
+  const obj = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const data = obj?.data;
+  if (!obj || !Array.isArray(data)) {
+    return { text, warnings: [`This result is ${text.length} characters, over the output budget of about ${budget}.`] };
+  }
+  // Room for the rest of the body and the warning itself.
+  const rest = toJsonText({ ...obj, data: [] }).length + 600;
+  let used = rest;
+  let kept = 0;
+  for (const item of data) {
+    const n = toJsonText(item).length + 1;
+    if (used + n > budget) break;
+    used += n;
+    kept++;
+  }
+  const cut = toJsonText({ ...obj, data: data.slice(0, kept) });
+  const warning =
+    `Output budget: only the first ${kept} of the ${data.length} items on this page are shown, ` +
+    `to stay under about ${budget} characters. ${hint(kept, data.length, obj)}`;
+  return { text: cut, warnings: [warning] };
+}
+
+const UNREACHABLE = new WeakSet<CallToolResult>();
+
+/** The error result for a backend that threw (a network failure of the remote backend). */
+export function unreachableResult(e: unknown): CallToolResult {
+  const why = e instanceof Error ? e.message : String(e);
+  const result = errorResult(502, { message: `The Workspace API could not be reached: ${why}` });
+  UNREACHABLE.add(result);
+  return result;
+}
+
+/** Whether the result says the API could not be reached (so a call's outcome is unknown). */
+export function isUnreachable(result: CallToolResult): boolean {
+  return UNREACHABLE.has(result);
+}

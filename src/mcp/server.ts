@@ -1,0 +1,135 @@
+/**
+ * The MCP server over a Workspace: tools (every API method plus exportContacts, filtered by
+ * --read-only / --tools / --exclude-tools), list-schema resources with a completing template,
+ * and prompts. Built on the SDK's low-level `Server` so that tool arguments reach our own checks
+ * and every error comes back as a tool result in the API's JSON shape.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { log } from '../service/log.js';
+import { exportTool } from './export.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import { completeSchemaId, LIST_TEMPLATE, listResources, readResource, TEMPLATES } from './resources.js';
+import { errorResult } from './results.js';
+import { methodTools, type ToolSpec } from './tools.js';
+import type { Workspace } from './workspace.js';
+
+export const SERVER_NAME = 'workspace-mcp';
+export const SERVER_VERSION = '0.1.0';
+
+export interface ToolFilter {
+  /** Only tools that change nothing (readOnlyHint). */
+  readOnly?: boolean;
+  /** Only these tools, by name. */
+  tools?: string[];
+  /** Not these tools, by name. */
+  excludeTools?: string[];
+}
+
+const INSTRUCTIONS =
+  'Tools for a chat-bot platform\'s Workspace API: list schemas (lists), contact accounts (per-currency internal ' +
+  'balances in MINOR units) and contacts. Each tool is one API method with the same parameters. Errors come back as ' +
+  'JSON {status, error, code, message, errors}: read errors to fix the arguments. For money moves pass an ' +
+  'idempotency_key. To get all contacts use exportContacts rather than paging getContacts. Lists are also resources ' +
+  'at workspace://lists/{schema_id}.';
+
+/** All tools, then the filter; a name in --tools or --exclude-tools that no tool has is an error. */
+export function selectTools(ws: Workspace, filter: ToolFilter = {}): ToolSpec[] {
+  const all = [...methodTools(ws), exportTool(ws)];
+  const names = new Set(all.map((t) => t.name));
+  for (const n of [...(filter.tools ?? []), ...(filter.excludeTools ?? [])]) {
+    if (!names.has(n)) throw new Error(`unknown tool: ${n} (tools: ${[...names].join(', ')})`);
+  }
+  return all.filter(
+    (t) =>
+      (!filter.readOnly || t.annotations.readOnlyHint === true) &&
+      (!filter.tools || filter.tools.includes(t.name)) &&
+      !(filter.excludeTools ?? []).includes(t.name),
+  );
+}
+
+/** One MCP server (one per session over HTTP) over a shared workspace and tool set. */
+export function createMcpServer(ws: Workspace, tools: ToolSpec[]): Server {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION, title: 'Workspace API' },
+    {
+      capabilities: {
+        tools: {},
+        resources: { listChanged: true },
+        prompts: {},
+        completions: {},
+      },
+      instructions: INSTRUCTIONS,
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+      annotations: t.annotations,
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    const tool = byName.get(req.params.name);
+    if (!tool) {
+      return errorResult(404, { message: `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.` });
+    }
+    const token = req.params._meta?.progressToken;
+    const progress = async (value: number, total: number | undefined, message: string) => {
+      if (token === undefined) return;
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), message },
+      });
+    };
+    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+    try {
+      return await tool.run(args, { signal: extra.signal, progress });
+    } catch (e) {
+      // A bug of ours: a 500 in the usual shape that leaks nothing; the details go to the log (stderr).
+      log.error({ err: e, tool: tool.name }, 'tool failed');
+      return errorResult(500, { message: 'Server Error' });
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(ws, req.params?.cursor));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(ws, req.params.uri));
+
+  server.setRequestHandler(CompleteRequestSchema, async (req) => {
+    const { ref, argument } = req.params;
+    if (ref.type === 'ref/resource' && ref.uri === LIST_TEMPLATE && argument.name === 'schema_id') {
+      return { completion: await completeSchemaId(ws, argument.value) };
+    }
+    return { completion: { values: [], total: 0, hasMore: false } };
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
+  server.setRequestHandler(GetPromptRequestSchema, (req) => getPrompt(req.params.name, req.params.arguments ?? {}));
+
+  const unsubscribe = ws.onListsChanged(() => {
+    server.sendResourceListChanged().catch(() => undefined);
+  });
+  const previous = server.onclose;
+  server.onclose = () => {
+    unsubscribe();
+    previous?.();
+  };
+  return server;
+}

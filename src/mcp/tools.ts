@@ -1,0 +1,229 @@
+/**
+ * One MCP tool per API method, generated from the catalog: name, title, description, input and
+ * output schemas, annotations. Argument NAMES are checked here, strictly (a misspelt `ammount`
+ * is a 422, never dropped); argument VALUES are validated by the API itself (the pipeline of
+ * the local backend, the server of the remote one), so a tool answers exactly what the API would.
+ */
+import { createHash } from 'node:crypto';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { METHODS } from '../api/catalog.js';
+import type { MethodDef } from '../api/define.js';
+import { fail } from '../api/errors.js';
+import { Rule, r, shapeToZod, type Shape } from '../api/rules.js';
+import type { CallOptions } from '../service/backend.js';
+import type { Workspace } from './workspace.js';
+import {
+  apiErrorResult,
+  bodyText,
+  errorResult,
+  fitBudget,
+  isSuccess,
+  OUTPUT_BUDGET,
+  successResult,
+  unknownArgumentsResult,
+  unreachableResult,
+  type BudgetHint,
+} from './results.js';
+
+export type JsonSchema = { type: 'object'; [k: string]: unknown };
+
+/** What a tool handler gets besides its arguments. */
+export interface ToolExtra {
+  signal: AbortSignal;
+  /** Report progress (sent only when the client asked for it with a progress token). */
+  progress(progress: number, total: number | undefined, message: string): Promise<void>;
+}
+
+export interface ToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+  run(args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult>;
+}
+
+/** The tools that move money and so take an `idempotency_key`. */
+export const MONEY_TOOLS: ReadonlySet<string> = new Set(['addFundsToContactAccount', 'withdrawFundsFromContactAccount']);
+/** Tools whose success adds or removes a list schema (a resource). */
+export const LIST_CHANGING_TOOLS: ReadonlySet<string> = new Set(['createListSchema', 'deleteListSchema']);
+
+const IDEMPOTENCY_KEY = 'idempotency_key';
+const idempotencyRule = r
+  .string()
+  .between(1, 255)
+  .describe(
+    'Optional, MCP server only: a unique key for this operation (e.g. a UUID). Calling again with the same key and the same ' +
+      'arguments returns the first result with "replayed": true and moves no money; the same key with other arguments is ' +
+      'an error. Use it whenever a retry is possible.',
+  );
+
+/** The JSON Schema of a zod schema, as tools/list advertises it (draft 7, like the SDK's own). */
+export function toJsonSchema(schema: z.ZodType): JsonSchema {
+  // Always in zod's input mode, output schemas too: there a plain object allows extra keys, so
+  // keys beside the documented ones (a list field's own keys, `replayed`, `warnings`) do not
+  // fail the client's check of structuredContent. Strict objects (tool inputs) stay closed.
+  return z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+/** The tool's parameter shape: the method's, its parameter aliases, and the server's own extras. */
+export function toolShape(def: MethodDef): Shape {
+  const shape: Shape = { ...def.params };
+  for (const [alias, canonical] of Object.entries(def.paramAliases ?? {})) {
+    const rule = def.params[canonical];
+    if (rule) shape[alias] = new Rule({ ...rule.state, required: false, description: `Alias of ${canonical}.` });
+  }
+  if (MONEY_TOOLS.has(def.name)) shape[IDEMPOTENCY_KEY] = idempotencyRule;
+  return shape;
+}
+
+/** Whether the method answers a page of items (`data` is an array). */
+export function isListMethod(def: MethodDef): boolean {
+  const res = def.result;
+  return res instanceof z.ZodObject && res.shape.data instanceof z.ZodArray;
+}
+
+function outputSchemaOf(def: MethodDef): z.ZodObject {
+  const extras = {
+    replayed: z.boolean().optional().describe('MCP server: true when this is the kept result of an earlier call with the same idempotency_key'),
+    warnings: z.array(z.string()).optional().describe('MCP server: notes about this result, e.g. that it was cut to the output budget'),
+  };
+  if (def.result instanceof z.ZodObject) return def.result.extend(extras);
+  return z.object(extras).describe('No content: the API answered 204');
+}
+
+function descriptionOf(def: MethodDef): string {
+  let text = def.description;
+  if (isListMethod(def)) {
+    const rest = def.name === 'getContacts' || /contact/i.test(def.name)
+      ? 'To get every contact of a bot, call exportContacts, which writes them all to a file.'
+      : 'Ask for smaller pages to see the rest.';
+    text += ` Results are capped at about ${OUTPUT_BUDGET} characters: a longer page is cut short and says so in "warnings". ${rest}`;
+  }
+  if (MONEY_TOOLS.has(def.name)) {
+    text += ' Pass an idempotency_key so that a retry after a timeout cannot move the money twice.';
+  }
+  return text;
+}
+
+/** Levenshtein distance, for "did you mean" on a misspelt argument. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+function unknownKeyMessage(key: string, known: string[]): string {
+  const name = key.includes('.') ? key : key.replace(/_/g, ' ');
+  const leaf = key.split('.').pop()!;
+  const near = known.filter((k) => distance(k, leaf) <= 2).sort((a, b) => distance(a, leaf) - distance(b, leaf))[0];
+  const hint = near ? ` Did you mean ${near}?` : '';
+  return `The ${name} field is not a parameter of this tool.${hint} Known parameters: ${known.join(', ') || 'none'}.`;
+}
+
+/**
+ * Names the schema does not know, at any depth, as Laravel-style errors (`fields.0.colour`).
+ * Only unknown names are reported here; wrong values are the API's to judge.
+ */
+export function unknownArguments(schema: z.ZodObject, args: Record<string, unknown>): Map<string, string[]> {
+  const errors = new Map<string, string[]>();
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return errors;
+  for (const issue of parsed.error.issues) {
+    if (issue.code !== 'unrecognized_keys') continue;
+    let node: z.ZodType | undefined = schema;
+    for (const step of issue.path) {
+      if (node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+      if (node instanceof z.ZodObject) node = node.shape[String(step)] as z.ZodType | undefined;
+      else if (node instanceof z.ZodArray) node = node.element as z.ZodType;
+    }
+    if (node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+    const known = node instanceof z.ZodObject ? Object.keys(node.shape) : [];
+    for (const key of issue.keys) {
+      const path = [...issue.path.map(String), key].join('.');
+      errors.set(path, [unknownKeyMessage(path, known)]);
+    }
+  }
+  return errors;
+}
+
+/** sha256 of a value's canonical JSON (keys sorted), to compare two calls' arguments. */
+export function hashArguments(method: string, args: Record<string, unknown>): string {
+  const canon = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canon)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+        : v;
+  return createHash('sha256').update(JSON.stringify([method, canon(args)])).digest('hex');
+}
+
+/** What to say when a page is cut: how to get the rest. */
+function budgetHint(def: MethodDef): BudgetHint {
+  return (kept, _total, body) => {
+    const meta = (body.meta ?? {}) as Record<string, unknown>;
+    const more = /contact/i.test(def.name) ? ' To get every contact in one go, call exportContacts.' : '';
+    if (typeof meta.offset === 'number')
+      return `Call again with offset=${meta.offset + kept} (and a smaller limit) for the rest.${more}`;
+    return `Ask for fewer items per page (count, or limit with offset) to see them all.${more}`;
+  };
+}
+
+/** The tool of one API method. */
+export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
+  const shape = toolShape(def);
+  const strict = shapeToZod(shape);
+  const money = MONEY_TOOLS.has(def.name);
+  const list = isListMethod(def);
+
+  async function callApi(params: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
+    let res;
+    try {
+      res = await ws.backend.call(def.name, params, opts);
+    } catch (e) {
+      return unreachableResult(e);
+    }
+    if (!isSuccess(res.status)) return errorResult(res.status, res.body);
+    if (LIST_CHANGING_TOOLS.has(def.name)) ws.listsChanged();
+    const text = bodyText(res);
+    if (!list) return successResult(text);
+    const fit = fitBudget(res.body, text, budgetHint(def));
+    return successResult(fit.text, fit.warnings.length ? { warnings: fit.warnings } : {});
+  }
+
+  return {
+    name: def.name,
+    title: def.title,
+    description: descriptionOf(def),
+    inputSchema: toJsonSchema(strict),
+    outputSchema: toJsonSchema(outputSchemaOf(def)),
+    annotations: { title: def.title, ...def.annotations },
+    async run(args, extra) {
+      const unknown = unknownArguments(strict, args);
+      if (unknown.size > 0) return unknownArgumentsResult(unknown);
+      const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m) };
+      const key = money ? args[IDEMPOTENCY_KEY] : undefined;
+      const params = { ...args };
+      delete params[IDEMPOTENCY_KEY];
+      if (key === undefined || key === null) return callApi(params, opts);
+      if (typeof key !== 'string' || key.length < 1 || key.length > 255)
+        return apiErrorResult(fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.'));
+      return ws.once(def.name, key, hashArguments(def.name, params), () => callApi(params, opts));
+    },
+  };
+}
+
+/** Every API method's tool, in catalog order. */
+export function methodTools(ws: Workspace): ToolSpec[] {
+  return (METHODS as readonly MethodDef[]).map((def) => methodTool(def, ws));
+}

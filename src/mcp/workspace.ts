@@ -1,0 +1,101 @@
+/**
+ * What every MCP session of one process shares: the backend, the idempotency keys, the folder
+ * exports are written to, and who hears that the set of lists changed. The MCP layer knows the
+ * backend only through its interface, so the local service and a remote API look the same here.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { fail } from '../api/errors.js';
+import type { Backend } from '../service/backend.js';
+import type { IdempotencyStore } from '../store/idempotency.js';
+import { apiErrorResult, errorResult, isSuccess, isUnreachable, successResult, unreachableResult } from './results.js';
+
+export interface WorkspaceOptions {
+  backend: Backend;
+  /** Where idempotency keys are kept: the service's database, or a local file for a remote backend. */
+  keys: IdempotencyStore;
+  /** Folder exports are written into (its `exports/` subfolder). */
+  dataDir: string;
+}
+
+export class Workspace {
+  readonly backend: Backend;
+  readonly dataDir: string;
+  private readonly keys: IdempotencyStore;
+  private readonly listeners = new Set<() => void>();
+  private ownerId: number | undefined;
+
+  constructor(opts: WorkspaceOptions) {
+    this.backend = opts.backend;
+    this.keys = opts.keys;
+    this.dataDir = opts.dataDir;
+  }
+
+  /** Be told when a tool created or deleted a list; returns the unsubscribe function. */
+  onListsChanged(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  listsChanged(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** The id of the owner the backend acts as (getMe), asked once; or the error result. */
+  private async owner(): Promise<number | CallToolResult> {
+    if (this.ownerId !== undefined) return this.ownerId;
+    let res;
+    try {
+      res = await this.backend.call('getMe', {});
+    } catch (e) {
+      return unreachableResult(e);
+    }
+    if (!isSuccess(res.status)) return errorResult(res.status, res.body);
+    const id = (res.body as { data?: { id?: unknown } } | undefined)?.data?.id;
+    if (typeof id !== 'number') return errorResult(500, { message: 'getMe answered no owner id.' });
+    this.ownerId = id;
+    return id;
+  }
+
+  /**
+   * Run a money call at most once per idempotency key: the first success is kept and replayed
+   * (with `replayed: true`) to a repeat with the same arguments; other arguments are an error.
+   * A failed call moved nothing, so its key is given back. A call that threw (the remote API
+   * could not be reached) keeps its reservation: whether money moved is unknown.
+   */
+  async once(method: string, key: string, hash: string, call: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    const owner = await this.owner();
+    if (typeof owner !== 'number') return owner;
+    const seen = this.keys.reserve(owner, key, method, hash);
+    if (seen) {
+      if (seen.method !== method || seen.params_hash !== hash) {
+        return apiErrorResult(
+          fail.coded(
+            'idempotency_conflict',
+            'idempotency_key',
+            `This idempotency key was already used for another operation (${seen.method} with other arguments). Use a new key for a new operation.`,
+          ),
+        );
+      }
+      if (seen.status === 0) {
+        return apiErrorResult(
+          fail.coded(
+            'idempotency_conflict',
+            'idempotency_key',
+            'An operation with this idempotency key is under way, or its outcome is unknown. Check the balance with getContactAccounts before retrying with a new key.',
+          ),
+        );
+      }
+      return successResult(seen.body, { replayed: true });
+    }
+    let result: CallToolResult;
+    try {
+      result = await call();
+    } catch (e) {
+      return unreachableResult(e);
+    }
+    const text = result.content[0]?.type === 'text' ? result.content[0].text : undefined;
+    if (!result.isError && text !== undefined) this.keys.complete(owner, key, 200, text);
+    else if (!isUnreachable(result)) this.keys.release(owner, key);
+    return result;
+  }
+}

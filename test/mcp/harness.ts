@@ -1,0 +1,88 @@
+/**
+ * MCP test harness: a seeded temp SQLite file, the built-in service behind a LocalBackend, the
+ * MCP server, and the SDK's real Client joined to it by InMemoryTransport.createLinkedPair().
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { LocalBackend, type Backend } from '../../src/service/backend.js';
+import { Service } from '../../src/service/pipeline.js';
+import { deriveSecrets } from '../../src/service/secrets.js';
+import { Store } from '../../src/store/index.js';
+import { loadFixture } from '../../src/store/seed.js';
+import { createMcpServer, selectTools, type ToolFilter } from '../../src/mcp/server.js';
+import { Workspace } from '../../src/mcp/workspace.js';
+import { baseFixture, tempDir } from '../helpers/world.js';
+
+/** The base world plus contacts in Alice's bot 10 and Bob's bot 20, and one USD account. */
+export function mcpFixture(): Record<string, unknown> {
+  const f = baseFixture();
+  return {
+    ...f,
+    contacts: [
+      { id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001', created_at: '2026-01-01T00:00:00Z', tags: ['vip'] },
+      { id: 101, bot_id: 10, messenger: 'telegram', name: 'Ben', telegram_id: '5002', created_at: '2026-01-02T00:00:00Z' },
+      { id: 102, bot_id: 10, messenger: 'vk', name: 'Cid, "the third"', vk_user_id: 7003, created_at: '2026-01-03T00:00:00Z' },
+      { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob fan', telegram_id: '6001', created_at: '2026-01-01T00:00:00Z' },
+    ],
+    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
+  };
+}
+
+export interface McpWorld {
+  dir: string;
+  store: Store;
+  service: Service;
+  workspace: Workspace;
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  fixture?: Record<string, unknown>;
+  filter?: ToolFilter;
+  /** Act by this key instead of as owner 1. */
+  apiKey?: string;
+  rateLimit?: number;
+  /** Wrap the backend (to count or fail calls). */
+  wrap?: (b: Backend) => Backend;
+}
+
+export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
+  const dir = tempDir();
+  const store = Store.open(join(dir, 'workspace.db'));
+  loadFixture(store, o.fixture ?? mcpFixture());
+  const service = new Service(store, { rateLimit: o.rateLimit ?? 0, secrets: deriveSecrets(Buffer.alloc(32, 7)) });
+  const local = new LocalBackend(service, o.apiKey ? { apiKey: o.apiKey } : { ownerId: 1 });
+  const backend = o.wrap ? o.wrap(local) : local;
+  const workspace = new Workspace({ backend, keys: store.idempotency, dataDir: dir });
+  const server = createMcpServer(workspace, selectTools(workspace, o.filter));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await server.connect(a);
+  await client.connect(b);
+  return {
+    dir,
+    store,
+    service,
+    workspace,
+    client,
+    call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    async close() {
+      await client.close();
+      await server.close();
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The first text content of a result, parsed. */
+export function firstJson(r: CallToolResult): any {
+  const c = r.content[0];
+  if (c?.type !== 'text') throw new Error('first content is not text');
+  return JSON.parse(c.text);
+}
