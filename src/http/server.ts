@@ -139,6 +139,17 @@ export async function listen(
 ): Promise<{ server: Server; baseUrl: string }> {
   const handler = createHandler(service, opts);
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => void handler(req, res));
+  // Requests node refuses before our handler (oversized headers or URL, malformed HTTP) still
+  // get a JSON answer, not a bare status line.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const body = JSON.stringify({ message: tooLarge ? 'The request headers or URL are too large.' : 'Bad Request' });
+    socket.end(
+      `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
