@@ -208,4 +208,24 @@ export const MIGRATIONS: readonly string[] = [
       ON CONFLICT (bot_id, block) DO UPDATE SET n = n + 1;
   END;
   `,
+  // 3 (extended methods): the platform account's own balance on owners (minor units of its
+  // currency); and every tag name ever used in a bot, in order of first use, registered by a
+  // trigger on contact_tags, so that a tag has a stable position in getBotTags (its tag id).
+  `
+  ALTER TABLE owners ADD COLUMN balance INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE owners ADD COLUMN currency TEXT NOT NULL DEFAULT 'USD';
+
+  CREATE TABLE bot_tags (
+    id INTEGER PRIMARY KEY,
+    bot_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    UNIQUE (bot_id, name)
+  ) STRICT;
+  INSERT OR IGNORE INTO bot_tags (bot_id, name)
+    SELECT c.bot_id, t.name FROM contact_tags t JOIN contacts c ON c.id = t.contact_id ORDER BY t.rowid;
+  CREATE TRIGGER bot_tags_register AFTER INSERT ON contact_tags
+  BEGIN
+    INSERT OR IGNORE INTO bot_tags (bot_id, name) SELECT bot_id, NEW.name FROM contacts WHERE id = NEW.contact_id;
+  END;
+  `,
 ];
