@@ -1,0 +1,142 @@
+/**
+ * The MCP server over Streamable HTTP at `http://H:N/mcp`: one MCP session (and one `Server`)
+ * per client, all over the same workspace. Every request has its Host and Origin checked (DNS
+ * rebinding), and a bearer token when one is set, which is always when bound beyond loopback.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { log } from '../service/log.js';
+import { createMcpServer } from './server.js';
+import type { ToolSpec } from './tools.js';
+import type { Workspace } from './workspace.js';
+
+export const MCP_PATH = '/mcp';
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\./.test(host);
+}
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  /** Required as `Authorization: Bearer <token>` when set. */
+  token?: string;
+}
+
+export interface McpHttpServer {
+  server: HttpServer;
+  url: string;
+  close(): Promise<void>;
+}
+
+function hostnameOf(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
+  return hostHeader.replace(/:\d+$/, '');
+}
+
+function deny(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(header ?? '');
+  if (!m) return false;
+  const a = Buffer.from(m[1]!.trim());
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Host check: bound to loopback, only loopback names; bound to one address, that address or
+ * loopback names; bound to every interface (0.0.0.0, ::), any name (the token guards it).
+ * Origin check: a browser page may call only from a loopback origin or the same host.
+ */
+function checkHostAndOrigin(req: IncomingMessage, bound: string): string | undefined {
+  const host = req.headers.host;
+  if (!host) return 'Missing Host header';
+  const name = hostnameOf(host).toLowerCase();
+  const wildcard = bound === '0.0.0.0' || bound === '::' || bound === '';
+  if (!wildcard && !isLoopback(name) && name !== bound.toLowerCase() && name !== `[${bound.toLowerCase()}]`) {
+    return `Host not allowed: ${host}`;
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let originHost: string;
+    try {
+      originHost = new URL(origin).hostname.toLowerCase();
+    } catch {
+      return `Origin not allowed: ${origin}`;
+    }
+    if (!isLoopback(originHost) && originHost !== name && `[${originHost}]` !== name) return `Origin not allowed: ${origin}`;
+  }
+  return undefined;
+}
+
+/** Serve MCP over Streamable HTTP; resolves once listening. */
+export async function serveMcpHttp(ws: Workspace, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path !== MCP_PATH) return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}`);
+    const bad = checkHostAndOrigin(req, opts.host);
+    if (bad) return deny(res, 403, bad);
+    if (opts.token !== undefined && !tokenMatches(req.headers.authorization, opts.token)) {
+      return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
+    }
+    const sid = req.headers['mcp-session-id'];
+    const id = Array.isArray(sid) ? sid[0] : sid;
+    if (id !== undefined) {
+      const transport = sessions.get(id);
+      if (!transport) return deny(res, 404, 'Session not found; initialize a new session');
+      return transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return deny(res, 400, 'Bad Request: no session; send initialize first', { Allow: 'POST' });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (newId) => {
+        sessions.set(newId, transport);
+      },
+    });
+    const server = createMcpServer(ws, tools);
+    // The server's own close handling is chained after this by connect().
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      log.error({ err: e }, 'MCP HTTP request failed');
+      if (!res.headersSent) deny(res, 500, 'Internal error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return {
+    server,
+    url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
+    async close() {
+      for (const t of sessions.values()) await t.close();
+      sessions.clear();
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
