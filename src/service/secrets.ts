@@ -3,7 +3,7 @@
  * the database made once with owner-only permissions. Encryption and signing keys derive from it.
  */
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Secrets } from './context.js';
 
 export function deriveSecrets(master: Buffer): Secrets {
@@ -21,7 +21,17 @@ export function loadSecrets(dbFile: string): Secrets {
   if (dbFile === ':memory:') return deriveSecrets(randomBytes(32));
   const file = `${dbFile}.secret`;
   if (!existsSync(file)) {
-    writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    // Written whole to a private name, then linked into place: linking is atomic and fails
+    // if another process starting on the same database got there first (then theirs is used).
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(tmp, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      unlinkSync(tmp);
+    }
   }
   try {
     chmodSync(file, 0o600);
