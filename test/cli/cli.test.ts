@@ -170,7 +170,7 @@ describe('admin commands change what the API answers', () => {
     expect(ok.status).toBe(200);
     const journal = runCli(['admin', 'journal', '--account', String(account.id), '--db', db]);
     const lines = journal.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.at(-1)).toMatchObject({ operation: 'Debit via API', amount: 1, description: 'coffee' });
+    expect(lines.at(-1)).toMatchObject({ operation: 'Debit via API', amount: -1, description: 'coffee' });
   });
 
   it('delete-contact and delete-bot make the contact 404', async () => {
