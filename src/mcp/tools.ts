@@ -81,17 +81,24 @@ export function toolShape(def: MethodDef): Shape {
 
 /** Whether the method answers a page of items (`data` is an array). */
 export function isListMethod(def: MethodDef): boolean {
-  const res = def.result;
-  return res instanceof z.ZodObject && res.shape.data instanceof z.ZodArray;
+  const hasDataArray = (t: unknown): boolean =>
+    (t instanceof z.ZodObject && t.shape.data instanceof z.ZodArray) ||
+    (t instanceof z.ZodUnion && (t.options as unknown[]).some(hasDataArray));
+  return hasDataArray(def.result);
 }
 
-function outputSchemaOf(def: MethodDef): z.ZodObject {
-  const extras = {
-    replayed: z.boolean().optional().describe('MCP server: true when this is the kept result of an earlier call with the same idempotency_key'),
-    warnings: z.array(z.string()).optional().describe('MCP server: notes about this result, e.g. that it was cut to the output budget'),
-  };
-  if (def.result instanceof z.ZodObject) return def.result.extend(extras);
-  return z.object(extras).describe('No content: the API answered 204');
+const EXTRAS = {
+  replayed: z.boolean().optional().describe('MCP server: true when this is the kept result of an earlier call with the same idempotency_key'),
+  warnings: z.array(z.string()).optional().describe('MCP server: notes about this result, e.g. that it was cut to the output budget'),
+};
+
+/** The result schema plus the server's own keys; always `type: object` at the top, as MCP requires. */
+function outputSchemaOf(def: MethodDef): JsonSchema {
+  if (def.result === null) return toJsonSchema(z.object(EXTRAS).describe('No content: the API answered 204'));
+  if (def.result instanceof z.ZodObject) return toJsonSchema(def.result.extend(EXTRAS));
+  // A union of shapes (getContacts' two paging modes): the alternatives, and the extras beside them.
+  const extras = toJsonSchema(z.object(EXTRAS));
+  return { ...toJsonSchema(def.result), type: 'object', properties: extras.properties };
 }
 
 function descriptionOf(def: MethodDef): string {
@@ -184,7 +191,6 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
   const shape = toolShape(def);
   const strict = shapeToZod(shape);
   const money = MONEY_TOOLS.has(def.name);
-  const list = isListMethod(def);
 
   async function callApi(params: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
     let res;
@@ -195,9 +201,7 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     }
     if (!isSuccess(res.status)) return errorResult(res.status, res.body);
     if (LIST_CHANGING_TOOLS.has(def.name)) ws.listsChanged();
-    const text = bodyText(res);
-    if (!list) return successResult(text);
-    const fit = fitBudget(res.body, text, budgetHint(def));
+    const fit = fitBudget(res.body, bodyText(res), budgetHint(def));
     return successResult(fit.text, fit.warnings.length ? { warnings: fit.warnings } : {});
   }
 
@@ -206,7 +210,7 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     title: def.title,
     description: descriptionOf(def),
     inputSchema: toJsonSchema(strict),
-    outputSchema: toJsonSchema(outputSchemaOf(def)),
+    outputSchema: outputSchemaOf(def),
     annotations: { title: def.title, ...def.annotations },
     async run(args, extra) {
       const unknown = unknownArguments(strict, args);

@@ -22,8 +22,11 @@ export function mcpFixture(): Record<string, unknown> {
   return {
     ...f,
     contacts: [
-      { id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001', created_at: '2026-01-01T00:00:00Z', tags: ['vip'] },
-      { id: 101, bot_id: 10, messenger: 'telegram', name: 'Ben', telegram_id: '5002', created_at: '2026-01-02T00:00:00Z' },
+      {
+        id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001', created_at: '2026-01-01T00:00:00Z', tags: ['vip'],
+        variables: [{ name: 'photo', value: 'https://example.com/ann.jpg', type: 1 }],
+      },
+      { id: 101, bot_id: 10, messenger: 'telegram', name: 'Ben', telegram_id: '5002', created_at: '2026-01-02T00:00:00Z', referrer_id: 100 },
       { id: 102, bot_id: 10, messenger: 'vk', name: 'Cid, "the third"', vk_user_id: 7003, created_at: '2026-01-03T00:00:00Z' },
       { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob fan', telegram_id: '6001', created_at: '2026-01-01T00:00:00Z' },
     ],
