@@ -112,7 +112,8 @@ interface QueryParams {
 
 export class ListStore {
   private readonly s;
-  private readonly pages: Map<string, import('better-sqlite3').Statement<[QueryParams & Record<string, unknown>], RecordRow>>;
+  /** Page queries pick record seqs only (a narrow sort); the rows are read after. */
+  private readonly pages: Map<string, import('better-sqlite3').Statement<[QueryParams & Record<string, unknown>], { seq: number }>>;
   constructor(private readonly db: Db) {
     const listCols = 's.seq, s.id, s.project_uuid, s.bot_id, s.name, s.is_menu, s.fields, s.created_at, s.updated_at, p.owner_id';
     this.s = {
@@ -147,13 +148,16 @@ export class ListStore {
       ),
       updateRecord: db.prepare<[string, string, number]>('UPDATE list_records SET data = ?, updated_at = ? WHERE seq = ?'),
       deleteRecord: db.prepare<[number]>('DELETE FROM list_records WHERE seq = ?'),
+      recordsBySeq: db.prepare<[string], RecordRow>(
+        `SELECT ${RECORD_COLUMNS} FROM list_records r WHERE r.seq IN (SELECT value FROM json_each(?))`,
+      ),
       countRecords: db.prepare<[QueryParams], { n: number }>(`SELECT count(*) AS n FROM list_records r WHERE ${RECORD_WHERE}`),
     };
     this.pages = new Map();
     for (const [key, order] of Object.entries(ORDER_SQL)) {
       this.pages.set(
         key,
-        db.prepare(`SELECT ${RECORD_COLUMNS} FROM list_records r WHERE ${RECORD_WHERE} ${order} LIMIT @limit OFFSET @offset`),
+        db.prepare(`SELECT r.seq FROM list_records r WHERE ${RECORD_WHERE} ${order} LIMIT @limit OFFSET @offset`),
       );
     }
   }
@@ -216,7 +220,9 @@ export class ListStore {
     const stmt = this.pages.get(`${q.order}:${q.desc ? 'desc' : 'asc'}`)!;
     const extra: Record<string, unknown> = { limit: q.limit, offset: q.offset };
     if (q.order === 'slug') extra.path = slugPath(q.slug ?? '');
-    const rows = stmt.all({ ...params, ...extra });
+    const seqs = stmt.all({ ...params, ...extra }).map((r) => r.seq);
+    const bySeq = new Map(this.s.recordsBySeq.all(JSON.stringify(seqs)).map((r) => [r.seq, r]));
+    const rows = seqs.map((q) => bySeq.get(q)).filter((r): r is RecordRow => r !== undefined);
     return { rows, total: this.s.countRecords.get(params)!.n };
   }
 }
