@@ -24,4 +24,24 @@ export const getMe = defineMethod({
   annotations: READ,
 });
 
-export const accountMethods = [getMe] as const;
+export const BalanceSchema = z.object({
+  balance: z.number().int().describe('Balance in MINOR units of the currency (cents for USD)'),
+  currency: z.string().describe('ISO 4217 code, e.g. USD'),
+});
+export type Balance = z.infer<typeof BalanceSchema>;
+
+export const getBalance = defineMethod({
+  name: 'getBalance',
+  verbs: ['GET', 'POST'],
+  status: 200,
+  title: 'Platform balance',
+  description:
+    "Returns the key holder's own balance with the platform (what pays for the service), in minor units of its currency (cents for USD). " +
+    "It is not a contact's account: use getContactAccounts for those. Changes nothing.",
+  params: {},
+  result: z.object({ data: BalanceSchema }),
+  annotations: READ,
+  source: 'extended',
+});
+
+export const accountMethods = [getMe, getBalance] as const;

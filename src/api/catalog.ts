@@ -4,7 +4,12 @@ import { contactAccountMethods } from './contact-accounts.js';
 import { contactMethods } from './contacts.js';
 import type { MethodDef } from './define.js';
 import { listMethods } from './lists.js';
+import { messageMethods } from './messages.js';
 import { recordMethods } from './records.js';
+import { referralMethods } from './referrals.js';
+import { shortLinkMethods } from './short-links.js';
+import { tagMethods } from './tags.js';
+import { variableMethods } from './variables.js';
 
 export const METHODS = [
   ...accountMethods,
@@ -12,6 +17,11 @@ export const METHODS = [
   ...recordMethods,
   ...contactAccountMethods,
   ...contactMethods,
+  ...variableMethods,
+  ...tagMethods,
+  ...messageMethods,
+  ...referralMethods,
+  ...shortLinkMethods,
 ] as const;
 
 export type AnyMethod = (typeof METHODS)[number];

@@ -11,13 +11,14 @@ import type { ContactRow, DateWindow, VariableRow } from '../store/contacts.js';
 import { isoTime } from '../store/time.js';
 import { Reply, type Ctx } from './context.js';
 import { pageNumber, paginate } from './paginate.js';
+import { isMediaVariable, shortLinkFor } from './short-links.js';
 
 /** The first message of a contact made by createOrUpdateContact. */
 export const CREATED_FROM_API = 'Created from API';
 
-/** A variable's `value` as the API shows it. Media types (1-4) keep the stored value for now. */
-function variableValue(v: VariableRow): string | null {
-  return v.value;
+/** A variable's `value` as the API shows it: a media variable's (types 1-4) as its short link. */
+function variableValue(v: VariableRow, linkKey: Buffer): string | null {
+  return isMediaVariable(v) ? shortLinkFor(linkKey, v.id) : v.value;
 }
 
 function payloadOf(text: string | null): unknown {
@@ -30,11 +31,11 @@ function payloadOf(text: string | null): unknown {
 }
 
 /** One variable in the contact shape. */
-export function viewVariable(v: VariableRow): ContactVariable {
+export function viewVariable(v: VariableRow, linkKey: Buffer): ContactVariable {
   return {
     id: v.id,
     name: v.name,
-    value: variableValue(v),
+    value: variableValue(v, linkKey),
     type: v.type,
     schema_id: v.schema_id,
     deletable: v.deletable !== 0,
@@ -46,9 +47,9 @@ export function viewVariable(v: VariableRow): ContactVariable {
  * A contact in the spec's shape and field order. Messenger fields only for their messenger;
  * `vk_user_id` always (null unless VK); `utm` the `utm_*` variables as an ordered map (`[]` if none).
  */
-export function viewContact(row: ContactRow, tags: readonly string[], variables: readonly VariableRow[]): Contact {
+export function viewContact(row: ContactRow, tags: readonly string[], variables: readonly VariableRow[], linkKey: Buffer): Contact {
   const utm = new OrderedMap<string | null>(
-    variables.filter((v) => v.name.startsWith('utm_')).map((v) => [v.name, variableValue(v)] as const),
+    variables.filter((v) => v.name.startsWith('utm_')).map((v) => [v.name, variableValue(v, linkKey)] as const),
   );
   const out: Record<string, unknown> = {
     id: row.id,
@@ -74,7 +75,7 @@ export function viewContact(row: ContactRow, tags: readonly string[], variables:
   out.created_at = row.created_at;
   out.unsubscribed_at = row.unsubscribed_at;
   out.tags = [...tags];
-  out.variables = variables.map(viewVariable);
+  out.variables = variables.map((v) => viewVariable(v, linkKey));
   // `utm` is an OrderedMap (keeps key order, writes `[]` when empty); the JSON is the Contact shape.
   return out as unknown as Contact;
 }
@@ -85,7 +86,7 @@ export function viewContacts(ctx: Ctx, ids: readonly number[]): Contact[] {
   const rows = store.rowsByIds(ids);
   const tags = store.tagsByContact(ids);
   const vars = store.variablesByContact(ids);
-  return rows.map((r) => viewContact(r, tags.get(r.id) ?? [], vars.get(r.id) ?? []));
+  return rows.map((r) => viewContact(r, tags.get(r.id) ?? [], vars.get(r.id) ?? [], ctx.secrets.signingKey));
 }
 
 /** The bots a filter covers: the one given if it is the holder's live bot, else all of them. */

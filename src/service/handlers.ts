@@ -6,7 +6,12 @@ import { contactAccountHandlers } from './contact-accounts.js';
 import { contactHandlers } from './contacts.js';
 import type { Ctx } from './context.js';
 import { listHandlers } from './lists.js';
+import { messageHandlers } from './messages.js';
 import { recordHandlers } from './records.js';
+import { referralHandlers } from './referrals.js';
+import { shortLinkHandlers } from './short-links.js';
+import { tagHandlers } from './tags.js';
+import { variableHandlers } from './variables.js';
 
 export type Handlers = {
   [M in AnyMethod as M['name']]: (ctx: Ctx, params: Infer<M['params']>) => unknown;
@@ -18,4 +23,9 @@ export const HANDLERS = {
   ...recordHandlers,
   ...contactAccountHandlers,
   ...contactHandlers,
+  ...variableHandlers,
+  ...tagHandlers,
+  ...messageHandlers,
+  ...referralHandlers,
+  ...shortLinkHandlers,
 } satisfies Handlers;

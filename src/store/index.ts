@@ -1,10 +1,15 @@
 /** The store: one SQLite file and the statements of every resource. Only this folder speaks SQL. */
 import { AdminStore } from './admin.js';
+import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
 import { CoreStore } from './core.js';
 import { IdempotencyStore } from './idempotency.js';
 import { ListStore } from './lists.js';
+import { MessageStore } from './messages.js';
+import { ReferralStore } from './referrals.js';
+import { TagStore } from './tags.js';
+import { VariableStore } from './variables.js';
 import { openDb, type Db } from './db.js';
 
 export class Store {
@@ -14,6 +19,11 @@ export class Store {
   readonly accounts: ContactAccountStore;
   readonly contacts: ContactStore;
   readonly idempotency: IdempotencyStore;
+  readonly balance: BalanceStore;
+  readonly variables: VariableStore;
+  readonly tags: TagStore;
+  readonly messages: MessageStore;
+  readonly referrals: ReferralStore;
   constructor(readonly db: Db) {
     this.core = new CoreStore(db);
     this.admin = new AdminStore(this);
@@ -21,6 +31,11 @@ export class Store {
     this.accounts = new ContactAccountStore(db);
     this.contacts = new ContactStore(db);
     this.idempotency = new IdempotencyStore(db);
+    this.balance = new BalanceStore(db);
+    this.variables = new VariableStore(db);
+    this.tags = new TagStore(db);
+    this.messages = new MessageStore(db);
+    this.referrals = new ReferralStore(db);
   }
 
   static open(file: string): Store {

@@ -119,7 +119,7 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
       if (plan !== 'pro' && plan !== 'free') throw r.bad('plan', 'must be "pro" or "free"');
       const key = r.str('api_key');
       if (key !== null && store.core.ownerByKey(key)) throw r.bad('api_key', 'is already used by another owner');
-      store.core.insertOwner({
+      const ownerId = store.core.insertOwner({
         id: r.int('id', true),
         name: r.str('name', true)!,
         email: r.str('email'),
@@ -129,6 +129,12 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
         api_key: key,
         created_at: r.time('created_at') ?? undefined,
       });
+      // The platform balance (getBalance), in minor units; optional.
+      const balance = r.int('balance');
+      const currency = r.str('currency');
+      if (currency !== null && !isCurrency(currency)) throw r.bad('currency', 'must be an ISO 4217 code in capitals');
+      if (balance !== null && balance < 0) throw r.bad('balance', 'must not be negative');
+      if (balance !== null || currency !== null) store.balance.set(ownerId, balance ?? 0, currency ?? 'USD');
     });
     run('projects', (e, where) => {
       const r = reader(where, e);
