@@ -11,6 +11,7 @@ import { defaultDataDir, resolveDbFile } from '../app/paths.js';
 import { isLoopback, serveMcpHttp } from '../mcp/http.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
 import { Workspace } from '../mcp/workspace.js';
+import { checkRemote, RemoteBackend } from '../remote/client.js';
 import { LocalBackend, type Backend } from '../service/backend.js';
 import { log } from '../service/log.js';
 import { Store } from '../store/index.js';
@@ -25,12 +26,13 @@ export interface BackendSetup {
   close(): Promise<void>;
 }
 
-/**
- * The remote backend hook: build the client of a remote Workspace API (`src/remote/`).
- * Until it lands, starting with --remote is a clear start-up error.
- */
-export function createRemoteBackend(_baseUrl: string, _apiKey: string): Backend {
-  throw new UsageError('remote backend not available yet');
+/** The client of a remote Workspace API (`src/remote/`). */
+export function createRemoteBackend(baseUrl: string, apiKey: string): RemoteBackend {
+  try {
+    return new RemoteBackend({ baseUrl, apiKey });
+  } catch (e) {
+    throw new UsageError(`--remote ${baseUrl}: ${(e as Error).message}`);
+  }
 }
 
 /** The data folder of the MCP server's own files (exports; with --remote, its key file). */
@@ -55,10 +57,18 @@ function openLocal(dbFlag: string | undefined, rateLimit: number): BackendSetup 
   return { backend, keys: store.idempotency, dataDir: dataDirFor(dbFile), close: () => backend.close() };
 }
 
-function openRemote(baseUrl: string): BackendSetup {
+async function openRemote(baseUrl: string): Promise<BackendSetup> {
   const apiKey = process.env.WORKSPACE_API_KEY;
   if (!apiKey) throw new UsageError('--remote needs the API key in $WORKSPACE_API_KEY');
   const backend = createRemoteBackend(baseUrl, apiKey);
+  // A key that fails getMe (401, 402, 403) or an unreachable URL is a start-up error.
+  try {
+    const me = await checkRemote(backend, baseUrl);
+    log.info({ owner: me.id, remote: baseUrl }, 'remote backend ready');
+  } catch (e) {
+    await backend.close();
+    throw new UsageError((e as Error).message);
+  }
   const dataDir = dataDirFor(undefined);
   // The remote API has no idempotency keys of ours: keep them in a local SQLite file.
   const state = Store.open(join(dataDir, 'mcp-state.db'));
@@ -106,7 +116,7 @@ export async function runMcp(args: string[]): Promise<void> {
     excludeTools: nameList(values['exclude-tools']),
   };
 
-  const setup = remote !== undefined ? openRemote(remote) : openLocal(values.db as string | undefined, rateLimit);
+  const setup = remote !== undefined ? await openRemote(remote) : openLocal(values.db as string | undefined, rateLimit);
   const ws = new Workspace({ backend: setup.backend, keys: setup.keys, dataDir: setup.dataDir });
   let tools;
   try {
