@@ -1,0 +1,230 @@
+/** Output budget, exportContacts, list resources, prompts and tool filters, over the real Client. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { ResourceListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Backend } from '../../src/service/backend.js';
+import { mcpFixture, firstJson, startMcp, type McpWorld } from './harness.js';
+
+let world: McpWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** The base world with `n` more contacts in bot 10, one a second from 2026-02-01. */
+function manyContacts(n: number, nameLength = 10): Record<string, unknown> {
+  const f = mcpFixture();
+  const base = Date.parse('2026-02-01T00:00:00Z');
+  const more = Array.from({ length: n }, (_, i) => ({
+    id: 1000 + i,
+    bot_id: 10,
+    messenger: 'telegram',
+    name: `C${i}`.padEnd(nameLength, 'x'),
+    telegram_id: String(90000 + i),
+    created_at: new Date(base + i * 1000).toISOString(),
+  }));
+  return { ...f, contacts: [...(f.contacts as unknown[]), ...more] };
+}
+
+function recording(calls: Array<{ method: string; params: Record<string, unknown> }>) {
+  return (b: Backend): Backend => ({
+    call: (method, params, o) => {
+      calls.push({ method, params });
+      return b.call(method, params, o);
+    },
+    close: () => b.close(),
+  });
+}
+
+describe('output budget', () => {
+  test('no result over about 20 000 characters: a long page is cut and says how to get the rest', async () => {
+    world = await startMcp({ fixture: manyContacts(400, 60) });
+    const r = await world.call('getContacts', { bot_id: 10, offset: 0, limit: 1000 });
+    expect(r.isError).toBeFalsy();
+    const text = (r.content[0] as { text: string }).text;
+    expect(text.length).toBeLessThanOrEqual(20_000);
+    const body = r.structuredContent as any;
+    expect(body.meta.total).toBe(403);
+    expect(body.data.length).toBeGreaterThan(10);
+    expect(body.data.length).toBeLessThan(403);
+    expect(body.warnings[0]).toMatch(new RegExp(`offset=${body.data.length}`));
+    expect(body.warnings[0]).toMatch(/exportContacts/);
+    expect(firstJson(r)).toEqual(body);
+  });
+
+  test('a page within the budget is untouched and has no warnings', async () => {
+    world = await startMcp();
+    const r = await world.call('getContacts', { bot_id: 10 });
+    expect(r.structuredContent).not.toHaveProperty('warnings');
+  });
+});
+
+describe('exportContacts', () => {
+  test('writes every matching contact as JSONL and returns count, file and a resource link, not the rows', async () => {
+    const calls: Array<{ method: string; params: Record<string, unknown> }> = [];
+    world = await startMcp({ fixture: manyContacts(2500), wrap: recording(calls) });
+    const progress: number[] = [];
+    const r = (await world.client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    })) as CallToolResult;
+    expect(r.isError).toBeFalsy();
+    const body = r.structuredContent as any;
+    expect(body).toMatchObject({ count: 2503, format: 'jsonl', uri: expect.stringMatching(/^workspace:\/\/exports\//) });
+    expect(JSON.stringify(r.content).length).toBeLessThan(2000);
+    const lines = readFileSync(body.file, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2503);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ id: 100, bot_id: 10 });
+    expect(new Set(lines.map((l) => JSON.parse(l).id)).size).toBe(2503);
+    expect(r.content.find((c) => c.type === 'resource_link')).toMatchObject({ uri: body.uri });
+    // Offset paging at limit 1000, one date_to cap fixed at the start, one progress per page.
+    const pages = calls.filter((c) => c.method === 'getContacts');
+    expect(pages.map((c) => c.params.offset)).toEqual([0, 1000, 2000]);
+    expect(pages.every((c) => c.params.limit === 1000 && c.params.date_to === pages[0]!.params.date_to)).toBe(true);
+    expect(progress).toEqual([1000, 2000, 2503]);
+    // The resource link reads the file.
+    const read = await world.client.readResource({ uri: body.uri });
+    expect((read.contents[0] as { text: string }).text.trim().split('\n')).toHaveLength(2503);
+  });
+
+  test('CSV: a header and one quoted row a contact; date_from/date_to filter', async () => {
+    world = await startMcp();
+    const r = await world.call('exportContacts', {
+      bot_id: 10,
+      format: 'csv',
+      date_from: Date.parse('2026-01-02T00:00:00Z') / 1000,
+      date_to: Date.parse('2026-01-03T00:00:00Z') / 1000,
+    });
+    const body = r.structuredContent as any;
+    expect(body.count).toBe(2);
+    const rows = readFileSync(body.file, 'utf8').split('\r\n').filter(Boolean);
+    expect(rows[0]).toMatch(/^id,bot_id,messenger,name,/);
+    expect(rows).toHaveLength(3);
+    expect(rows[2]).toContain('"Cid, ""the third"""');
+  });
+
+  test('a growing bot still ends: contacts created after the cap are not exported', async () => {
+    const f = mcpFixture();
+    (f.contacts as unknown[]).push({ id: 300, bot_id: 10, messenger: 'telegram', name: 'Future', telegram_id: '7', created_at: '2099-01-01T00:00:00Z' });
+    world = await startMcp({ fixture: f });
+    const r = await world.call('exportContacts', { bot_id: 10 });
+    expect((r.structuredContent as any).count).toBe(3);
+  });
+
+  test('errors come back in the API shape: a bad format is a 422, a bad key the pipeline\'s 401', async () => {
+    world = await startMcp();
+    expect(firstJson(await world.call('exportContacts', { format: 'xml' }))).toMatchObject({ status: 422, errors: { format: [expect.any(String)] } });
+    await world.close();
+    world = await startMcp({ apiKey: 'nobody' });
+    expect(firstJson(await world.call('exportContacts', {}))).toMatchObject({ status: 401, error: 'unauthorized' });
+    expect(existsSync(join(world.dir, 'exports')) ? readdirSync(join(world.dir, 'exports')) : []).toEqual([]);
+  });
+
+  test('cancellable: a cancelled export stops between pages and keeps no file', async () => {
+    world = await startMcp({ fixture: manyContacts(5000) });
+    const ac = new AbortController();
+    const call = world.client.callTool({ name: 'exportContacts', arguments: {} }, undefined, {
+      signal: ac.signal,
+      onprogress: () => ac.abort(),
+    });
+    await expect(call).rejects.toThrow();
+    const dir = join(world.dir, 'exports');
+    await vi.waitFor(() => expect(readdirSync(dir)).toEqual([]));
+  });
+});
+
+describe('resources', () => {
+  async function createList(w: McpWorld, name: string): Promise<string> {
+    const r = await w.call('createListSchema', { name, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] });
+    return (r.structuredContent as any).data.id;
+  }
+
+  test('every list schema at workspace://lists/{schema_id}, application/json, the schema object itself', async () => {
+    world = await startMcp();
+    const id = await createList(world, 'Orders');
+    const { resources } = await world.client.listResources();
+    expect(resources).toEqual([expect.objectContaining({ uri: `workspace://lists/${id}`, name: 'Orders', mimeType: 'application/json' })]);
+    const read = await world.client.readResource({ uri: `workspace://lists/${id}` });
+    const schema = (await world.call('getListSchema', { schema_id: id })).structuredContent as any;
+    expect(read.contents[0]).toMatchObject({ uri: `workspace://lists/${id}`, mimeType: 'application/json' });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual(schema.data);
+  });
+
+  test('resources/list pages with a cursor (50 lists a page)', async () => {
+    world = await startMcp();
+    for (let i = 0; i < 52; i++) await createList(world, `L${i}`);
+    const first = await world.client.listResources();
+    expect(first.resources).toHaveLength(50);
+    expect(first.nextCursor).toBe('2');
+    const second = await world.client.listResources({ cursor: first.nextCursor });
+    expect(second.resources).toHaveLength(2);
+    expect(second.nextCursor).toBeUndefined();
+  });
+
+  test('a resource template describes the lists, and completes schema_id', async () => {
+    world = await startMcp();
+    const id = await createList(world, 'Orders');
+    await createList(world, 'Stock');
+    const { resourceTemplates } = await world.client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('workspace://lists/{schema_id}');
+    const done = await world.client.complete({
+      ref: { type: 'ref/resource', uri: 'workspace://lists/{schema_id}' },
+      argument: { name: 'schema_id', value: 'ord' },
+    });
+    expect(done.completion.values).toEqual([id]);
+  });
+
+  test('a missing list is a resource error', async () => {
+    world = await startMcp();
+    await expect(world.client.readResource({ uri: 'workspace://lists/nope' })).rejects.toThrow(/not found/i);
+  });
+
+  test('notifications/resources/list_changed when a tool creates or deletes a list', async () => {
+    world = await startMcp();
+    let changes = 0;
+    world.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      changes++;
+    });
+    const id = await createList(world, 'Orders');
+    await vi.waitFor(() => expect(changes).toBe(1));
+    await world.call('getListSchema', { schema_id: id });
+    await world.call('deleteListSchema', { schema_id: id });
+    await vi.waitFor(() => expect(changes).toBe(2));
+  });
+});
+
+describe('prompts', () => {
+  test('prompts for a loyalty balance, a bot export and an orders list', async () => {
+    world = await startMcp();
+    const { prompts } = await world.client.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['setupLoyaltyBalance', 'exportBotContacts', 'designOrdersList']);
+    const p = await world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: '100', amount: '5.00' } });
+    expect((p.messages[0]!.content as { text: string }).text).toMatch(/addFundsToContactAccount[\s\S]*idempotency_key/);
+    const e = await world.client.getPrompt({ name: 'exportBotContacts', arguments: { bot_id: '10' } });
+    expect((e.messages[0]!.content as { text: string }).text).toMatch(/exportContacts/);
+    const d = await world.client.getPrompt({ name: 'designOrdersList', arguments: { where: '10' } });
+    expect((d.messages[0]!.content as { text: string }).text).toMatch(/createListSchema \(bot_id=10\)/);
+    await expect(world.client.getPrompt({ name: 'exportBotContacts', arguments: {} })).rejects.toThrow(/bot_id/);
+  });
+});
+
+describe('tool filters', () => {
+  test('--read-only leaves only the read tools', async () => {
+    world = await startMcp({ filter: { readOnly: true } });
+    const { tools } = await world.client.listTools();
+    expect(tools.length).toBeGreaterThan(3);
+    expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect(tools.map((t) => t.name)).toContain('exportContacts');
+    expect(tools.map((t) => t.name)).not.toContain('addFundsToContactAccount');
+    const r = await world.call('addFundsToContactAccount', { account_id: 500, amount: 1, description: 'x' });
+    expect(firstJson(r)).toMatchObject({ status: 404 });
+  });
+
+  test('--tools keeps the named tools; --exclude-tools drops them; an unknown name is refused', async () => {
+    world = await startMcp({ filter: { tools: ['getMe', 'getContacts'], excludeTools: ['getContacts'] } });
+    expect((await world.client.listTools()).tools.map((t) => t.name)).toEqual(['getMe']);
+    await world.close();
+    world = undefined;
+    await expect(startMcp({ filter: { tools: ['getMee'] } })).rejects.toThrow(/unknown tool: getMee/);
+  });
+});

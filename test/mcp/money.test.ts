@@ -1,0 +1,86 @@
+/** Money safety: idempotency keys on the two money tools, kept in the database. */
+import { afterEach, expect, test } from 'vitest';
+import { firstJson, startMcp, type McpWorld } from './harness.js';
+
+let world: McpWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+async function balance(w: McpWorld): Promise<number> {
+  const r = await w.call('getContactAccounts', { contact_id: 100 });
+  return (r.structuredContent as any).data[0].amount;
+}
+
+const topUp = { account_id: 500, amount: 250, description: 'Bonus', idempotency_key: 'order-1' };
+
+test('same key and same arguments: the first result again, replayed: true, and no money moves', async () => {
+  world = await startMcp();
+  const first = await world.call('addFundsToContactAccount', topUp);
+  expect(first.isError).toBeFalsy();
+  expect((first.structuredContent as any).data.amount).toBe(1250);
+  expect(first.structuredContent).not.toHaveProperty('replayed');
+  const again = await world.call('addFundsToContactAccount', topUp);
+  expect(again.isError).toBeFalsy();
+  expect(again.structuredContent).toEqual({ ...(first.structuredContent as object), replayed: true });
+  expect(firstJson(again)).toEqual(again.structuredContent);
+  expect(await balance(world)).toBe(1250);
+});
+
+test('same key with other arguments is an error (idempotency_conflict on idempotency_key), and nothing moves', async () => {
+  world = await startMcp();
+  await world.call('addFundsToContactAccount', topUp);
+  const other = await world.call('addFundsToContactAccount', { ...topUp, amount: 300 });
+  expect(other.isError).toBe(true);
+  expect(firstJson(other)).toEqual({
+    status: 422,
+    message: expect.any(String),
+    code: 'idempotency_conflict',
+    errors: { idempotency_key: [expect.any(String)] },
+  });
+  const otherTool = await world.call('withdrawFundsFromContactAccount', topUp);
+  expect(firstJson(otherTool)).toMatchObject({ status: 422, code: 'idempotency_conflict' });
+  expect(await balance(world)).toBe(1250);
+});
+
+test('the key is kept in the database: a new server over the same file still replays', async () => {
+  world = await startMcp();
+  await world.call('withdrawFundsFromContactAccount', { ...topUp, amount: 100 });
+  const row = world.store.idempotency.get(1, 'order-1');
+  expect(row).toMatchObject({ method: 'withdrawFundsFromContactAccount', status: 200 });
+  expect(JSON.parse(row!.body).data.amount).toBe(900);
+});
+
+test('a failed call moves nothing and gives its key back: the same key works once the debit can succeed', async () => {
+  world = await startMcp();
+  const debit = { account_id: 500, amount: 5000, description: 'Big buy', idempotency_key: 'buy-1' };
+  const refused = await world.call('withdrawFundsFromContactAccount', debit);
+  expect(firstJson(refused)).toMatchObject({ status: 422, code: 'insufficient_funds' });
+  await world.call('addFundsToContactAccount', { account_id: 500, amount: 5000, description: 'Top up' });
+  const ok = await world.call('withdrawFundsFromContactAccount', debit);
+  expect(ok.isError).toBeFalsy();
+  expect((ok.structuredContent as any).data.amount).toBe(1000);
+});
+
+test('concurrent calls with one key move the money once', async () => {
+  world = await startMcp();
+  const results = await Promise.all(Array.from({ length: 5 }, () => world!.call('addFundsToContactAccount', topUp)));
+  expect(results.filter((r) => !r.isError && !(r.structuredContent as any).replayed)).toHaveLength(1);
+  expect(await balance(world)).toBe(1250);
+});
+
+test('keys belong to one owner: another owner with the same key is not replayed', async () => {
+  world = await startMcp();
+  await world.call('addFundsToContactAccount', topUp);
+  world.store.idempotency.reserve(2, 'order-1', 'addFundsToContactAccount', 'x');
+  expect(world.store.idempotency.get(1, 'order-1')?.status).toBe(200);
+  expect(world.store.idempotency.get(2, 'order-1')?.status).toBe(0);
+});
+
+test('a bad idempotency_key value is a 422 on idempotency_key', async () => {
+  world = await startMcp();
+  const r = await world.call('addFundsToContactAccount', { ...topUp, idempotency_key: '' });
+  expect(firstJson(r)).toMatchObject({ status: 422, errors: { idempotency_key: [expect.any(String)] } });
+  expect(await balance(world)).toBe(1000);
+});
