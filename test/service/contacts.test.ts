@@ -329,3 +329,15 @@ describe('getNumberOfContacts', () => {
     expect((await w.call('getNumberOfContacts', { date_from: 'x' }, DANA)).status).toBe(422);
   });
 });
+
+describe('contact methods behind the key', () => {
+  it('"A missing, wrong or regenerated key gives 401"; "without [Pro]: 402"', async () => {
+    for (const method of ['getContacts', 'getNumberOfContacts', 'createOrUpdateContact']) {
+      expect((await w.call(method, {}, { key: null })).body).toEqual({ error: 'unauthorized' });
+      expect((await w.call(method, {}, { key: 'wrong' })).status).toBe(401);
+      const free = await w.call(method, {}, { key: 'demo-fran-key' });
+      expect(free.status).toBe(402);
+      expect(free.body.code).toBe('pro_required');
+    }
+  });
+});
