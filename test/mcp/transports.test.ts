@@ -1,0 +1,220 @@
+/**
+ * The built CLI as clients meet it: `node dist/cli/main.js mcp` over stdio (stdout carries only
+ * JSON-RPC) and `--http` over Streamable HTTP (Host, Origin and bearer token checked).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Store } from '../../src/store/index.js';
+import { loadFixture } from '../../src/store/seed.js';
+import { CLI } from '../helpers/cli.js';
+import { tempDir } from '../helpers/world.js';
+import { firstJson, mcpFixture } from './harness.js';
+
+let dbFile: string;
+const dirs: string[] = [];
+function freshDir(): string {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+beforeAll(() => {
+  dbFile = join(freshDir(), 'workspace.db');
+  const store = Store.open(dbFile);
+  loadFixture(store, mcpFixture());
+  store.close();
+});
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  const e: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKSPACE_')) e[k] = v;
+  return { ...e, WORKSPACE_LOG_LEVEL: 'warn', ...extra };
+}
+
+describe('stdio', () => {
+  test('nothing but JSON-RPC on stdout, through initialize, tools, an error, progress and a resource', async () => {
+    const proc = spawn(process.execPath, [CLI, 'mcp', '--db', join(freshDir(), 'fresh.db')], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
+    cleanups.push(() => void proc.kill());
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const send = (m: object) => proc.stdin.write(JSON.stringify(m) + '\n');
+    const waitFor = (id: number) =>
+      new Promise<any>((resolve) => {
+        const check = () => {
+          const hit = out
+            .split('\n')
+            .slice(0, -1) // the last piece may be a line still arriving
+            .map((l) => JSON.parse(l))
+            .find((m) => m.id === id);
+          if (hit) {
+            proc.stdout.off('data', check);
+            resolve(hit);
+          }
+        };
+        proc.stdout.on('data', check);
+        check();
+      });
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    expect((await waitFor(1)).result.serverInfo.name).toBe('workspace-mcp');
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'getMe', arguments: {} } });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'getContactAccounts', arguments: { contact_id: 12345 } } });
+    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'exportContacts', arguments: {}, _meta: { progressToken: 'p1' } } });
+    send({ jsonrpc: '2.0', id: 6, method: 'resources/list' });
+    send({ jsonrpc: '2.0', id: 7, method: 'nonsense/method' });
+    expect((await waitFor(2)).result.tools.length).toBeGreaterThan(5);
+    // A new database acts as its default owner, announced on stderr.
+    expect((await waitFor(3)).result.structuredContent.data.name).toBe('Default owner');
+    expect(err).toMatch(/default owner's API key/);
+    const e = await waitFor(4);
+    expect(e.result.isError).toBe(true);
+    expect(JSON.parse(e.result.content[0].text)).toMatchObject({ status: 404 });
+    expect((await waitFor(5)).result.structuredContent.count).toBe(0);
+    expect((await waitFor(6)).result.resources).toEqual([]);
+    expect((await waitFor(7)).error.code).toBe(-32601);
+    const lines = out.split('\n').filter(Boolean);
+    for (const l of lines) expect(JSON.parse(l).jsonrpc, l).toBe('2.0');
+    expect(lines.some((l) => JSON.parse(l).method === 'notifications/progress')).toBe(true);
+  });
+
+  test('the SDK client over stdio: acts as the owner of $WORKSPACE_API_KEY, success and error results', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, '--db', dbFile],
+      env: env({ WORKSPACE_API_KEY: 'alice-key' }),
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    const me = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
+    expect((me.structuredContent as any).data.name).toBe('Alice');
+    const up = (await client.callTool({
+      name: 'addFundsToContactAccount',
+      arguments: { account_id: 500, amount: 5, description: 'stdio', idempotency_key: 'stdio-1' },
+    })) as CallToolResult;
+    const again = (await client.callTool({
+      name: 'addFundsToContactAccount',
+      arguments: { account_id: 500, amount: 5, description: 'stdio', idempotency_key: 'stdio-1' },
+    })) as CallToolResult;
+    expect(again.structuredContent).toEqual({ ...(up.structuredContent as object), replayed: true });
+    const bad = (await client.callTool({ name: 'withdrawFundsFromContactAccount', arguments: { account_id: 500, amount: 10 ** 9, description: 'x' } })) as CallToolResult;
+    expect(firstJson(bad)).toMatchObject({ status: 422, code: 'insufficient_funds', errors: { account_id: [expect.any(String)] } });
+  });
+
+  test('bad flags: one line on stderr and exit status 2; --remote needs $WORKSPACE_API_KEY', async () => {
+    const run = (args: string[], extra: Record<string, string> = {}) =>
+      new Promise<{ code: number | null; err: string; out: string }>((resolve) => {
+        const p = spawn(process.execPath, [CLI, ...args], { env: env(extra) });
+        let err = '';
+        let out = '';
+        p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        p.on('exit', (code) => resolve({ code, err, out }));
+      });
+    const a = await run(['mcp', '--bogus']);
+    expect(a.code).toBe(2);
+    expect(a.out).toBe('');
+    const b = await run(['mcp', '--db', dbFile, '--tools', 'getMee']);
+    expect(b.code).toBe(2);
+    expect(b.err).toMatch(/unknown tool: getMee/);
+    const c = await run(['mcp', '--remote', 'http://127.0.0.1:9/api/v1']);
+    expect(c.code).toBe(2);
+    expect(c.err).toMatch(/WORKSPACE_API_KEY/);
+  });
+});
+
+describe('Streamable HTTP', () => {
+  function startHttp(args: string[], extra: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
+    const proc = spawn(process.execPath, [CLI, 'mcp', '--db', dbFile, '--http', '--port', '0', ...args], {
+      env: env({ WORKSPACE_API_KEY: 'alice-key', ...extra }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => void proc.kill());
+    let err = '';
+    proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    return new Promise((resolve, reject) => {
+      let out = '';
+      proc.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /(http:\/\/\S+\/mcp)/.exec(out);
+        if (m) resolve({ url: m[1]!, proc, stderr: () => err });
+      });
+      proc.once('exit', (code) => reject(new Error(`mcp --http exited ${code}: ${err}`)));
+    });
+  }
+
+  function raw(url: string, headers: Record<string, string>): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  test('the SDK client at http://127.0.0.1:N/mcp: tools succeed and fail as over stdio', async () => {
+    const { url } = await startHttp([]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    cleanups.push(() => client.close());
+    const me = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
+    expect((me.structuredContent as any).data.name).toBe('Alice');
+    const bad = (await client.callTool({ name: 'getMe', arguments: { extra: 1 } })) as CallToolResult;
+    expect(firstJson(bad)).toMatchObject({ status: 422, errors: { extra: [expect.any(String)] } });
+    const progress: number[] = [];
+    const exp = (await client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, { onprogress: (p) => progress.push(p.progress) })) as CallToolResult;
+    expect((exp.structuredContent as any).count).toBe(3);
+    expect(progress).toEqual([3]);
+  });
+
+  test('Host and Origin are checked: another name or a foreign page is refused with 403', async () => {
+    const { url } = await startHttp([]);
+    const port = new URL(url).port;
+    expect(await raw(url, { Host: `evil.example:${port}` })).toBe(403);
+    expect(await raw(url, { Origin: 'http://evil.example' })).toBe(403);
+    expect(await raw(url, { Origin: `http://localhost:${port}` })).toBe(200);
+    expect(await raw(url, { Host: `localhost:${port}` })).toBe(200);
+  });
+
+  test('a bearer token from $WORKSPACE_MCP_TOKEN is required when set', async () => {
+    const { url } = await startHttp([], { WORKSPACE_MCP_TOKEN: 'tok-123' });
+    expect(await raw(url, {})).toBe(401);
+    expect(await raw(url, { Authorization: 'Bearer wrong' })).toBe(401);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer tok-123' } } }));
+    cleanups.push(() => client.close());
+    expect(((await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult).isError).toBeFalsy();
+  });
+
+  test('bound beyond loopback with no token set, a token is made and printed on stderr; requests without it get 401', async () => {
+    const { url, stderr } = await startHttp(['--host', '0.0.0.0']);
+    const port = new URL(url).port;
+    const local = `http://127.0.0.1:${port}/mcp`;
+    expect(await raw(local, {})).toBe(401);
+    const token = /Bearer ([\w-]+)/.exec(stderr())?.[1];
+    expect(token).toBeTruthy();
+    expect(await raw(local, { Authorization: `Bearer ${token}` })).toBe(200);
+  });
+});
