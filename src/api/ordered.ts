@@ -10,6 +10,9 @@ interface Frame {
   parts: string[];
 }
 let frame: Frame | null = null;
+/** Placeholders carry a per-process random prefix and a counter: no user text can forge one. */
+const PREFIX = randomBytes(8).toString('hex');
+let serial = 0;
 
 export class OrderedMap<V = unknown> {
   constructor(readonly entries: ReadonlyArray<readonly [string, V]>) {}
@@ -42,7 +45,7 @@ export class OrderedMap<V = unknown> {
 /** JSON text of `value`, with every OrderedMap written in its own order. */
 export function toJsonText(value: unknown): string {
   const outer = frame;
-  const f: Frame = { nonce: randomBytes(8).toString('hex'), parts: [] };
+  const f: Frame = { nonce: `${PREFIX}${(serial++).toString(36)}`, parts: [] };
   frame = f;
   try {
     const text = JSON.stringify(value) ?? 'null';

@@ -200,7 +200,9 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
     }
     case 'object':
     case 'map': {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(`The ${attr} field must be an array.`);
+      if (typeof v !== 'object' || v === null) return fail(`The ${attr} field must be an array.`);
+      // A PHP array is a map: a list given where a map is expected has the keys 0, 1, 2 …
+      if (Array.isArray(v)) out = Object.fromEntries(v.map((x, i) => [String(i), x]));
       break;
     }
     case 'any':

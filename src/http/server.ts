@@ -13,10 +13,31 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const QS_OPTIONS: qs.IParseOptions = {
   depth: 10,
-  arrayLimit: 1000,
+  parseArrays: false,
   parameterLimit: 10_000,
   allowPrototypes: false,
 };
+
+/**
+ * Bracket parameters the way PHP reads them: every `a[k]` is a map key, and a map whose keys
+ * are 0, 1, 2 … in order is a list. So `fields[0][name]` is a list of fields while
+ * `data[10]=x` stays a map with the key "10" (qs's own array building would lose it).
+ */
+function listify(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(listify);
+  if (v === null || typeof v !== 'object') return v;
+  const entries = Object.entries(v as Record<string, unknown>);
+  const isList = entries.length > 0 && entries.every(([k], i) => k === String(i));
+  if (isList) return entries.map(([, x]) => listify(x));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of entries) out[k] = listify(x);
+  return out;
+}
+
+/** Parse a query string or form body with bracket notation. */
+export function parseParams(text: string): Record<string, unknown> {
+  return listify(qs.parse(text, QS_OPTIONS)) as Record<string, unknown>;
+}
 
 /** Laravel's `expectsJson`: the first accepted type is JSON, or an XHR that accepts anything. */
 export function wantsJson(accept: string | undefined, requestedWith: string | undefined): boolean {
@@ -58,7 +79,7 @@ function parseBody(type: string, raw: Buffer): { input: Record<string, unknown>;
       return { input: {}, note: 'The request body is not valid JSON.' };
     }
   }
-  if (type.includes('application/x-www-form-urlencoded')) return { input: qs.parse(text, QS_OPTIONS) };
+  if (type.includes('application/x-www-form-urlencoded')) return { input: parseParams(text) };
   return { input: {} };
 }
 
@@ -90,7 +111,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
         return;
       }
       const verb = (req.method ?? 'GET').toUpperCase();
-      let input: Record<string, unknown> = qs.parse(url.search.slice(1), QS_OPTIONS);
+      let input: Record<string, unknown> = parseParams(url.search.slice(1));
       let note: string | undefined;
       if (verb !== 'GET' && verb !== 'HEAD') {
         let raw: Buffer;

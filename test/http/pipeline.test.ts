@@ -214,3 +214,13 @@ describe('Versioning', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('bracket parameters, as PHP reads them', () => {
+  it('fields[0][name] is a list; data[10]=x keeps the key "10"', async () => {
+    const { parseParams } = await import('../../src/http/server.js');
+    expect(parseParams('fields[0][name]=a&fields[1][name]=b')).toEqual({ fields: [{ name: 'a' }, { name: 'b' }] });
+    expect(parseParams('data[10]=x&data[2]=y')).toEqual({ data: { '10': 'x', '2': 'y' } });
+    expect(parseParams('tags[]=a&tags[]=b')).toEqual({ tags: ['a', 'b'] });
+    expect(parseParams('__proto__[x]=1&a=2')).toEqual({ a: '2' });
+  });
+});
