@@ -1,0 +1,100 @@
+// MCP over stdio: tool calls per second with p50/p99, and cold start (spawn → the `initialize`
+// answer), for the built CLI (local backend, rate limit off) beside a bare SDK server with one
+// echo tool, in the same run, alternating rounds after a warm-up; medians shown.
+// Usage: npm run build && node tools/bench/mcp.mjs [rounds=5] [calls-per-round=2000] [cold-starts=10]
+import { execFileSync, spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, fmt, median, tempDir } from './lib.mjs';
+
+const rounds = Number(process.argv[2] ?? 5);
+const calls = Number(process.argv[3] ?? 2000);
+const colds = Number(process.argv[4] ?? 10);
+const dir = tempDir();
+const db = join(dir, 'bench.db');
+const fixture = join(dir, 'fixture.json');
+writeFileSync(
+  fixture,
+  JSON.stringify({
+    owners: [{ id: 1, name: 'Bench', email: 'b@example.com', plan: 'pro', api_key: 'bench-key' }],
+    projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'P' }],
+    bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'B' }],
+    contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '1' }],
+    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
+  }),
+);
+execFileSync(process.execPath, [CLI, 'seed', fixture, '--db', db], { stdio: 'ignore' });
+const env = { ...process.env, WORKSPACE_API_KEY: 'bench-key', WORKSPACE_LOG_LEVEL: 'warn' };
+
+const SERVERS = {
+  ours: { args: [CLI, 'mcp', '--db', db, '--rate-limit', '0'], tool: 'getContactAccounts', arguments: { contact_id: 100 } },
+  bare: { args: [join(import.meta.dirname, 'mcp-echo-server.mjs')], tool: 'echo', arguments: { text: 'hi' } },
+};
+
+/** Sequential tool calls through the SDK client: calls/s, p50, p99 (ms). */
+async function callRound(s) {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: s.args, env, stderr: 'ignore' }));
+  const lat = [];
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < calls; i++) {
+    const t = process.hrtime.bigint();
+    const r = await client.callTool({ name: s.tool, arguments: s.arguments });
+    if (r.isError) throw new Error(`${s.tool}: ${r.content[0].text}`);
+    lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  await client.close();
+  lat.sort((a, b) => a - b);
+  return { cps: calls / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] };
+}
+
+/** Spawn → the answer to `initialize` on stdout (raw JSON-RPC, no client library in the way), ms. */
+function coldStart(s) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawn(process.execPath, s.args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('"id":1')) {
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        p.kill();
+        resolve(ms);
+      }
+    });
+    p.once('error', reject);
+    p.stdin.write(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } } }) + '\n',
+    );
+  });
+}
+
+const res = { ours: [], bare: [] };
+for (let i = 0; i < rounds + 1; i++) {
+  for (const k of ['ours', 'bare']) {
+    const r = await callRound(SERVERS[k]);
+    if (i > 0) res[k].push(r); // round 0 warms up
+  }
+}
+const cold = { ours: [], bare: [] };
+for (let i = 0; i < colds; i++) for (const k of ['ours', 'bare']) cold[k].push(await coldStart(SERVERS[k]));
+
+const row = (k) => {
+  const cps = median(res[k].map((r) => r.cps));
+  return { cps, p50: median(res[k].map((r) => r.p50)), p99: median(res[k].map((r) => r.p99)), cold: median(cold[k]) };
+};
+const ours = row('ours');
+const bare = row('bare');
+console.log(`MCP over stdio, node ${process.version}; ${rounds} rounds x ${calls} sequential calls; ${colds} cold starts; medians`);
+console.log('server                          calls/s   p50 ms   p99 ms   cold start ms');
+for (const [name, r] of [
+  [`ours (${SERVERS.ours.tool})`, ours],
+  ['bare SDK server (echo)', bare],
+]) {
+  console.log(`${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)}`);
+}
+console.log(`ratio ours/bare: calls/s ${fmt(ours.cps / bare.cps, 2)}, cold start ${fmt(ours.cold / bare.cold, 2)}`);
+rmSync(dir, { recursive: true, force: true });
