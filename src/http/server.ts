@@ -13,7 +13,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const QS_OPTIONS: qs.IParseOptions = {
   depth: 10,
-  parseArrays: false,
+  // Every index becomes a map key; listify turns 0, 1, 2 … maps back into lists.
+  arrayLimit: -1,
   parameterLimit: 10_000,
   allowPrototypes: false,
 };
