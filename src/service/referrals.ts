@@ -56,17 +56,18 @@ function tagFilter(ctx: Ctx, botId: number, f: Filters): string[] | null {
   return names;
 }
 
-function referrer(ctx: Ctx, contactId: number): ReferralRow {
+/** The holder's live contact (404 / 403 otherwise) with its referrer_id. */
+function loadContact(ctx: Ctx, contactId: number): ReferralRow {
   requireContact(ctx, contactId);
   return ctx.store.referrals.contact(contactId)!;
 }
 
 export const referralHandlers = {
   getReferrers(ctx: Ctx, p: Infer<(typeof getReferrers)['params']>) {
-    const start = referrer(ctx, p.contact_id);
+    const start = loadContact(ctx, p.contact_id);
     const up = chain(ctx, start, p.depth ?? REFERRER_DEPTH.default);
     if (p.is_flat) return { data: up.map(view) };
-    // Build from the far end: the last node shows `referrer: null` only if the chain truly ends there.
+    // Built from the far end: the last node gets `referrer: null` only where the chain truly ends.
     const depth = p.depth ?? REFERRER_DEPTH.default;
     let node: ReferrerNode | null = null;
     for (let i = up.length - 1; i >= 0; i--) {
@@ -80,7 +81,7 @@ export const referralHandlers = {
   },
 
   getReferrals(ctx: Ctx, p: Infer<(typeof getReferrals)['params']>) {
-    const c = referrer(ctx, p.contact_id);
+    const c = loadContact(ctx, p.contact_id);
     const tags = tagFilter(ctx, c.bot_id, p.filters);
     const page = pageNumber(p.page);
     const total = ctx.store.referrals.count(c.id, tags);
@@ -90,7 +91,7 @@ export const referralHandlers = {
   },
 
   getCountReferrals(ctx: Ctx, p: Infer<(typeof getCountReferrals)['params']>) {
-    const c = referrer(ctx, p.contact_id);
+    const c = loadContact(ctx, p.contact_id);
     return { count: ctx.store.referrals.count(c.id, tagFilter(ctx, c.bot_id, p.filters)) };
   },
 };
