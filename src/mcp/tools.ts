@@ -106,7 +106,7 @@ function descriptionOf(def: MethodDef): string {
   if (isListMethod(def)) {
     const rest = def.name === 'getContacts' || /contact/i.test(def.name)
       ? 'To get every contact of a bot, call exportContacts, which writes them all to a file.'
-      : 'Ask for smaller pages to see the rest.';
+      : 'Ask for smaller pages to see the rest (for contacts, exportContacts writes them all to a file).';
     text += ` Results are capped at about ${OUTPUT_BUDGET} characters: a longer page is cut short and says so in "warnings". ${rest}`;
   }
   if (MONEY_TOOLS.has(def.name)) {

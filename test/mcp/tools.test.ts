@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { METHODS, findMethod } from '../../src/api/catalog.js';
 import type { MethodDef } from '../../src/api/define.js';
+import { isListMethod } from '../../src/mcp/tools.js';
 import type { Backend } from '../../src/service/backend.js';
 import { firstJson, startMcp, type McpWorld } from './harness.js';
 import { SAMPLES, type SampleState } from './samples.js';
@@ -65,12 +66,15 @@ describe('tools/list', () => {
     }
   });
 
-  test('list tools state the output budget; getContacts points to exportContacts', async () => {
+  test('list tools state the output budget and point to exportContacts', async () => {
     world = await startMcp();
     const { tools } = await world.client.listTools();
-    const getContacts = tools.find((t) => t.name === 'getContacts');
-    expect(getContacts?.description).toMatch(/20000 characters/);
-    expect(getContacts?.description).toMatch(/exportContacts/);
+    const lists = DEFS.filter(isListMethod).map((d) => d.name);
+    expect(lists).toContain('getContacts');
+    for (const t of tools.filter((x) => lists.includes(x.name))) {
+      expect(t.description, t.name).toMatch(/about 20000 characters/);
+      expect(t.description, t.name).toMatch(/exportContacts/);
+    }
   });
 });
 
