@@ -1,10 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+/** The MCP behaviour suites that must hold for both backends. */
+const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/tools.test.ts', 'test/mcp/money.test.ts', 'test/mcp/features.test.ts', 'test/mcp/extended.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'remote', include: BEHAVIOUR, env: { WORKSPACE_TEST_BACKEND: 'remote' } },
+      },
+    ],
   },
 });

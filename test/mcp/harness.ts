@@ -1,12 +1,19 @@
 /**
- * MCP test harness: a seeded temp SQLite file, the built-in service behind a LocalBackend, the
- * MCP server, and the SDK's real Client joined to it by InMemoryTransport.createLinkedPair().
+ * MCP test harness: a seeded temp SQLite file, the built-in service behind a backend, the MCP
+ * server, and the SDK's real Client joined to it by InMemoryTransport.createLinkedPair().
+ *
+ * The backend is the built-in service in-process (LocalBackend), or, when the test project sets
+ * WORKSPACE_TEST_BACKEND=remote, the remote client (undici) pointed at the same service served
+ * over real HTTP on 127.0.0.1: the same behaviour suites then run against both, unchanged.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from 'node:http';
+import { listen } from '../../src/http/server.js';
+import { RemoteBackend } from '../../src/remote/client.js';
 import { LocalBackend, type Backend } from '../../src/service/backend.js';
 import { Service } from '../../src/service/pipeline.js';
 import { deriveSecrets } from '../../src/service/secrets.js';
@@ -34,6 +41,9 @@ export function mcpFixture(): Record<string, unknown> {
   };
 }
 
+/** Which backend the MCP behaviour suites run over in this test project. */
+export const TEST_BACKEND: 'local' | 'remote' = process.env.WORKSPACE_TEST_BACKEND === 'remote' ? 'remote' : 'local';
+
 export interface McpWorld {
   dir: string;
   store: Store;
@@ -59,8 +69,18 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   const store = Store.open(join(dir, 'workspace.db'));
   loadFixture(store, o.fixture ?? mcpFixture());
   const service = new Service(store, { rateLimit: o.rateLimit ?? 0, secrets: deriveSecrets(Buffer.alloc(32, 7)) });
-  const local = new LocalBackend(service, o.apiKey ? { apiKey: o.apiKey } : { ownerId: 1 });
-  const backend = o.wrap ? o.wrap(local) : local;
+  let http: Server | undefined;
+  let inner: Backend;
+  if (TEST_BACKEND === 'remote') {
+    const served = await listen(service, '127.0.0.1', 0);
+    http = served.server;
+    // Owner 1 of the fixtures is Alice. 429s pass through as they do locally (no waiting),
+    // and no pacing: the service under test has its own limit.
+    inner = new RemoteBackend({ baseUrl: served.baseUrl, apiKey: o.apiKey ?? 'alice-key', pacePerMinute: 0, max429Retries: 0 });
+  } else {
+    inner = new LocalBackend(service, o.apiKey ? { apiKey: o.apiKey } : { ownerId: 1 });
+  }
+  const backend = o.wrap ? o.wrap(inner) : inner;
   const workspace = new Workspace({ backend, keys: store.idempotency, dataDir: dir });
   const server = createMcpServer(workspace, selectTools(workspace, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
@@ -77,6 +97,14 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     async close() {
       await client.close();
       await server.close();
+      if (TEST_BACKEND === 'remote') await inner.close();
+      if (http) {
+        const h = http;
+        await new Promise<void>((r) => {
+          h.close(() => r());
+          h.closeAllConnections();
+        });
+      }
       store.close();
       rmSync(dir, { recursive: true, force: true });
     },
