@@ -40,3 +40,5 @@ console.log(`|---|---|---|---|`);
 console.log(`| workspace-mcp serve (full pipeline) | ${fmt(m(a, 'rps'), 0)} | ${fmt(m(a, 'p50'), 2)} | ${fmt(m(a, 'p99'), 2)} |`);
 console.log(`| bare node:http, same bytes | ${fmt(m(b, 'rps'), 0)} | ${fmt(m(b, 'p50'), 2)} | ${fmt(m(b, 'p99'), 2)} |`);
 console.log(`ratio ours/bare (median of per-round ratios): ${fmt(median(ratios), 2)}`);
+const fig = (xs) => ({ rps: m(xs, 'rps'), p50: m(xs, 'p50'), p99: m(xs, 'p99') });
+console.log(`BENCH_JSON ${JSON.stringify({ bench: 'getme', rounds, total, connections: 10, ours: fig(a), bare: fig(b), ratio: median(ratios) })}`);

@@ -138,6 +138,13 @@ console.log(line(rows[0]));
 for (const r of rows.slice(1)) console.log(line(r));
 console.log(`ledger check: every journal sums to its balance (${check.all().length} accounts, ${(rounds + 1) * total} debits each)`);
 console.log('(service and raw are sequential loops: their p50 column is the mean time per debit)');
+const figures = Object.fromEntries(
+  Object.entries(runs).map(([name, rs]) => {
+    const rps = median(rs.map((r) => r.rps));
+    return [name, { rps, vs_raw: rps / rawRps, p50: median(rs.map((r) => r.p50)) }];
+  }),
+);
+console.log(`BENCH_JSON ${JSON.stringify({ bench: 'ledger', rounds, total, concurrency, ...figures })}`);
 
 server.close();
 server.closeAllConnections();

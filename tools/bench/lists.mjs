@@ -162,6 +162,11 @@ out(`ratio last/first page, limit 20: ${ratio('last page, limit 20', 'first page
 out(`ratio last/first page, filtered: ${ratio('filtered s1=cat-7, last page', 'filtered s1=cat-7, first page')}`);
 out(`deleteListSchemaField on ${total} records: ${deleteFieldMs.toFixed(0)} ms`);
 out(`deleteListSchema with ${total} records: ${deleteListMs.toFixed(0)} ms`);
+out(`BENCH_JSON ${JSON.stringify({
+  bench: 'lists', fields: fields.length, records: total, runs: RUNS, seed_ms: seedMs, add_ms: median(adds),
+  pages: Object.fromEntries(results.map(([label, r]) => [label, r.ms])),
+  delete_field_ms: deleteFieldMs, delete_list_ms: deleteListMs,
+})}`);
 
 await new Promise((r) => server.close(r));
 store.close();
