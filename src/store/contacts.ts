@@ -7,8 +7,14 @@
  * in each run of 1024 ids, kept by triggers. An offset is found by summing block counts (one
  * row per 1024 contacts) and then skipping at most 1023 index entries, so a page costs the
  * same at offset 0 and at offset 990 000, and a total never scans the contacts.
- * With a date filter the blocks cannot answer: totals are index range counts and offsets are
- * skipped in the index.
+ *
+ * A date window uses the same blocks when the bot's listed contacts are in time order
+ * (`contact_order.by_time`, migration 4: created_ts never decreases as id grows, kept by
+ * triggers). Then the contacts created inside the window are exactly the listed ones in one id
+ * range, whose ends are one index seek each (`contacts_listed_ts`); blocks wholly inside the
+ * range count by their block count, and only the two edge blocks are counted in the index
+ * (at most 1024 entries each). A bot not in time order (a fixture or an import can make one)
+ * takes the plain path: totals are index range counts and offsets are skipped in the index.
  */
 import type { Db } from './db.js';
 import { unixSeconds } from './time.js';
@@ -95,13 +101,29 @@ export class ContactStore {
       blockTotal: db.prepare<[string], { n: number }>(
         `SELECT coalesce(sum(n), 0) AS n FROM contact_blocks WHERE bot_id ${IN_JSON}`,
       ),
-      blocks: db.prepare<[string], { block: number; n: number }>(
-        `SELECT block, sum(n) AS n FROM contact_blocks WHERE bot_id ${IN_JSON}
-         GROUP BY block HAVING sum(n) > 0 ORDER BY block`,
+      blockSum: db.prepare<[number, number, number], { n: number }>(
+        `SELECT coalesce(sum(n), 0) AS n FROM contact_blocks WHERE bot_id = ? AND block >= ? AND block <= ?`,
       ),
-      idsFrom: db.prepare<[number, number, number], { id: number }>(
+      blocks: db.prepare<[string, number, number], { bot_id: number; block: number; n: number }>(
+        `SELECT bot_id, block, n FROM contact_blocks WHERE bot_id ${IN_JSON} AND block >= ? AND block <= ? AND n > 0
+         ORDER BY block, bot_id`,
+      ),
+      byTime: db.prepare<[number], { by_time: number }>('SELECT by_time FROM contact_order WHERE bot_id = ?'),
+      firstIdFrom: db.prepare<[number, number], { id: number }>(
+        `SELECT id FROM contacts INDEXED BY contacts_listed_ts
+         WHERE bot_id = ? AND ${LISTED} AND created_ts >= ? ORDER BY created_ts, id LIMIT 1`,
+      ),
+      lastIdTo: db.prepare<[number, number], { id: number }>(
+        `SELECT id FROM contacts INDEXED BY contacts_listed_ts
+         WHERE bot_id = ? AND ${LISTED} AND created_ts <= ? ORDER BY created_ts DESC, id DESC LIMIT 1`,
+      ),
+      rangeCount: db.prepare<[number, number, number], { n: number }>(
+        `SELECT count(*) AS n FROM contacts INDEXED BY contacts_listed
+         WHERE bot_id = ? AND ${LISTED} AND id >= ? AND id <= ?`,
+      ),
+      idsIn: db.prepare<[number, number, number, number], { id: number }>(
         `SELECT id FROM contacts INDEXED BY contacts_listed
-         WHERE bot_id = ? AND ${LISTED} AND id >= ? ORDER BY id LIMIT ?`,
+         WHERE bot_id = ? AND ${LISTED} AND id >= ? AND id <= ? ORDER BY id LIMIT ?`,
       ),
       datedTotal: db.prepare<[number, number, number], { n: number }>(
         `SELECT count(*) AS n FROM contacts INDEXED BY contacts_listed_ts
@@ -147,40 +169,124 @@ export class ContactStore {
     };
   }
 
+  /**
+   * Whether the bot's listed contacts are in time order (created_ts never decreases as id
+   * grows), so that a date window is one id range. A bot that never had a listed contact has
+   * no row: nothing to be out of order.
+   */
+  inTimeOrder(botId: number): boolean {
+    return (this.s.byTime.get(botId)?.by_time ?? 1) === 1;
+  }
+
   /** Listed contacts of these bots, optionally created inside `window`. */
   count(botIds: readonly number[], window: DateWindow = {}): number {
     if (botIds.length === 0) return 0;
-    if (window.from === undefined && window.to === undefined) return this.s.blockTotal.get(JSON.stringify(botIds))!.n;
+    if (!isDated(window)) return this.s.blockTotal.get(JSON.stringify(botIds))!.n;
     const [from, to] = bounds(window);
     let n = 0;
-    for (const bot of botIds) n += this.s.datedTotal.get(bot, from, to)!.n;
+    for (const bot of botIds) {
+      if (!this.inTimeOrder(bot)) {
+        n += this.s.datedTotal.get(bot, from, to)!.n;
+        continue;
+      }
+      const span = this.span(bot, from, to);
+      if (span) n += this.spanCount(span);
+    }
     return n;
   }
 
   /** Ids of listed contacts of these bots in ascending order: `limit` of them after skipping `offset`. */
   pageIds(botIds: readonly number[], offset: number, limit: number, window: DateWindow = {}): number[] {
-    if (botIds.length === 0 || limit <= 0 || !Number.isSafeInteger(offset)) return [];
-    if (window.from !== undefined || window.to !== undefined) {
+    if (botIds.length === 0 || limit <= 0 || !Number.isSafeInteger(offset) || offset < 0) return [];
+    const spans = this.spans(botIds, window);
+    if (spans === undefined) {
       const [from, to] = bounds(window);
       return this.s.datedIds.all(JSON.stringify(botIds), from, to, limit, offset).map((r) => r.id);
     }
-    // Find the block that holds the offset-th contact, summing whole blocks before it.
+    if (spans.length === 0) return [];
+    const byBot = new Map(spans.map((sp) => [sp.bot, sp]));
+    const firstBlock = Math.min(...spans.map((sp) => blockOf(sp.lo)));
+    const lastBlock = Math.max(...spans.map((sp) => blockOf(sp.hi)));
+    // Find the block that holds the offset-th contact, summing the blocks before it: whole
+    // block counts inside the spans, index counts (at most 1024 entries) for the edge blocks.
     let skip = offset;
-    let block: number | undefined;
-    for (const row of this.s.blocks.iterate(JSON.stringify(botIds))) {
-      if (skip < row.n) {
-        block = row.block;
-        break;
+    let found: number | undefined;
+    let current: number | undefined;
+    let inCurrent = 0;
+    for (const row of this.s.blocks.iterate(JSON.stringify(spans.map((sp) => sp.bot)), firstBlock, lastBlock)) {
+      if (row.block !== current) {
+        if (current !== undefined) {
+          if (skip < inCurrent) {
+            found = current;
+            break;
+          }
+          skip -= inCurrent;
+        }
+        current = row.block;
+        inCurrent = 0;
       }
-      skip -= row.n;
+      inCurrent += this.inBlock(byBot.get(row.bot_id)!, row.block, row.n);
     }
-    if (block === undefined) return [];
-    const fromId = block * BLOCK_IDS;
-    // Each bot's next `skip + limit` ids (index only), merged: at most 1023 are skipped.
+    if (found === undefined && current !== undefined && skip < inCurrent) found = current;
+    if (found === undefined) return [];
+    const fromId = found * BLOCK_IDS;
+    // Each bot's next `skip + limit` ids in its span (index only), merged: at most 1023 are skipped.
     const ids: number[] = [];
-    for (const bot of botIds) for (const r of this.s.idsFrom.iterate(bot, fromId, skip + limit)) ids.push(r.id);
-    if (botIds.length > 1) ids.sort((a, b) => a - b);
+    for (const sp of spans) {
+      if (sp.hi < fromId) continue;
+      for (const r of this.s.idsIn.iterate(sp.bot, Math.max(sp.lo, fromId), sp.hi, skip + limit)) ids.push(r.id);
+    }
+    if (spans.length > 1) ids.sort((a, b) => a - b);
     return ids.slice(skip, skip + limit);
+  }
+
+  /**
+   * Each bot's listed contacts inside `window` as one id range; bots with none are left out.
+   * Undefined when a date window meets a bot not in time order (its window is no id range).
+   */
+  private spans(botIds: readonly number[], window: DateWindow): Span[] | undefined {
+    if (!isDated(window)) return botIds.map((bot) => ({ bot, lo: 0, hi: Number.MAX_SAFE_INTEGER }));
+    if (!botIds.every((bot) => this.inTimeOrder(bot))) return undefined;
+    const [from, to] = bounds(window);
+    const out: Span[] = [];
+    for (const bot of botIds) {
+      const span = this.span(bot, from, to);
+      if (span) out.push(span);
+    }
+    return out;
+  }
+
+  /**
+   * For a bot in time order: the first listed id created at or after `from` and the last
+   * created at or before `to` (one index seek each); every listed id between them is inside
+   * the window and no other. Undefined when the window holds none.
+   */
+  private span(bot: number, from: number, to: number): Span | undefined {
+    if (from > to) return undefined;
+    const lo = this.s.firstIdFrom.get(bot, from)?.id;
+    const hi = lo === undefined ? undefined : this.s.lastIdTo.get(bot, to)?.id;
+    return hi === undefined || lo! > hi ? undefined : { bot, lo: lo!, hi };
+  }
+
+  /** Listed contacts in a span: block counts for the blocks inside it, the index for its two edge blocks. */
+  private spanCount(sp: Span): number {
+    const first = blockOf(sp.lo);
+    const last = blockOf(sp.hi);
+    if (first === last) return this.s.rangeCount.get(sp.bot, sp.lo, sp.hi)!.n;
+    return (
+      this.s.rangeCount.get(sp.bot, sp.lo, (first + 1) * BLOCK_IDS - 1)!.n +
+      (last - first > 1 ? this.s.blockSum.get(sp.bot, first + 1, last - 1)!.n : 0) +
+      this.s.rangeCount.get(sp.bot, last * BLOCK_IDS, sp.hi)!.n
+    );
+  }
+
+  /** Listed contacts of a span in one block whose count is `n`. */
+  private inBlock(sp: Span, block: number, n: number): number {
+    const start = block * BLOCK_IDS;
+    const end = start + BLOCK_IDS - 1;
+    if (sp.hi < start || sp.lo > end) return 0;
+    if (sp.lo <= start && sp.hi >= end) return n;
+    return this.s.rangeCount.get(sp.bot, Math.max(sp.lo, start), Math.min(sp.hi, end))!.n;
   }
 
   /** Contact rows by id, ascending (deleted and preview rows included: the caller chose the ids). */
@@ -269,6 +375,22 @@ export class ContactStore {
     }
     return { id, created: !found };
   }
+}
+
+/** A bot's listed contacts with ids from `lo` to `hi`, both inclusive. */
+interface Span {
+  bot: number;
+  lo: number;
+  hi: number;
+}
+
+/** The block of an id (`id >> 10` in SQL; ids may pass 2^31, so no `>>` here). */
+function blockOf(id: number): number {
+  return Math.floor(id / BLOCK_IDS);
+}
+
+function isDated(w: DateWindow): boolean {
+  return w.from !== undefined || w.to !== undefined;
 }
 
 function bounds(w: DateWindow): [number, number] {

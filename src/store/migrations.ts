@@ -228,4 +228,44 @@ export const MIGRATIONS: readonly string[] = [
     INSERT OR IGNORE INTO bot_tags (bot_id, name) SELECT bot_id, NEW.name FROM contacts WHERE id = NEW.contact_id;
   END;
   `,
+  // 4 (contacts): per bot, whether its listed contacts' created_ts never decreases as id grows
+  // (`by_time` = 1; true of contacts made through the API, whose ids and times both grow). Then
+  // a date window is one id range, and date-filtered totals and offsets come from contact_blocks
+  // too. Kept by triggers: a contact that becomes listed is checked against its listed
+  // neighbours by id (two index seeks); removing a contact never breaks the order, so the flag
+  // only ever falls to 0 (a conservative 0 is safe: it only means the slower path).
+  `
+  CREATE TABLE contact_order (
+    bot_id INTEGER PRIMARY KEY,
+    by_time INTEGER NOT NULL CHECK (by_time IN (0, 1))
+  ) STRICT;
+  INSERT INTO contact_order (bot_id, by_time)
+    SELECT bot_id, min(ok) FROM (
+      SELECT bot_id, coalesce(lag(created_ts) OVER (PARTITION BY bot_id ORDER BY id) <= created_ts, 1) AS ok
+      FROM contacts WHERE preview = 0 AND deleted_at IS NULL
+    ) GROUP BY bot_id;
+
+  CREATE TRIGGER contact_order_insert AFTER INSERT ON contacts
+  WHEN NEW.preview = 0 AND NEW.deleted_at IS NULL
+  BEGIN
+    INSERT OR IGNORE INTO contact_order (bot_id, by_time) VALUES (NEW.bot_id, 1);
+    UPDATE contact_order SET by_time = 0
+      WHERE bot_id = NEW.bot_id AND by_time = 1 AND (
+        (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
+           AND id < NEW.id ORDER BY id DESC LIMIT 1) > NEW.created_ts
+        OR (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
+           AND id > NEW.id ORDER BY id LIMIT 1) < NEW.created_ts);
+  END;
+  CREATE TRIGGER contact_order_update AFTER UPDATE OF id, bot_id, created_ts, preview, deleted_at ON contacts
+  WHEN NEW.preview = 0 AND NEW.deleted_at IS NULL
+  BEGIN
+    INSERT OR IGNORE INTO contact_order (bot_id, by_time) VALUES (NEW.bot_id, 1);
+    UPDATE contact_order SET by_time = 0
+      WHERE bot_id = NEW.bot_id AND by_time = 1 AND (
+        (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
+           AND id < NEW.id ORDER BY id DESC LIMIT 1) > NEW.created_ts
+        OR (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
+           AND id > NEW.id ORDER BY id LIMIT 1) < NEW.created_ts);
+  END;
+  `,
 ];
