@@ -11,7 +11,7 @@ import { defaultDataDir, resolveDbFile } from '../app/paths.js';
 import { isLoopback, serveMcpHttp } from '../mcp/http.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
 import { Workspace } from '../mcp/workspace.js';
-import { checkRemote, RemoteBackend } from '../remote/client.js';
+import type { RemoteBackend } from '../remote/client.js';
 import { LocalBackend, type Backend } from '../service/backend.js';
 import { log } from '../service/log.js';
 import { Store } from '../store/index.js';
@@ -27,7 +27,9 @@ export interface BackendSetup {
 }
 
 /** The client of a remote Workspace API (`src/remote/`). */
-export function createRemoteBackend(baseUrl: string, apiKey: string): RemoteBackend {
+export async function createRemoteBackend(baseUrl: string, apiKey: string): Promise<RemoteBackend> {
+  // Loaded only for --remote: undici is a fair part of the local server's cold start.
+  const { RemoteBackend } = await import('../remote/client.js');
   try {
     return new RemoteBackend({ baseUrl, apiKey });
   } catch (e) {
@@ -60,7 +62,8 @@ function openLocal(dbFlag: string | undefined, rateLimit: number): BackendSetup 
 async function openRemote(baseUrl: string): Promise<BackendSetup> {
   const apiKey = process.env.WORKSPACE_API_KEY;
   if (!apiKey) throw new UsageError('--remote needs the API key in $WORKSPACE_API_KEY');
-  const backend = createRemoteBackend(baseUrl, apiKey);
+  const backend = await createRemoteBackend(baseUrl, apiKey);
+  const { checkRemote } = await import('../remote/client.js');
   // A key that fails getMe (401, 402, 403) or an unreachable URL is a start-up error.
   try {
     const me = await checkRemote(backend, baseUrl);
