@@ -22,10 +22,31 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
+/**
+ * What the caller should know beside the body: the backend's own notes (a remote write whose
+ * outcome is unknown) and, from the `Deprecation` and `Sunset` headers, that the method is
+ * deprecated and when it is switched off. The same for both backends.
+ */
+export function responseWarnings(method: string, res: ApiResponse): string[] {
+  const out = [...(res.warnings ?? [])];
+  const header = (name: string) => {
+    const k = Object.keys(res.headers).find((h) => h.toLowerCase() === name);
+    return k === undefined ? undefined : res.headers[k];
+  };
+  if (header('deprecation') === 'true') {
+    const sunset = header('sunset');
+    out.push(
+      `${method} is deprecated${sunset ? ` and will be switched off on ${new Date(sunset).toISOString()} (Sunset)` : ''}; ` +
+        'after that it answers 410 method_removed.',
+    );
+  }
+  return out;
+}
+
 /** An error result: `{status, ...body}` as the first text content, the body's keys in order. */
-export function errorResult(status: number, body: unknown): CallToolResult {
+export function errorResult(status: number, body: unknown, warnings: string[] = []): CallToolResult {
   const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const text = toJsonText({ status, ...fields });
+  const text = toJsonText(warnings.length ? { status, ...fields, warnings } : { status, ...fields });
   return { isError: true, content: [{ type: 'text', text }] };
 }
 

@@ -20,6 +20,7 @@ import {
   fitBudget,
   isSuccess,
   OUTPUT_BUDGET,
+  responseWarnings,
   successResult,
   unknownArgumentsResult,
   unreachableResult,
@@ -199,10 +200,12 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     } catch (e) {
       return unreachableResult(e);
     }
-    if (!isSuccess(res.status)) return errorResult(res.status, res.body);
+    const notes = responseWarnings(def.name, res);
+    if (!isSuccess(res.status)) return errorResult(res.status, res.body, notes);
     if (LIST_CHANGING_TOOLS.has(def.name)) ws.listsChanged();
     const fit = fitBudget(res.body, bodyText(res), budgetHint(def));
-    return successResult(fit.text, fit.warnings.length ? { warnings: fit.warnings } : {});
+    const warnings = [...notes, ...fit.warnings];
+    return successResult(fit.text, warnings.length ? { warnings } : {});
   }
 
   return {
