@@ -2,11 +2,12 @@
  * Opening the service over a database file: store, secrets, and on a database with no owner
  * yet, the default owner with a project and a bot, whose key is printed to stderr once.
  */
+import { DEFAULT_OWNER_SETTING } from '../store/core.js';
 import { Store } from '../store/index.js';
 import { loadSecrets } from '../service/secrets.js';
 import { Service, type Logger } from '../service/pipeline.js';
 
-export const DEFAULT_OWNER_SETTING = 'default_owner_id';
+export { DEFAULT_OWNER_SETTING } from '../store/core.js';
 
 export interface OpenOptions {
   rateLimit?: number;

@@ -6,6 +6,9 @@ import type { Db } from './db.js';
 import { generateKey, hashKey, hashesEqual } from './keys.js';
 import { isoTime } from './time.js';
 
+/** Settings key of the owner a new database was given (the MCP server's owner with no key). */
+export const DEFAULT_OWNER_SETTING = 'default_owner_id';
+
 export interface OwnerRow {
   id: number;
   name: string;

@@ -3,6 +3,7 @@
  * written and the error names the entry (`contacts[3] (id 1004): ...`).
  */
 import { isCurrency } from '../api/currency.js';
+import { DEFAULT_OWNER_SETTING } from './core.js';
 import type { Store } from './index.js';
 import { isoTime, normalizeTime, unixSeconds } from './time.js';
 
@@ -69,6 +70,32 @@ function label(key: string, i: number, e: Obj): string {
   return id === undefined ? `${key}[${i}]` : `${key}[${i}] (${typeof id === 'string' ? id : `id ${String(id)}`})`;
 }
 
+/**
+ * A database that `serve` or `mcp` opened first holds the default owner, project and bot. When
+ * the fixture names the same owner or bot id and that default world is still untouched (no
+ * contacts, lists or team members), it makes way for the fixture instead of failing the seed.
+ */
+function clearUntouchedDefaultWorld(store: Store, f: Obj): void {
+  const setting = store.core.setting(DEFAULT_OWNER_SETTING);
+  if (setting === undefined) return;
+  const ownerId = Number(setting);
+  const db = store.db;
+  const botIds = (db.prepare('SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?').all(ownerId) as { id: number }[]).map((b) => b.id);
+  const ids = (key: string) => (Array.isArray(f[key]) ? (f[key] as Obj[]).map((e) => Number(e?.id)) : []);
+  const collides = ids('owners').includes(ownerId) || ids('bots').some((id) => botIds.includes(id));
+  if (!collides) return;
+  const used =
+    (db.prepare('SELECT count(*) AS n FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?').get(ownerId) as { n: number }).n +
+    (db.prepare('SELECT count(*) AS n FROM list_schemas l JOIN projects p ON p.uuid = l.project_uuid WHERE p.owner_id = ?').get(ownerId) as { n: number }).n +
+    (db.prepare('SELECT count(*) AS n FROM members m JOIN projects p ON p.uuid = m.project_uuid WHERE p.owner_id = ? OR m.owner_id = ?').get(ownerId, ownerId) as { n: number }).n +
+    (db.prepare('SELECT count(*) AS n FROM owners WHERE id <> ?').get(ownerId) as { n: number }).n;
+  if (used > 0) return;
+  db.prepare('DELETE FROM bots WHERE project_uuid IN (SELECT uuid FROM projects WHERE owner_id = ?)').run(ownerId);
+  db.prepare('DELETE FROM projects WHERE owner_id = ?').run(ownerId);
+  db.prepare('DELETE FROM owners WHERE id = ?').run(ownerId);
+  db.prepare('DELETE FROM settings WHERE key = ?').run(DEFAULT_OWNER_SETTING);
+}
+
 /** Load a parsed fixture into the store. Throws FixtureError, having written nothing. */
 export function loadFixture(store: Store, fixture: unknown): Record<string, number> {
   if (!fixture || typeof fixture !== 'object' || Array.isArray(fixture)) throw new FixtureError('the fixture must be a JSON object');
@@ -113,6 +140,7 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
   const setReferrer = db.prepare('UPDATE contacts SET referrer_id = ? WHERE id = ?');
 
   store.tx(() => {
+    clearUntouchedDefaultWorld(store, f);
     run('owners', (e, where) => {
       const r = reader(where, e);
       const plan = r.str('plan') ?? 'pro';

@@ -102,6 +102,37 @@ describe('serve on a new database', () => {
   });
 });
 
+describe('seed after serve', () => {
+  it('an untouched default world makes way for a fixture that reuses its ids', async () => {
+    const db = join(tempDir(), 'first-serve.db');
+    const first = await spawnServe(['--db', db]);
+    await new Promise((r) => setTimeout(r, 100));
+    const key = /API key is (\S+)/.exec(first.stderr())![1]!;
+    first.proc.kill();
+    await new Promise((r) => first.proc.once('exit', r));
+    const r = runCli(['seed', DEMO_FIXTURE, '--db', db]);
+    expect(r.status, r.stderr).toBe(0);
+    const second = await spawnServe(['--db', db]);
+    try {
+      expect((await get(second.baseUrl, 'getMe', 'demo-dana-key')).body.data.id).toBe(1);
+      expect((await get(second.baseUrl, 'getMe', key)).status).toBe(401);
+    } finally {
+      second.proc.kill();
+    }
+  });
+
+  it('an owner id that exists already is named, and exit status is 2', () => {
+    const dir = tempDir();
+    const db = join(dir, 'used.db');
+    const fixture = join(dir, 'one.json');
+    writeFileSync(fixture, JSON.stringify({ owners: [{ id: 1, name: 'A', api_key: 'a-key' }] }));
+    expect(runCli(['seed', fixture, '--db', db]).status).toBe(0);
+    const again = runCli(['seed', fixture, '--db', db]);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain('owners[0] (id 1)');
+  });
+});
+
 describe('admin commands change what the API answers', () => {
   let db: string;
   let server: Awaited<ReturnType<typeof spawnServe>>;
