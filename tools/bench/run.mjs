@@ -1,0 +1,825 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: every benchmark in turn, each figure beside a baseline measured in the same
+ * run, written to docs/BENCHMARKS.md with the machine and the date. It builds nothing: run
+ * `npm run build` first (or pass --build).
+ *
+ *   npm run build && npm run bench [-- --quick | --full] [--only http,ledger,...] [--out FILE]
+ *
+ * Areas (--only takes a comma list of these): http, getme, ledger, export, lists, mcp, soak.
+ * Sizes: the default finishes in roughly 10 minutes on 2 cores; --full uses the issue's sizes
+ * (1 000 000-contact export and the contacts.mjs run on it, 100 000 list records, 10-minute
+ * soak, longer HTTP rounds); --quick is a smoke run of a minute or two (figures are noisy).
+ * Other flags: --duration S (autocannon seconds a run), --rounds N, --contacts N (export size),
+ * --soak S (soak seconds, 0 skips it), --soak-json FILE (use a finished tools/soak.mjs --out
+ * result instead of running one), --no-write (print the markdown, leave the docs alone).
+ *
+ * HTTP: each server is its own process (ours: `workspace-mcp serve`); autocannon runs here,
+ * alternating the servers round by round; medians are shown and ratios are medians of the
+ * per-round ratios. Loopback only; temp files are removed at the end.
+ * Internal: `run.mjs --bare FILE [CONTENT_TYPE]` is the bare node:http server answering FILE's bytes.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = join(HERE, '..', '..');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+
+// ---------------------------------------------------------------- the bare baseline server
+function bareServer() {
+  const body = readFileSync(process.argv[3]);
+  const type = process.argv[4] ?? 'application/json';
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length });
+      res.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`http://127.0.0.1:${server.address().port}/api/v1\n`));
+  process.once('SIGTERM', () => process.exit(0));
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      full: { type: 'boolean', default: false },
+      build: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      out: { type: 'string', default: join(ROOT, 'docs', 'BENCHMARKS.md') },
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      contacts: { type: 'string' },
+      soak: { type: 'string' },
+      'soak-json': { type: 'string' },
+      'no-write': { type: 'boolean', default: false },
+    },
+  });
+  const mode = values.full ? 'full' : values.quick ? 'quick' : 'default';
+  const size = {
+    quick: { duration: 1, rounds: 1, contacts: 50_000, exportRuns: 3, ledger: [1, 2000], getme: [1, 2000], lists: 5000, listRuns: 3, mcp: [1, 300, 3], soak: 0 },
+    default: { duration: 2, rounds: 3, contacts: 200_000, exportRuns: 5, ledger: [3, 4000], getme: [3, 4000], lists: 20_000, listRuns: 5, mcp: [3, 1000, 6], soak: 60 },
+    full: { duration: 5, rounds: 5, contacts: 1_000_000, exportRuns: 9, ledger: [5, 5000], getme: [5, 5000], lists: 100_000, listRuns: 7, mcp: [5, 2000, 10], soak: 600 },
+  }[mode];
+  if (values.duration) size.duration = Number(values.duration);
+  if (values.rounds) size.rounds = Number(values.rounds);
+  if (values.contacts) size.contacts = Number(values.contacts);
+  if (values.soak !== undefined) size.soak = Number(values.soak);
+  const AREAS = ['http', 'getme', 'ledger', 'export', 'lists', 'mcp', 'soak'];
+  const only = values.only ? values.only.split(',').map((s) => s.trim()) : AREAS;
+  for (const a of only) if (!AREAS.includes(a)) fail(`unknown area ${a}; one of ${AREAS.join(', ')}`);
+
+  if (values.build) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  if (!existsSync(CLI)) fail('dist/ is missing: run `npm run build` first (or pass --build)');
+
+  const started = new Date();
+  const work = mkdtempSync(join(os.tmpdir(), 'workspace-bench-run-'));
+  const children = new Set();
+  const cleanup = () => {
+    for (const c of children) c.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => {
+    cleanup();
+    process.exit(130);
+  });
+  const sections = [];
+  const verdicts = [];
+  try {
+    const ctx = { size, work, children, verdicts, mode };
+    if (only.includes('http')) sections.push(await benchHttp(ctx));
+    if (only.includes('getme')) sections.push(await benchGetMe(ctx));
+    if (only.includes('ledger')) sections.push(await benchLedger(ctx));
+    if (only.includes('export')) sections.push(await benchExport(ctx));
+    if (only.includes('lists')) sections.push(await benchLists(ctx));
+    if (only.includes('mcp')) sections.push(await benchMcp(ctx));
+    if (only.includes('soak')) sections.push(await benchSoak(ctx, values['soak-json']));
+  } finally {
+    cleanup();
+  }
+  const md = render({ started, finished: new Date(), mode, size, only, sections, verdicts });
+  if (values['no-write']) process.stdout.write(md);
+  else {
+    writeFileSync(values.out, md);
+    process.stdout.write(`wrote ${relative(process.cwd(), values.out) || values.out}\n`);
+  }
+  process.stdout.write(verdicts.map((v) => `${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.figure}`).join('\n') + '\n');
+}
+
+// ---------------------------------------------------------------- helpers
+function fail(msg) {
+  process.stderr.write(`bench: ${msg}\n`);
+  process.exit(2);
+}
+function say(msg) {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+}
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const f = (n, d = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : Number(n).toFixed(d));
+const x = (n) => `${f(n, 2)}×`;
+const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+
+/** Run a node script; resolves {stdout, json} (json: the last `BENCH_JSON {...}` line, if any). */
+function runNode(args, { children, env } = {}) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+    children?.add(p);
+    let stdout = '';
+    p.stdout.on('data', (d) => (stdout += d));
+    p.once('error', reject);
+    p.once('exit', (code) => {
+      children?.delete(p);
+      const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_JSON '));
+      const json = line ? JSON.parse(line.slice('BENCH_JSON '.length)) : undefined;
+      if (code !== 0) reject(new Error(`${args.map((a) => relative(ROOT, a) || a).join(' ')} exited ${code}\n${stdout.slice(-2000)}`));
+      else resolve({ stdout, json });
+    });
+  });
+}
+
+/** Spawn a server process whose stdout announces its base URL. */
+function spawnAnnounced(args, children, env) {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn', ...env } });
+  children.add(proc);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/\S+\/api\/v1)/.exec(out);
+      if (m) resolve({ proc, baseUrl: m[1] });
+    });
+    proc.once('exit', (c) => reject(new Error(`${args[0]} exited ${c}`)));
+  });
+}
+
+async function freePort() {
+  const s = createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** Spawn a server on a chosen port and poll `probe` until it answers 200. */
+async function spawnPolled(args, probe, children) {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.add(proc);
+  let err = '';
+  proc.stderr.on('data', (d) => (err = (err + d).slice(-2000)));
+  let exited = null;
+  proc.once('exit', (c) => (exited = c));
+  for (let i = 0; i < 300; i++) {
+    if (exited !== null) throw new Error(`${relative(ROOT, args[0])} exited ${exited}: ${err}`);
+    try {
+      const res = await fetch(probe);
+      await res.arrayBuffer();
+      if (res.status === 200) return proc;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`${relative(ROOT, args[0])} did not answer ${probe} within 30 s: ${err}`);
+}
+
+function stop(proc, children) {
+  children.delete(proc);
+  proc.kill('SIGTERM');
+}
+
+function verdict(ctx, target, met, figure, why) {
+  ctx.verdicts.push({ target, met, figure, why });
+  return met ? 'met' : `**missed**${why ? `: ${why}` : ''}`;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  let commit = '';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    // not a git checkout
+  }
+  const pkg = (name) => {
+    try {
+      return createRequire(join(ROOT, 'package.json'))(`${name}/package.json`).version;
+    } catch {
+      return 'not installed';
+    }
+  };
+  return {
+    cpu: cpus[0]?.model?.trim() ?? 'unknown',
+    cores: cpus.length,
+    memory: `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    commit,
+    tools: `autocannon ${pkg('autocannon')}, json-server ${pkg('json-server')}, @stoplight/prism-cli ${pkg('@stoplight/prism-cli')}, better-sqlite3 ${pkg('better-sqlite3')}, @modelcontextprotocol/sdk ${pkg('@modelcontextprotocol/sdk')}`,
+  };
+}
+
+// ---------------------------------------------------------------- HTTP: autocannon
+async function benchHttp(ctx) {
+  const { size, work, children } = ctx;
+  const require = createRequire(join(ROOT, 'package.json'));
+  const autocannon = require('autocannon');
+  const KEY = 'bench-key';
+  const PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
+  const dir = join(work, 'http');
+  execFileSync('mkdir', ['-p', dir]);
+  const db = join(dir, 'http.db');
+  const fixture = join(dir, 'fixture.json');
+  writeFileSync(
+    fixture,
+    JSON.stringify({
+      owners: [{ id: 1, name: 'Bench', email: 'bench@example.com', plan: 'pro', api_key: KEY }],
+      projects: [{ uuid: PROJECT, owner_id: 1, name: 'Bench' }],
+      bots: [{ id: 10, project_uuid: PROJECT, name: 'Bench bot' }],
+      contacts: Array.from({ length: 150 }, (_, i) => ({
+        id: 1000 + i,
+        bot_id: 10,
+        messenger: 'telegram',
+        name: `Contact ${i}`,
+        telegram_id: String(800000 + i),
+        telegram_username: `user${i}`,
+        phone: `+4477009${String(i).padStart(5, '0')}`,
+        email: `c${i}@example.com`,
+        tags: i % 3 === 0 ? ['vip', 'newsletter'] : [],
+        variables: i % 5 === 0 ? [{ name: 'city', value: 'London' }] : [],
+      })),
+      accounts: [
+        { id: 500, contact_id: 1000, currency: 'USD', amount: 0 },
+        { id: 501, contact_id: 1000, currency: 'EUR', amount: 10 ** 13 },
+      ],
+    }),
+  );
+  execFileSync(process.execPath, [CLI, 'seed', fixture, '--db', db], { stdio: 'ignore' });
+  const ours = await spawnAnnounced([CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], children);
+  const auth = { accept: 'application/json', authorization: `Bearer ${KEY}` };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const created = await fetch(`${ours.baseUrl}/createListSchema`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({
+      name: 'Orders',
+      project_uuid: PROJECT,
+      fields: [
+        { name: 'Title', slug: 'title', type: 'string', is_required: true },
+        { name: 'Note', slug: 'note', type: 'string', is_required: false },
+        { name: 'Quantity', slug: 'qty', type: 'number', is_required: false },
+        { name: 'Paid', slug: 'paid', type: 'bool', is_required: false },
+        { name: 'Price', slug: 'price', type: 'money', currency: 'EUR', is_required: false },
+        { name: 'Due', slug: 'due', type: 'date', is_required: false },
+        { name: 'Customer', slug: 'customer', type: 'contact', is_required: false },
+        { name: 'Receipt', slug: 'receipt', type: 'file', is_required: false },
+      ],
+    }),
+  });
+  if (created.status !== 201) throw new Error(`createListSchema ${created.status}: ${await created.text()}`);
+  const schemaId = (await created.json()).data.id;
+
+  const cases = [
+    { name: 'getListSchema', label: '`getListSchema` (GET, cheap read)', method: 'GET', path: `getListSchema?schema_id=${schemaId}`, headers: auth },
+    { name: 'getContacts', label: '`getContacts` limit 100 (GET)', method: 'GET', path: 'getContacts?bot_id=10&limit=100', headers: auth },
+    {
+      name: 'addFundsToContactAccount', label: '`addFundsToContactAccount` (POST JSON)', method: 'POST', path: 'addFundsToContactAccount', headers: json,
+      body: JSON.stringify({ account_id: 500, amount: 1, description: 'bench' }),
+    },
+    {
+      name: 'withdrawFundsFromContactAccount', label: '`withdrawFundsFromContactAccount` (POST JSON)', method: 'POST', path: 'withdrawFundsFromContactAccount', headers: json,
+      body: JSON.stringify({ account_id: 501, amount: 1, description: 'bench' }),
+    },
+  ];
+  // The bytes each answers, for the baselines.
+  for (const c of cases) {
+    const res = await fetch(`${ours.baseUrl}/${c.path}`, { method: c.method, headers: c.headers, body: c.body });
+    c.bytes = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`${c.name} ${res.status}: ${c.bytes}`);
+    c.type = res.headers.get('content-type') ?? 'application/json';
+    c.file = join(dir, `${c.name}.body`);
+    writeFileSync(c.file, c.bytes);
+  }
+  const [schemaCase, contactsCase] = cases;
+  const schemaData = JSON.parse(schemaCase.bytes).data;
+  const contactRows = JSON.parse(contactsCase.bytes).data;
+
+  // json-server 0.17 over a db.json of the same rows; Prism mocking an OpenAPI document whose
+  // examples are our answers.
+  const others = {};
+  const jsonServerBin = resolveBin(require, 'json-server', 'json-server');
+  if (jsonServerBin) {
+    const dbJson = join(dir, 'db.json');
+    writeFileSync(dbJson, JSON.stringify({ lists: [schemaData], contacts: contactRows }));
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    others.jsonServer = {
+      label: 'json-server 0.17',
+      proc: await spawnPolled([jsonServerBin, dbJson, '--port', String(port), '--host', '127.0.0.1', '--quiet'], `${base}/lists/${schemaId}`, children),
+      paths: { getListSchema: `${base}/lists/${encodeURIComponent(schemaId)}`, getContacts: `${base}/contacts?_limit=100` },
+    };
+  }
+  const prismBin = resolveBin(require, '@stoplight/prism-cli', 'prism');
+  let prismNote = '';
+  if (prismBin) {
+    const spec = join(dir, 'openapi.json');
+    const op = (example, params) => ({
+      get: {
+        parameters: params.map((name) => ({ name, in: 'query', required: true, schema: { type: 'string' } })),
+        responses: { 200: { description: 'ok', content: { 'application/json': { example } } } },
+      },
+    });
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Workspace API (bench subset)', version: '1' },
+        paths: {
+          '/api/v1/getListSchema': op(JSON.parse(schemaCase.bytes), ['schema_id']),
+          '/api/v1/getContacts': op(JSON.parse(contactsCase.bytes), ['bot_id', 'limit']),
+        },
+      }),
+    );
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    try {
+      others.prism = {
+        label: 'Prism mock (prism-cli 5.14)',
+        proc: await spawnPolled([prismBin, 'mock', spec, '-h', '127.0.0.1', '-p', String(port)], `${base}/${schemaCase.path}`, children),
+        paths: { getListSchema: `${base}/${schemaCase.path}`, getContacts: `${base}/${contactsCase.path}` },
+      };
+    } catch (e) {
+      prismNote = `Prism did not start here: ${String(e.message).split('\n')[0]}`;
+    }
+  } else prismNote = 'Prism is not installed (`@stoplight/prism-cli` devDependency missing)';
+
+  const bare = {};
+  for (const c of cases) bare[c.name] = await spawnAnnounced([join(HERE, 'run.mjs'), '--bare', c.file, c.type], children);
+
+  // autocannon's own histogram keeps whole milliseconds; its per-response event has the exact
+  // time, so the percentiles are taken from those.
+  const cannon = (opts, lat) =>
+    new Promise((resolve, reject) => {
+      const inst = autocannon({ ...opts, duration: opts.duration ?? size.duration }, (err, res) => (err ? reject(err) : resolve(res)));
+      inst.on('response', (_client, status, _bytes, ms) => {
+        if (status < 300) lat.push(ms);
+      });
+    });
+  const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+  const measure = async (url, c, connections, duration) => {
+    const lat = [];
+    const res = await cannon({ url, method: c.method, headers: c.headers, body: c.body, connections, duration }, lat);
+    const bad = res.non2xx + res.errors + res.timeouts;
+    if (bad > 0) throw new Error(`${url}: ${res.non2xx} non-2xx, ${res.errors} errors, ${res.timeouts} timeouts`);
+    lat.sort((a, b) => a - b);
+    return { rps: res.requests.total / (res.duration || duration || size.duration), p50: pct(lat, 0.5), p99: pct(lat, 0.99) };
+  };
+
+  const CONNS = [1, 10, 50];
+  const results = [];
+  for (const c of cases) {
+    const servers = [
+      ['ours', `${ours.baseUrl}/${c.path}`],
+      ['bare', `${bare[c.name].baseUrl}/${c.path}`],
+      ...Object.entries(others)
+        .filter(([, o]) => o.paths[c.name])
+        .map(([k, o]) => [k, o.paths[c.name]]),
+    ];
+    for (const [, url] of servers) await measure(url, c, 10, 1); // warm-up
+    for (const conns of CONNS) {
+      say(`http ${c.name} at ${conns} connection(s): ${servers.map(([k]) => k).join(', ')}, ${size.rounds} round(s) of ${size.duration} s`);
+      const runs = Object.fromEntries(servers.map(([k]) => [k, []]));
+      for (let r = 0; r < size.rounds; r++) {
+        // Rotate the order each round so that no server always goes first.
+        const order = servers.map((_, i) => servers[(i + r) % servers.length]);
+        for (const [k, url] of order) runs[k].push(await measure(url, c, conns));
+      }
+      const med = (k, m) => median(runs[k].map((v) => v[m]));
+      const ratio = (k) => (runs[k] ? median(runs.ours.map((o, i) => o.rps / runs[k][i].rps)) : undefined);
+      results.push({
+        name: c.name, label: c.label, conns,
+        figs: Object.fromEntries(Object.keys(runs).map((k) => [k, { rps: med(k, 'rps'), p50: med(k, 'p50'), p99: med(k, 'p99') }])),
+        vsBare: ratio('bare'), vsJson: ratio('jsonServer'), vsPrism: ratio('prism'),
+      });
+    }
+  }
+  stop(ours.proc, children);
+  for (const b of Object.values(bare)) stop(b.proc, children);
+  for (const o of Object.values(others)) stop(o.proc, children);
+
+  const lines = [];
+  lines.push('## HTTP: four methods beside a bare node:http server answering the same bytes');
+  lines.push('');
+  lines.push(
+    `autocannon ${size.rounds} round(s) × ${size.duration} s per server and connection count, after a 1 s warm-up; the servers take turns ` +
+      'in a rotating order; medians shown; the ratio is the median of the per-round ratios. Ours is `workspace-mcp serve --rate-limit 0` ' +
+      '(the whole pipeline: parsing, auth, plan, validation, access checks, SQLite, JSON) on a file database; the baseline is a bare ' +
+      '`node:http` server in its own process answering the exact bytes ours answered to the same request, with the same content type. ' +
+      `autocannon runs in the bench process on the same ${os.cpus().length} cores as the server, so at 50 connections both compete for CPU.`,
+  );
+  lines.push('');
+  const rowsFor = (r) => {
+    const o = r.figs.ours;
+    const b = r.figs.bare;
+    return [r.label, String(r.conns), f(o.rps), `${f(o.p50, 2)} / ${f(o.p99, 2)}`, f(b.rps), `${f(b.p50, 2)} / ${f(b.p99, 2)}`, x(r.vsBare)];
+  };
+  const cheap = results.filter((r) => r.name === 'getListSchema');
+  const tgt = [];
+  for (const r of cheap) {
+    tgt.push([
+      `cheap read (\`getListSchema\`) ≥ 0.6× bare node:http, ${r.conns} conn.`,
+      x(r.vsBare),
+      verdict(ctx, `HTTP cheap read ≥ 0.6× bare node:http at ${r.conns} connection(s)`, r.vsBare >= 0.6, x(r.vsBare), r.vsBare >= 0.6 ? '' : missWhy(r)),
+    ]);
+  }
+  for (const r of cheap) {
+    if (r.vsPrism !== undefined)
+      tgt.push([`cheap read ≥ 5× Prism, ${r.conns} conn.`, x(r.vsPrism), verdict(ctx, `HTTP cheap read ≥ 5× Prism at ${r.conns} connection(s)`, r.vsPrism >= 5, x(r.vsPrism))]);
+  }
+  if (!others.prism) tgt.push(['cheap read ≥ 5× Prism', '–', `not measured: ${prismNote}`]);
+  for (const r of cheap) {
+    if (r.vsJson !== undefined)
+      tgt.push([`cheap read ≥ 10× json-server, ${r.conns} conn.`, x(r.vsJson), verdict(ctx, `HTTP cheap read ≥ 10× json-server at ${r.conns} connection(s)`, r.vsJson >= 10, x(r.vsJson), r.vsJson >= 10 ? '' : 'json-server answers straight from an in-memory object with no auth, validation or database; see below')]);
+  }
+  lines.push('| target | figure | verdict |', '|---|---|---|', ...tgt.map((t) => `| ${t.join(' | ')} |`));
+  lines.push('');
+  lines.push(table(['method', 'conn.', 'ours req/s', 'ours p50 / p99 ms', 'bare req/s', 'bare p50 / p99 ms', 'ours / bare'], results.map(rowsFor)));
+  lines.push('');
+  const cmp = results.filter((r) => r.vsJson !== undefined || r.vsPrism !== undefined);
+  if (cmp.length) {
+    lines.push('### The same reads beside the local fakes a user might pick');
+    lines.push('');
+    lines.push(
+      'json-server 0.17 serves a `db.json` holding the same list and the same 100 contact rows (`/lists/:id`, `/contacts?_limit=100`); ' +
+        'Prism (`prism mock`) serves an OpenAPI 3 document whose response examples are our exact answers, validating each request against ' +
+        'the document. Neither checks a key or touches a database; they are the floor a "fake" costs, measured in the same rounds as the rows above.',
+    );
+    lines.push('');
+    lines.push(
+      table(
+        ['read', 'conn.', 'ours req/s', 'json-server req/s (p50/p99 ms)', 'ours / json-server', 'Prism req/s (p50/p99 ms)', 'ours / Prism'],
+        cmp.map((r) => [
+          r.label, String(r.conns), f(r.figs.ours.rps),
+          r.figs.jsonServer ? `${f(r.figs.jsonServer.rps)} (${f(r.figs.jsonServer.p50, 2)} / ${f(r.figs.jsonServer.p99, 2)})` : '–', x(r.vsJson),
+          r.figs.prism ? `${f(r.figs.prism.rps)} (${f(r.figs.prism.p50, 2)} / ${f(r.figs.prism.p99, 2)})` : '–', x(r.vsPrism),
+        ]),
+      ),
+    );
+    lines.push('');
+  }
+  if (prismNote) lines.push(`Prism: ${prismNote}.`, '');
+  return { area: 'http', md: lines.join('\n'), data: results };
+}
+
+function missWhy(r) {
+  const o = r.figs.ours;
+  const b = r.figs.bare;
+  return `each request costs ours ≈ ${f(1000 / o.rps * r.conns, 2)} ms of wall time per connection against ${f(1000 / b.rps * r.conns, 2)} ms bare; the difference is the pipeline (auth hash lookup, plan, validation, SQLite read, JSON) on a core shared with the load generator`;
+}
+
+function resolveBin(require, pkg, bin) {
+  try {
+    const file = require.resolve(`${pkg}/package.json`);
+    const meta = JSON.parse(readFileSync(file, 'utf8'));
+    const rel = typeof meta.bin === 'string' ? meta.bin : meta.bin?.[bin];
+    return rel ? join(dirname(file), rel) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------- getMe (undici, getme.mjs)
+async function benchGetMe(ctx) {
+  const [rounds, total] = ctx.size.getme;
+  say(`getme.mjs ${rounds} rounds × ${total}`);
+  const { json: j } = await runNode([join(HERE, 'getme.mjs'), String(rounds), String(total)], ctx);
+  const lines = ['## getMe through the whole pipeline (tools/bench/getme.mjs)', ''];
+  lines.push(`undici client, ${j.connections} connections, ${j.rounds} rounds × ${j.total} requests, alternating with a bare node:http server answering the same bytes.`, '');
+  lines.push(
+    table(
+      ['server', 'req/s', 'p50 ms', 'p99 ms', 'ours / bare', 'target ≥ 0.6×'],
+      [
+        ['workspace-mcp serve', f(j.ours.rps), f(j.ours.p50, 2), f(j.ours.p99, 2), x(j.ratio),
+          verdict(ctx, 'getMe (cheap read, undici) ≥ 0.6× bare node:http', j.ratio >= 0.6, x(j.ratio), j.ratio >= 0.6 ? '' : 'see the HTTP section')],
+        ['bare node:http', f(j.bare.rps), f(j.bare.p50, 2), f(j.bare.p99, 2), '1.00×', ''],
+      ],
+    ),
+    '',
+  );
+  return { area: 'getme', md: lines.join('\n'), data: j };
+}
+
+// ---------------------------------------------------------------- ledger (ledger.mjs)
+async function benchLedger(ctx) {
+  const [rounds, total] = ctx.size.ledger;
+  say(`ledger.mjs ${rounds} rounds × ${total} debits`);
+  const { json: j } = await runNode([join(HERE, 'ledger.mjs'), String(rounds), String(total), '10'], ctx);
+  const lines = ['## Ledger: debits per second (tools/bench/ledger.mjs)', ''];
+  lines.push(
+    `${j.rounds} rounds × ${j.total} debits each way, alternating, after a warm-up round; one SQLite file (WAL, synchronous=NORMAL), each way on its own account; ` +
+      'raw = bare better-sqlite3 on a second connection: `BEGIN IMMEDIATE; SELECT; UPDATE; INSERT journal; COMMIT`. ' +
+      `HTTP = \`withdrawFundsFromContactAccount\` over keep-alive HTTP (undici, ${j.concurrency} in flight) to a server in the same process. ` +
+      'The run ends by checking that every journal sums to its balance.',
+    '',
+  );
+  const httpWhy =
+    `a raw debit costs ${f(1000 / j.raw.rps * 1000, 0)} µs; one HTTP round trip on this machine costs more than that on its own ` +
+    '(see the bare node:http figures above), so no HTTP server, however thin, reaches 0.5× of an in-process transaction here';
+  lines.push(
+    table(
+      ['way', 'debits/s', 'mean or p50 ms', 'vs raw', 'target', 'verdict'],
+      [
+        ['in-process (`service.call`, whole pipeline)', f(j.service.rps), f(j.service.p50, 3), x(j.service.vs_raw), '≥ 0.8×',
+          verdict(ctx, 'debit in-process ≥ 0.8× raw better-sqlite3', j.service.vs_raw >= 0.8, x(j.service.vs_raw), 'the pipeline (auth lookup, validation, access checks, JSON result) adds its cost to the same transaction')],
+        ['over HTTP', f(j.http.rps), f(j.http.p50, 3), x(j.http.vs_raw), '≥ 0.5×',
+          verdict(ctx, 'debit over HTTP ≥ 0.5× raw better-sqlite3', j.http.vs_raw >= 0.5, x(j.http.vs_raw), httpWhy)],
+        ['raw better-sqlite3 transaction', f(j.raw.rps), f(j.raw.p50, 3), '1.00×', 'baseline', ''],
+      ],
+    ),
+    '',
+  );
+  return { area: 'ledger', md: lines.join('\n'), data: j };
+}
+
+// ---------------------------------------------------------------- export (own + contacts.mjs)
+async function benchExport(ctx) {
+  const { size, work, children } = ctx;
+  const N = size.contacts;
+  const db = join(work, 'export.db');
+  say(`export: seeding ${N} contacts`);
+  let t = performance.now();
+  execFileSync(process.execPath, [join(ROOT, 'tools', 'seed-contacts.mjs'), '--db', db, '--count', String(N), '--bot', '900', '--key', 'bench-key'], { stdio: 'ignore' });
+  const seedS = (performance.now() - t) / 1000;
+
+  const { Pool } = createRequire(join(ROOT, 'package.json'))('undici');
+  const server = await spawnAnnounced([CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], children);
+  const url = new URL(server.baseUrl);
+  const pool = new Pool(url.origin, { connections: 1 });
+  const headers = { accept: 'application/json', 'content-type': 'application/json', authorization: 'Bearer bench-key' };
+  const call = async (params) => {
+    const res = await pool.request({ method: 'POST', path: `${url.pathname}/getContacts`, headers, body: JSON.stringify(params) });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`getContacts ${res.statusCode}: ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+  const total = (await call({ bot_id: 900, offset: 0, limit: 1 })).meta.total;
+  const offsets = [0, Math.floor(total / 2 / 1000) * 1000, Math.floor((total * 0.99) / 1000) * 1000];
+  const samples = Object.fromEntries(offsets.map((o) => [o, []]));
+  for (let i = 0; i < 2; i++) for (const o of offsets) await call({ bot_id: 900, offset: o, limit: 1000 });
+  for (let i = 0; i < size.exportRuns; i++) {
+    for (const o of offsets) {
+      t = performance.now();
+      const body = await call({ bot_id: 900, offset: o, limit: 1000 });
+      samples[o].push(performance.now() - t);
+      if (body.data.length !== Math.min(1000, total - o)) throw new Error(`page at ${o}: ${body.data.length} rows`);
+    }
+  }
+  const pageMs = Object.fromEntries(offsets.map((o) => [o, median(samples[o])]));
+
+  // The whole export over HTTP, as a client runs it (parsing each page).
+  say(`export: whole export of ${total} over HTTP`);
+  t = performance.now();
+  let rows = 0;
+  let lastId = 0;
+  for (let offset = 0; ; offset += 1000) {
+    const body = await call({ bot_id: 900, offset, limit: 1000 });
+    for (const c of body.data) {
+      if (c.id <= lastId) throw new Error(`export out of order at ${c.id}`);
+      lastId = c.id;
+    }
+    rows += body.data.length;
+    if (body.data.length < 1000 || offset + 1000 >= body.meta.total) break;
+  }
+  const httpS = (performance.now() - t) / 1000;
+  await pool.close();
+  stop(server.proc, children);
+  if (rows !== total) throw new Error(`export returned ${rows} of ${total}`);
+
+  // The baseline: in-process keyset read of the same rows (contacts, tags, variables) and JSON.stringify.
+  say('export: in-process keyset read + stringify');
+  const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
+  const raw = new Database(db, { readonly: true });
+  const q = {
+    page: raw.prepare('SELECT * FROM contacts WHERE bot_id = ? AND preview = 0 AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT 1000'),
+    tags: raw.prepare('SELECT contact_id, name FROM contact_tags WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, position'),
+    vars: raw.prepare('SELECT contact_id, name, value, type FROM contact_variables WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, id'),
+  };
+  const keysetRun = () => {
+    let after = 0;
+    let n = 0;
+    let bytes = 0;
+    for (;;) {
+      const page = q.page.all(900, after);
+      if (page.length === 0) break;
+      const ids = JSON.stringify(page.map((r) => r.id));
+      const tags = new Map();
+      for (const tg of q.tags.all(ids)) (tags.get(tg.contact_id) ?? tags.set(tg.contact_id, []).get(tg.contact_id)).push(tg.name);
+      const vars = new Map();
+      for (const v of q.vars.all(ids)) (vars.get(v.contact_id) ?? vars.set(v.contact_id, {}).get(v.contact_id))[v.name] = v.value;
+      bytes += JSON.stringify({ data: page.map((r) => ({ ...r, tags: tags.get(r.id) ?? [], variables: vars.get(r.id) ?? {} })) }).length;
+      n += page.length;
+      after = page[page.length - 1].id;
+      if (page.length < 1000) break;
+    }
+    return { n, bytes };
+  };
+  keysetRun(); // warm the page cache like the HTTP export had it warm
+  t = performance.now();
+  const ks = keysetRun();
+  const keysetS = (performance.now() - t) / 1000;
+  raw.close();
+  if (ks.n !== total) throw new Error(`keyset read ${ks.n} of ${total}`);
+
+  const first = pageMs[offsets[0]];
+  const last = pageMs[offsets[2]];
+  const lines = ['## Export: offset paging through a big bot', ''];
+  lines.push(
+    `${total.toLocaleString('en')} listed contacts in one bot (seeded by tools/seed-contacts.mjs in ${f(seedS, 1)} s; every 10th has a tag, every 100th a variable). ` +
+      '`getContacts` with `offset` and `limit` 1000 over HTTP against `workspace-mcp serve` in its own process, one keep-alive connection; ' +
+      `page figures are medians of ${size.exportRuns} runs taken round robin over the offsets after a warm-up. ` +
+      'The baseline for the whole export is an in-process keyset read (`id > last ORDER BY id LIMIT 1000`, plus the page\'s tags and variables) ' +
+      'and `JSON.stringify` of the same rows, straight from better-sqlite3, page cache warm.' +
+      (total < 1_000_000 ? ` The issue's size is 1 000 000: \`npm run bench -- --full\` (or \`--contacts 1000000\`).` : ''),
+    '',
+  );
+  lines.push(
+    table(
+      ['figure', 'value', 'baseline', 'ratio', 'target', 'verdict'],
+      [
+        [`page at offset ${offsets[0].toLocaleString('en')}`, `${f(first, 1)} ms`, '', '', '', ''],
+        [`page at offset ${offsets[1].toLocaleString('en')}`, `${f(pageMs[offsets[1]], 1)} ms`, `first page ${f(first, 1)} ms`, x(pageMs[offsets[1]] / first), '', ''],
+        [`page at offset ${offsets[2].toLocaleString('en')} (last)`, `${f(last, 1)} ms`, `first page ${f(first, 1)} ms`, x(last / first), '≤ 1.5×',
+          verdict(ctx, 'last export page ≤ 1.5× the first', last / first <= 1.5, x(last / first), 'a later offset costs more here')],
+        [`whole export over HTTP (${Math.ceil(total / 1000)} pages)`, `${f(httpS, 1)} s`, `keyset read + stringify ${f(keysetS, 2)} s`, x(httpS / keysetS), '≤ 3×',
+          verdict(ctx, 'whole export over HTTP ≤ 3× in-process keyset read + stringify', httpS / keysetS <= 3, x(httpS / keysetS),
+            'each page pays the full pipeline plus an HTTP round trip, and the client parses every page; the baseline neither validates nor shapes rows the spec way')],
+      ],
+    ),
+    '',
+  );
+  if (ctx.mode === 'full') {
+    say('contacts.mjs on the same database');
+    try {
+      const { stdout } = await runNode([join(HERE, 'contacts.mjs'), '--db', db, '--runs', String(size.exportRuns)], ctx);
+      lines.push('Output of `tools/bench/contacts.mjs` on the same database (server in its process, fetch client):', '', '```', stdout.trim(), '```', '');
+    } catch (e) {
+      lines.push(`tools/bench/contacts.mjs failed: ${String(e.message).split('\n')[0]}`, '');
+    }
+  }
+  return { area: 'export', md: lines.join('\n'), data: { total, pageMs, httpS, keysetS, seedS } };
+}
+
+// ---------------------------------------------------------------- lists (lists.mjs)
+async function benchLists(ctx) {
+  say(`lists.mjs ${ctx.size.lists} records`);
+  const { json: j } = await runNode([join(HERE, 'lists.mjs'), '--records', String(ctx.size.lists), '--runs', String(ctx.size.listRuns)], ctx);
+  const p = j.pages;
+  const lines = ['## Lists: one list of 30 fields (tools/bench/lists.mjs)', ''];
+  lines.push(
+    `${j.records.toLocaleString('en')} records; \`getListItems\` pages over HTTP (in-process server, fetch client), median of ${j.runs} runs. ` +
+      'No target in the issue; the last page beside the first shows whether a page costs more the further it is.',
+    '',
+  );
+  const pairs = [
+    ['limit 20', 'first page, limit 20', 'last page, limit 20'],
+    ['limit 1000', 'first page, limit 1000', 'last page, limit 1000'],
+    ['filtered s1=cat-7', 'filtered s1=cat-7, first page', 'filtered s1=cat-7, last page'],
+    ['filtered bot_id=11', 'filtered bot_id=11, first page', 'filtered bot_id=11, last page'],
+    ['order_by n0,desc', 'order_by n0,desc, first page', 'order_by n0,desc, last page'],
+  ];
+  lines.push(table(['getListItems', 'first page ms', 'last page ms', 'last / first'], pairs.map(([l, a, b]) => [l, f(p[a], 2), f(p[b], 2), x(p[b] / p[a])])), '');
+  lines.push(
+    `Seeding ${(j.records - 200).toLocaleString('en')} records in one transaction: ${f(j.seed_ms)} ms; \`addListItem\` over HTTP: median ${f(j.add_ms, 2)} ms; ` +
+      `\`deleteListSchemaField\` on the full list: ${f(j.delete_field_ms)} ms; \`deleteListSchema\`: ${f(j.delete_list_ms)} ms.`,
+    '',
+  );
+  return { area: 'lists', md: lines.join('\n'), data: j };
+}
+
+// ---------------------------------------------------------------- MCP (mcp.mjs)
+async function benchMcp(ctx) {
+  const [rounds, calls, colds] = ctx.size.mcp;
+  say(`mcp.mjs ${rounds} rounds × ${calls} calls, ${colds} cold starts`);
+  const { stdout, json: j } = await runNode([join(HERE, 'mcp.mjs'), String(rounds), String(calls), String(colds)], ctx);
+  const lines = ['## MCP: tool calls and cold start beside a bare SDK server with one echo tool (tools/bench/mcp.mjs)', ''];
+  let cps;
+  let cold;
+  if (j && j.ratio) {
+    cps = j.ratio.calls ?? j.ratio.cps;
+    cold = j.ratio.cold ?? j.ratio.cold_start;
+  }
+  if (cps === undefined) {
+    const m = /ratio ours\/bare: calls\/s ([\d.]+), cold start ([\d.]+)/.exec(stdout);
+    if (m) [cps, cold] = [Number(m[1]), Number(m[2])];
+  }
+  lines.push('Its output, unchanged:', '', '```', stdout.replace(/^BENCH_JSON .*$/m, '').trim(), '```', '');
+  const tgt = [];
+  if (cps !== undefined) {
+    tgt.push(['tool calls/s over stdio ≥ 0.8× the bare SDK server', x(cps), verdict(ctx, 'MCP tool calls ≥ 0.8× the bare SDK server (stdio)', cps >= 0.8, x(cps), 'a real tool call runs the whole pipeline and a SQLite read, and checks its result against the output schema; the echo tool does none of that')]);
+    tgt.push(['cold start to `initialize` ≤ 1.3× the bare SDK server', x(cold), verdict(ctx, 'MCP cold start ≤ 1.3× the bare SDK server', cold <= 1.3, x(cold), 'start-up loads the whole catalog (every tool schema), opens and migrates the SQLite file')]);
+  } else tgt.push(['MCP targets', '–', 'could not read the ratios from mcp.mjs output']);
+  lines.push('| target | figure | verdict |', '|---|---|---|', ...tgt.map((t) => `| ${t.join(' | ')} |`), '');
+  if (!/streamable/i.test(stdout)) lines.push('Not measured by this run: tool calls over Streamable HTTP and resident memory after 10 000 calls (mcp.mjs measures stdio only).', '');
+  return { area: 'mcp', md: lines.join('\n'), data: { cps, cold } };
+}
+
+// ---------------------------------------------------------------- soak (tools/soak.mjs)
+async function benchSoak(ctx, soakJson) {
+  let j;
+  let source;
+  if (soakJson) {
+    j = JSON.parse(readFileSync(soakJson, 'utf8'));
+    source = `a separate \`node tools/soak.mjs --duration ${j.duration_s}\` run (included with --soak-json)`;
+  } else if (ctx.size.soak > 0) {
+    say(`soak ${ctx.size.soak} s (tools/soak.mjs)`);
+    const out = join(ctx.work, 'soak.json');
+    await runNode([join(ROOT, 'tools', 'soak.mjs'), '--duration', String(ctx.size.soak), '--out', out], ctx);
+    j = JSON.parse(readFileSync(out, 'utf8'));
+    source = `this run (\`node tools/soak.mjs --duration ${ctx.size.soak}\`)`;
+  } else {
+    return { area: 'soak', md: '## Soak\n\nNot run (--soak 0). `node tools/soak.mjs` runs it for 10 minutes.\n', data: null };
+  }
+  const lines = ['## Soak: mixed traffic at a fixed rate, resident memory of the server', ''];
+  lines.push(
+    `From ${source}: ${j.duration_s} s at ${j.rate} req/s (achieved ${j.achieved_rps}) against \`workspace-mcp serve\`: ` +
+      `${j.requests.toLocaleString('en')} requests = ${j.by_kind.read} reads (getContacts limit 100, getContactAccounts, getMe, getNumberOfContacts), ` +
+      `${j.by_kind.topup} top-ups, ${j.by_kind.debit} debits, ${j.by_kind.create} contact creates; ${j.errors} errors, ${j.skipped} skipped. ` +
+      `VmRSS of the server sampled every few seconds; the first ${j.warmup_s ?? 0} s are warm-up, left out of the comparison.`,
+    '',
+  );
+  lines.push(
+    table(
+      ['figure', 'value'],
+      [
+        ['RSS median, first third', `${j.rss_first_third_mb} MB`],
+        ['RSS median, last third', `${j.rss_last_third_mb} MB`],
+        ['RSS peak', `${j.rss_peak_mb} MB`],
+        ['last / first third', `${x(j.growth)} (flat means ≤ ${x(j.growth_limit)})`],
+        ['memory flat', verdict(ctx, `soak memory flat (last third ≤ ${j.growth_limit}× first third)`, j.flat, x(j.growth), 'resident memory grew over the run')],
+        ['ledger after the soak', j.ledger_ok ? 'every balance = start + acknowledged top-ups − acknowledged debits' : '**mismatch**'],
+      ],
+    ),
+    '',
+  );
+  const step = Math.max(1, Math.ceil(j.curve.length / 24));
+  lines.push('The curve (every ' + (step > 1 ? `${step}th ` : '') + 'sample):', '', '```', '  t s   RSS MB   req/s   p99 ms');
+  for (let i = 0; i < j.curve.length; i += step) {
+    const p = j.curve[i];
+    lines.push(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
+  }
+  lines.push('```', '');
+  return { area: 'soak', md: lines.join('\n'), data: j };
+}
+
+// ---------------------------------------------------------------- the document
+function render({ started, finished, mode, size, only, sections, verdicts }) {
+  const m = machine();
+  const lines = [
+    '# Benchmarks',
+    '',
+    '<!-- Written by `npm run bench` (tools/bench/run.mjs); rerun it rather than editing by hand. -->',
+    '',
+    'Every figure sits beside a baseline measured in the same run, as a ratio: these machines are shared and noisy, so the ratio means more than the absolute figure.',
+    '',
+    '```',
+    'npm run build && npm run bench            # about 10 minutes on 2 cores',
+    'npm run bench -- --full                   # the issue\'s sizes: 1 000 000-contact export, 10-minute soak',
+    'node tools/soak.mjs [--duration 600]      # the soak on its own',
+    '```',
+    '',
+    '## Machine and run',
+    '',
+    table(['', ''], [
+      ['date', `${started.toISOString().replace('T', ' ').slice(0, 19)} UTC (${f((finished - started) / 60000, 1)} min)`],
+      ['cpu', `${m.cpu}, ${m.cores} cores`],
+      ['memory', m.memory],
+      ['os', m.os],
+      ['node', m.node],
+      ['commit', m.commit || '–'],
+      ['tools', m.tools],
+      ['sizes', `${mode}: HTTP ${size.rounds} round(s) × ${size.duration} s, export ${size.contacts.toLocaleString('en')} contacts, lists ${size.lists.toLocaleString('en')} records, ledger ${size.ledger.join(' × ')}, MCP ${size.mcp.join(' / ')}`],
+      ['areas', only.join(', ')],
+    ]),
+    '',
+    '## Targets',
+    '',
+    table(['target', 'figure', 'verdict'], verdicts.map((v) => [v.target, v.figure, v.met ? 'met' : `**missed**${v.why ? `: ${v.why}` : ''}`])),
+    '',
+    ...sections.map((s) => s.md),
+  ];
+  return lines.join('\n').replace(/\n{3,}/g, '\n\n');
+}
+
+if (process.argv[2] === '--bare') bareServer();
+else await main();
