@@ -104,15 +104,17 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const json = wantsJson(req.headers.accept, req.headers['x-requested-with'] as string | undefined);
     try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const path = url.pathname.replace(/^\/+/, '');
+      const target = req.url ?? '/';
+      const q = target.indexOf('?');
+      const path = (q < 0 ? target : target.slice(0, q)).replace(/^\/+/, '');
+      const search = q < 0 ? '' : target.slice(q + 1);
       const match = /^api\/v1\/([^/]+)\/?$/.exec(path);
       if (!match) {
         writeResponse(res, { status: 404, headers: {}, body: { message: `The route ${path} could not be found.` } });
         return;
       }
       const verb = (req.method ?? 'GET').toUpperCase();
-      let input: Record<string, unknown> = parseParams(url.search.slice(1));
+      let input: Record<string, unknown> = search ? parseParams(search) : {};
       let note: string | undefined;
       if (verb !== 'GET' && verb !== 'HEAD') {
         let raw: Buffer;
