@@ -6,6 +6,10 @@
  * deleted so the listed count differs from the row count.
  *
  *   npm run build && node tools/seed-contacts.mjs --db /tmp/big.db [--count 1000000] [--bot 900]
+ *     [--times ascending|descending]
+ *
+ * Creation times grow with the ids (`ascending`, as contacts made through the API), so date
+ * windows page over block counts; `descending` makes a bot out of time order (the slow path).
  *
  * Prints a JSON summary on stdout (this is a tool, not the MCP server).
  */
@@ -22,15 +26,23 @@ const { values } = parseArgs({
     bot: { type: 'string', default: '900' },
     owner: { type: 'string', default: '900' },
     key: { type: 'string', default: 'bench-key' },
+    times: { type: 'string', default: 'ascending' },
   },
 });
 if (!values.db) {
-  process.stderr.write('usage: node tools/seed-contacts.mjs --db FILE [--count N] [--bot ID] [--owner ID] [--key KEY]\n');
+  process.stderr.write(
+    'usage: node tools/seed-contacts.mjs --db FILE [--count N] [--bot ID] [--owner ID] [--key KEY] [--times ascending|descending]\n',
+  );
   process.exit(2);
 }
 const count = Number(values.count);
 const botId = Number(values.bot);
 const ownerId = Number(values.owner);
+if (values.times !== 'ascending' && values.times !== 'descending') {
+  process.stderr.write('--times must be ascending or descending\n');
+  process.exit(2);
+}
+const descending = values.times === 'descending';
 if (!Number.isSafeInteger(count) || count < 0 || !Number.isSafeInteger(botId) || !Number.isSafeInteger(ownerId)) {
   process.stderr.write('--count, --bot and --owner must be integers\n');
   process.exit(2);
@@ -74,7 +86,8 @@ const insTag = db.prepare('INSERT INTO contact_tags (contact_id, position, name)
 const insVar = db.prepare('INSERT INTO contact_variables (contact_id, name, value, type) VALUES (?, ?, ?, 0)');
 const bump = db.prepare('UPDATE bots SET subscriber_count = subscriber_count + ? WHERE id = ?');
 const base = db.prepare('SELECT coalesce(max(id), 0) AS n FROM contacts').get().n;
-// Contacts are spread over the year before now, one every few seconds, in id order.
+// Contacts are spread over the time before now, one every 3 seconds, in id order (or, with
+// --times descending, in reverse).
 const t0 = Math.floor(Date.now() / 1000) - count * 3;
 
 const BATCH = 50_000;
@@ -82,7 +95,7 @@ let listed = 0;
 const batch = db.transaction((from, to) => {
   let added = 0;
   for (let i = from; i < to; i++) {
-    const ts = t0 + i * 3;
+    const ts = t0 + (descending ? count - 1 - i : i) * 3;
     const preview = i % 5000 === 4999 ? 1 : 0;
     const deleted = i % 7000 === 6999 ? now : null;
     const info = insContact.run(
@@ -111,5 +124,5 @@ db.close();
 
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(
-  JSON.stringify({ db: values.db, fresh, owner: ownerId, key: values.key, bot: botId, inserted: count, listed, seconds: Number(seconds.toFixed(1)) }) + '\n',
+  JSON.stringify({ db: values.db, fresh, owner: ownerId, key: values.key, bot: botId, times: values.times, inserted: count, listed, seconds: Number(seconds.toFixed(1)) }) + '\n',
 );

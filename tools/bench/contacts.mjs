@@ -3,11 +3,15 @@
  * Contacts at scale, over real HTTP: a 1 000 000-contact bot exported with offset paging
  * (limit 1000). Times the pages at offsets 0, 500 000 and 990 000 (median of several runs),
  * the whole export, and getNumberOfContacts; prints the ratio last page / first page
- * (it should stay under 2: a page must not cost more the further it is).
+ * (it should stay under 2: a page must not cost more the further it is). Then the same with
+ * a `date_to` cap, as the MCP exportContacts tool always sends one (`date_to` = now), and with
+ * a `date_from`/`date_to` window whose ends fall inside blocks.
  *
  *   npm run build && node tools/bench/contacts.mjs [--db FILE] [--count 1000000] [--runs 9]
+ *     [--times ascending|descending] [--no-whole]
  *
- * Without --db (or with a --db that does not exist yet) it seeds one with tools/seed-contacts.mjs.
+ * Without --db (or with a --db that does not exist yet) it seeds one with tools/seed-contacts.mjs
+ * (`--times descending` seeds a bot whose contacts are not in time order: the slow date path).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +32,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '9' },
     bot: { type: 'string', default: '900' },
     key: { type: 'string', default: 'bench-key' },
+    times: { type: 'string', default: 'ascending' },
+    'no-whole': { type: 'boolean', default: false },
   },
 });
 const runs = Number(values.runs);
@@ -42,7 +48,10 @@ if (!existsSync(dbFile)) {
   const t = performance.now();
   const out = execFileSync(
     process.execPath,
-    [join(here, '..', 'seed-contacts.mjs'), '--db', dbFile, '--count', values.count, '--bot', values.bot, '--key', values.key],
+    [
+      join(here, '..', 'seed-contacts.mjs'),
+      '--db', dbFile, '--count', values.count, '--bot', values.bot, '--key', values.key, '--times', values.times,
+    ],
     { encoding: 'utf8' },
   );
   console.log(`seed: ${out.trim()} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
@@ -92,47 +101,74 @@ try {
   const totalMs = await medianOf(() => call('getContacts', { bot_id: botId, offset: 0, limit: 1 }));
   console.log(`getNumberOfContacts (bot_id): ${ms(countMs)}   (all bots): ${ms(countAllMs)}   getContacts limit 1 (meta.total): ${ms(totalMs)}`);
 
-  // Round robin over the offsets, after a warm-up, so that JIT and cache warm-up favour none.
   const offsets = [0, 500_000, 990_000];
-  const samples = Object.fromEntries(offsets.map((o) => [o, []]));
-  const page = async (offset) => {
-    const body = await call('getContacts', { bot_id: botId, offset, limit: 1000 });
-    if (offset < count && body.data.length === 0) throw new Error(`empty page at ${offset}`);
-    return body;
+  const exportPages = async (label, filter) => {
+    const { count: n } = await call('getNumberOfContacts', { bot_id: botId, ...filter });
+    const countMs = await medianOf(() => call('getNumberOfContacts', { bot_id: botId, ...filter }));
+    console.log(`\n${label}: ${n} contacts; getNumberOfContacts ${ms(countMs)}`);
+    // Round robin over the offsets, after a warm-up, so that JIT and cache warm-up favour none.
+    const samples = Object.fromEntries(offsets.map((o) => [o, []]));
+    const page = async (offset) => {
+      const body = await call('getContacts', { bot_id: botId, ...filter, offset, limit: 1000 });
+      if (offset < n && body.data.length === 0) throw new Error(`empty page at ${offset}`);
+      if (body.meta.total !== n) throw new Error(`meta.total ${body.meta.total}, count ${n}`);
+      return body;
+    };
+    for (let i = 0; i < 3; i++) for (const o of offsets) await page(o);
+    for (let i = 0; i < runs; i++) for (const o of offsets) samples[o].push((await timed(() => page(o)))[0]);
+    const pageAt = {};
+    for (const o of offsets) {
+      pageAt[o] = median(samples[o]);
+      console.log(`  page offset ${String(o).padStart(7)} limit 1000: ${ms(pageAt[o])} (median of ${runs}; min ${ms(Math.min(...samples[o]))})`);
+    }
+    console.log(`  ratio last/first (offset 990000 / offset 0): ${(pageAt[990_000] / pageAt[0]).toFixed(2)}`);
+    return n;
   };
-  for (let i = 0; i < 3; i++) for (const o of offsets) await page(o);
-  for (let i = 0; i < runs; i++) for (const o of offsets) samples[o].push((await timed(() => page(o)))[0]);
-  const pageAt = {};
-  for (const o of offsets) {
-    pageAt[o] = median(samples[o]);
-    console.log(`page offset ${String(o).padStart(7)} limit 1000: ${ms(pageAt[o])} (median of ${runs}; min ${ms(Math.min(...samples[o]))})`);
-  }
-  console.log(`ratio last/first (offset 990000 / offset 0): ${(pageAt[990_000] / pageAt[0]).toFixed(2)}`);
 
   // The whole export, as a client would run it; checks order and completeness on the way.
-  const t = performance.now();
-  let offset = 0;
-  let rows = 0;
-  let pages = 0;
-  let lastId = 0;
-  let slowest = 0;
-  for (;;) {
-    const [pageMs, body] = await timed(() => call('getContacts', { bot_id: botId, offset, limit: 1000 }));
-    slowest = Math.max(slowest, pageMs);
-    pages++;
-    for (const c of body.data) {
-      if (c.id <= lastId) throw new Error(`ids out of order at ${c.id}`);
-      lastId = c.id;
+  const wholeExport = async (label, filter, n) => {
+    const t = performance.now();
+    let offset = 0;
+    let rows = 0;
+    let pages = 0;
+    let lastId = 0;
+    let slowest = 0;
+    for (;;) {
+      const [pageMs, body] = await timed(() => call('getContacts', { bot_id: botId, ...filter, offset, limit: 1000 }));
+      slowest = Math.max(slowest, pageMs);
+      pages++;
+      for (const c of body.data) {
+        if (c.id <= lastId) throw new Error(`ids out of order at ${c.id}`);
+        lastId = c.id;
+      }
+      rows += body.data.length;
+      if (body.data.length < 1000 || offset + 1000 >= body.meta.total) break;
+      offset += 1000;
     }
-    rows += body.data.length;
-    if (body.data.length < 1000 || offset + 1000 >= body.meta.total) break;
-    offset += 1000;
-  }
-  const whole = (performance.now() - t) / 1000;
-  console.log(
-    `whole export: ${rows} contacts in ${pages} pages, ${whole.toFixed(1)} s (${ms((whole * 1000) / pages)} a page, slowest ${ms(slowest)})` +
-      (rows === count ? '' : `  MISMATCH: expected ${count}`),
-  );
+    const whole = (performance.now() - t) / 1000;
+    console.log(
+      `  whole export${label}: ${rows} contacts in ${pages} pages, ${whole.toFixed(1)} s (${ms((whole * 1000) / pages)} a page, slowest ${ms(slowest)})` +
+        (rows === n ? '' : `  MISMATCH: expected ${n}`),
+    );
+  };
+
+  const all = await exportPages('no date filter', {});
+  if (!values['no-whole']) await wholeExport('', {}, all);
+
+  // What exportContacts sends: date_to = now (the cap fixed when the export starts).
+  const inOrder = store.contacts.inTimeOrder?.(botId);
+  const cap = Math.floor(Date.now() / 1000);
+  const order = inOrder === undefined ? 'not tracked' : inOrder ? 'yes' : 'no';
+  const capped = await exportPages(`date_to = now (${cap}); bot in time order: ${order}`, { date_to: cap });
+  if (!values['no-whole']) await wholeExport(' (date_to = now)', { date_to: cap }, capped);
+
+  // A window whose ends fall inside blocks: between the creation times of the 3rd contact and
+  // of the one 3 000 before the end.
+  const created = async (offset) =>
+    Date.parse((await call('getContacts', { bot_id: botId, offset, limit: 1 })).data[0].created_at) / 1000;
+  const [a, b] = [await created(2), await created(Math.max(0, all - 3_000))];
+  const [from, to] = [Math.min(a, b), Math.max(a, b)];
+  await exportPages(`date_from ${from} .. date_to ${to}`, { date_from: from, date_to: to });
 } finally {
   await new Promise((r) => server.close(() => r()));
   store.close();
