@@ -88,7 +88,7 @@ export function exportTool(ws: Workspace): ToolSpec {
       openWorldHint: false,
     },
     async run(args, extra) {
-      const unknown = unknownArguments(strict, args);
+      const unknown = unknownArguments(params, args);
       if (unknown.size > 0) return unknownArgumentsResult(unknown);
       const checked = validate(params, args);
       if (!checked.ok) return apiErrorResult(fail.validation(checked.errors));

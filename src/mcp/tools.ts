@@ -143,25 +143,26 @@ function unknownKeyMessage(key: string, known: string[]): string {
  * Names the schema does not know, at any depth, as Laravel-style errors (`fields.0.colour`).
  * Only unknown names are reported here; wrong values are the API's to judge.
  */
-export function unknownArguments(schema: z.ZodObject, args: Record<string, unknown>): Map<string, string[]> {
+export function unknownArguments(shape: Shape, args: Record<string, unknown>): Map<string, string[]> {
   const errors = new Map<string, string[]>();
-  const parsed = schema.safeParse(args);
-  if (parsed.success) return errors;
-  for (const issue of parsed.error.issues) {
-    if (issue.code !== 'unrecognized_keys') continue;
-    let node: z.ZodType | undefined = schema;
-    for (const step of issue.path) {
-      if (node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
-      if (node instanceof z.ZodObject) node = node.shape[String(step)] as z.ZodType | undefined;
-      else if (node instanceof z.ZodArray) node = node.element as z.ZodType;
+  // A walk over the rule shape, not a zod parse: this runs on every tool call.
+  const walk = (sh: Shape, value: unknown, prefix: string) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+    const known = Object.keys(sh);
+    for (const [key, v] of Object.entries(value)) {
+      const path = prefix + key;
+      const rule = Object.hasOwn(sh, key) ? sh[key] : undefined;
+      if (!rule) {
+        errors.set(path, [unknownKeyMessage(path, known)]);
+        continue;
+      }
+      const st = rule.state;
+      if (st.kind === 'object' && st.shape) walk(st.shape, v, `${path}.`);
+      else if (st.kind === 'array' && st.items?.state.kind === 'object' && st.items.state.shape && Array.isArray(v))
+        v.forEach((item, i) => walk(st.items!.state.shape!, item, `${path}.${i}.`));
     }
-    if (node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
-    const known = node instanceof z.ZodObject ? Object.keys(node.shape) : [];
-    for (const key of issue.keys) {
-      const path = [...issue.path.map(String), key].join('.');
-      errors.set(path, [unknownKeyMessage(path, known)]);
-    }
-  }
+  };
+  walk(shape, args, '');
   return errors;
 }
 
@@ -216,7 +217,7 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     outputSchema: outputSchemaOf(def),
     annotations: { title: def.title, ...def.annotations },
     async run(args, extra) {
-      const unknown = unknownArguments(strict, args);
+      const unknown = unknownArguments(shape, args);
       if (unknown.size > 0) return unknownArgumentsResult(unknown);
       const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m) };
       const key = money ? args[IDEMPOTENCY_KEY] : undefined;
