@@ -191,8 +191,8 @@ function budgetHint(def: MethodDef): BudgetHint {
 /** The tool of one API method. */
 export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
   const shape = toolShape(def);
-  const strict = shapeToZod(shape);
   const money = MONEY_TOOLS.has(def.name);
+  const schemas: { input?: JsonSchema; output?: JsonSchema } = {};
 
   async function callApi(params: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
     let res;
@@ -213,8 +213,13 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     name: def.name,
     title: def.title,
     description: descriptionOf(def),
-    inputSchema: toJsonSchema(strict),
-    outputSchema: outputSchemaOf(def),
+    // JSON Schemas are built on the first tools/list, not at start-up (a good part of cold start).
+    get inputSchema() {
+      return (schemas.input ??= toJsonSchema(shapeToZod(shape)));
+    },
+    get outputSchema() {
+      return (schemas.output ??= outputSchemaOf(def));
+    },
     annotations: { title: def.title, ...def.annotations },
     async run(args, extra) {
       const unknown = unknownArguments(shape, args);
