@@ -13,6 +13,7 @@
  * --growth    largest last-third/first-third RSS ratio still called flat (default 1.10); the
  *             first tenth of the run (at most 60 s) is warm-up, left out of the thirds
  * --out       also write the figures and the curve as JSON to FILE
+ * --cli       the workspace-mcp entry point to soak (default dist/cli/main.js; e.g. another build)
  *
  * The traffic, per 20 requests: 8 reads (getContacts limit 100, getContactAccounts, getMe,
  * getNumberOfContacts), 5 top-ups, 5 debits, 2 creates (createOrUpdateContact with a new
@@ -29,9 +30,9 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 const { values } = parseArgs({
   options: {
+    cli: { type: 'string', default: join(ROOT, 'dist', 'cli', 'main.js') },
     duration: { type: 'string', default: '600' },
     rate: { type: 'string', default: '100' },
     sample: { type: 'string', default: '5' },
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
   },
 });
+const CLI = values.cli;
 const DURATION = Number(values.duration);
 const RATE = Number(values.rate);
 const SAMPLE = Number(values.sample);
@@ -95,15 +97,19 @@ const url = new URL(baseUrl);
 const pool = new Pool(url.origin, { connections: 16 });
 const headers = { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${KEY}` };
 
-/** The server's resident set in kB: /proc where there is one, else ps. */
+/**
+ * The server's resident set in kB: /proc where there is one (with its anonymous part, the heaps,
+ * and its file-backed part, mapped code and SQLite's shared memory), else ps (total only).
+ */
 function rssKb() {
   try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'));
-    if (m) return Number(m[1]);
+    const status = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)\\s+kB`).exec(status)?.[1] ?? NaN);
+    if (!Number.isNaN(kb('VmRSS'))) return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
   } catch {
     // no /proc (macOS): fall through
   }
-  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(server.pid)], { encoding: 'utf8' }).trim());
+  return { total: Number(execFileSync('ps', ['-o', 'rss=', '-p', String(server.pid)], { encoding: 'utf8' }).trim()), anon: NaN, file: NaN };
 }
 
 const expected = new Map(Array.from({ length: CONTACTS }, (_, i) => [500 + i, START]));
@@ -160,16 +166,20 @@ const t0 = performance.now();
 let lastDone = 0;
 function sample() {
   const t = (performance.now() - t0) / 1000;
+  const rss = rssKb();
+  const mb = (kb) => (Number.isNaN(kb) ? null : Math.round(kb / 102.4) / 10);
   const point = {
     t: Math.round(t),
-    rss_mb: Math.round(rssKb() / 102.4) / 10,
+    rss_mb: mb(rss.total),
+    anon_mb: mb(rss.anon),
+    file_mb: mb(rss.file),
     rps: Math.round((done - lastDone) / SAMPLE),
     p99_ms: Math.round(pct(windowLat, 0.99) * 100) / 100,
   };
   lastDone = done;
   windowLat = [];
   curve.push(point);
-  process.stderr.write(`soak t=${point.t}s rss=${point.rss_mb} MB rps=${point.rps} p99=${point.p99_ms} ms errors=${errors} skipped=${skipped}\n`);
+  process.stderr.write(`soak t=${point.t}s rss=${point.rss_mb} MB (anon ${point.anon_mb}) rps=${point.rps} p99=${point.p99_ms} ms errors=${errors} skipped=${skipped}\n`);
 }
 
 // Fixed rate: every tick sends what the clock says is due, never more than INFLIGHT at once.
@@ -223,6 +233,8 @@ const steady = curve.filter((p) => p.t >= warm);
 const third = Math.max(1, Math.floor(steady.length / 3));
 const first = median(steady.slice(0, third).map((p) => p.rss_mb));
 const last = median(steady.slice(-third).map((p) => p.rss_mb));
+const anonFirst = median(steady.slice(0, third).map((p) => p.anon_mb));
+const anonLast = median(steady.slice(-third).map((p) => p.anon_mb));
 const peak = Math.max(...curve.map((p) => p.rss_mb));
 const ratio = last / first;
 const flat = ratio <= GROWTH;
@@ -240,6 +252,8 @@ const result = {
   rss_first_third_mb: first,
   rss_last_third_mb: last,
   rss_peak_mb: peak,
+  anon_first_third_mb: anonFirst,
+  anon_last_third_mb: anonLast,
   growth: Math.round(ratio * 1000) / 1000,
   growth_limit: GROWTH,
   warmup_s: warm,
@@ -253,13 +267,13 @@ if (values.out) writeFileSync(values.out, JSON.stringify(result, null, 2) + '\n'
 const out = (s) => process.stdout.write(s + '\n');
 out(`soak: ${DURATION} s at ${RATE} req/s (achieved ${result.achieved_rps}), ${done} requests ` +
   `(${counts.read} reads, ${counts.topup} top-ups, ${counts.debit} debits, ${counts.create} creates), ${errors} errors, ${skipped} skipped`);
-out('  t s   RSS MB   req/s   p99 ms');
+out('  t s   RSS MB  anon MB  file MB   req/s   p99 ms');
 const step = Math.max(1, Math.ceil(curve.length / 40));
 for (let i = 0; i < curve.length; i += step) {
   const p = curve[i];
-  out(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
+  out(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '-').padStart(8)} ${String(p.file_mb ?? '-').padStart(8)} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
 }
-out(`RSS median first third ${first} MB, last third ${last} MB, peak ${peak} MB: ratio ${result.growth} -> ${flat ? 'flat' : 'GROWING'} (limit ${GROWTH})`);
+out(`RSS median first third ${first} MB, last third ${last} MB, peak ${peak} MB: ratio ${result.growth} -> ${flat ? 'flat' : 'GROWING'} (limit ${GROWTH}); anonymous part ${anonFirst} -> ${anonLast} MB`);
 out(`ledger: ${ledgerNote}`);
 out(`BENCH_JSON ${JSON.stringify({ ...result, curve: undefined })}`);
 if (errors > 0 || !ledgerOk) process.exitCode = 1;
