@@ -259,14 +259,17 @@ function validateShape(
         if (is.kind === 'object' && is.shape) {
           if (typeof item !== 'object' || item === null || Array.isArray(item)) {
             nested.set(itemKey, [`The ${itemKey} field must be an array.`]);
+            items.push(undefined);
             return;
           }
           items.push(validateShape(is.shape, item as Record<string, unknown>, itemKey + '.', nested, nested));
         } else if (!isPresent(item)) {
-          if (is.required) nested.set(itemKey, [`The ${itemKey} field is required.`]);
+          if (is.required) {
+            nested.set(itemKey, [`The ${itemKey} field is required.`]);
+            items.push(undefined);
+          }
         } else {
-          const c = checkValue(is, itemKey, item, nested);
-          if (c !== undefined) items.push(c);
+          items.push(checkValue(is, itemKey, item, nested));
         }
       });
       out[name] = items;
@@ -283,12 +286,14 @@ function validateShape(
 export function validate<S extends Shape>(
   shape: S,
   input: Record<string, unknown>,
-): { ok: true; params: Infer<S> } | { ok: false; errors: ErrorBag } {
+): { ok: true; params: Infer<S> } | { ok: false; errors: ErrorBag; partial: Record<string, unknown> } {
   const bag: ErrorBag = new Map();
   const nested: ErrorBag = new Map();
   const params = validateShape(shape, input, '', bag, nested);
   for (const [k, v] of nested) bag.set(k, [...(bag.get(k) ?? []), ...v]);
-  if (bag.size > 0) return { ok: false, errors: bag };
+  // On failure the values that did pass come back too (items keep their index), so checks
+  // that need the database can still report their errors in the same answer.
+  if (bag.size > 0) return { ok: false, errors: bag, partial: params };
   return { ok: true, params: params as Infer<S> };
 }
 

@@ -127,6 +127,60 @@ function checkField(
   return out;
 }
 
+/** Where a new list goes: the bot's project (bot_id wins) or the project; 422 when missing. */
+function resolveTarget(
+  ctx: Ctx,
+  p: { bot_id?: number; project_uuid?: string },
+  bag: Map<string, string[]>,
+): { projectUuid?: string; ownerId?: number; botId: number | null } {
+  if (p.bot_id !== undefined) {
+    const bot = ctx.store.core.bot(p.bot_id);
+    if (!bot || bot.deleted_at) {
+      bag.set('bot_id', ['The selected bot id is invalid.']);
+      return { botId: null };
+    }
+    return { projectUuid: bot.project_uuid, ownerId: bot.owner_id, botId: bot.id };
+  }
+  if (p.project_uuid === undefined) return { botId: null };
+  const project = ctx.store.core.project(p.project_uuid);
+  if (!project) {
+    bag.set('project_uuid', ['The selected project uuid is invalid.']);
+    return { botId: null };
+  }
+  return { projectUuid: project.uuid, ownerId: project.owner_id, botId: null };
+}
+
+/** The field checks of checkField on whatever passed the rules (a partial field). */
+function precheckField(f: unknown, key: string, taken: Set<string>, bag: Map<string, string[]>, mode: 'create' | 'add'): void {
+  if (!f || typeof f !== 'object') return;
+  const field = f as Partial<FieldInput>;
+  if (typeof field.slug !== 'string' || typeof field.type !== 'string') {
+    if (typeof field.slug === 'string') taken.add(field.slug);
+    return;
+  }
+  const local = new Map<string, string[]>();
+  checkField(field as FieldInput, key, taken, local, mode);
+  // A key the rules already refused keeps the rule's message.
+  for (const [k, v] of local) if (!bag.has(k)) bag.set(k, v);
+}
+
+export const listPrechecks = {
+  createListSchema(ctx: Ctx, partial: Record<string, unknown>, bag: Map<string, string[]>): void {
+    const target = { bot_id: partial.bot_id as number | undefined, project_uuid: partial.project_uuid as string | undefined };
+    if (!bag.has('bot_id') && !bag.has('project_uuid')) resolveTarget(ctx, target, bag);
+    const taken = new Set<string>();
+    const fields = Array.isArray(partial.fields) ? partial.fields : [];
+    fields.forEach((f, i) => precheckField(f, `fields.${i}`, taken, bag, 'create'));
+  },
+  addListSchemaField(ctx: Ctx, partial: Record<string, unknown>, bag: Map<string, string[]>): void {
+    if (typeof partial.schema_id !== 'string') return;
+    const row = ctx.store.lists.byId(partial.schema_id);
+    // A missing or foreign list is the handler's 404 or 403, not a field error.
+    if (!row || row.owner_id !== ctx.owner.id) return;
+    precheckField(partial.field, 'field', new Set(listFields(row).map((x) => x.slug)), bag, 'add');
+  },
+};
+
 export const listHandlers = {
   getListSchemas(ctx: Ctx, p: P<typeof getListSchemas>) {
     const page = pageNumber(p.page);
@@ -140,25 +194,7 @@ export const listHandlers = {
 
   createListSchema(ctx: Ctx, p: P<typeof createListSchema>) {
     const bag = new Map<string, string[]>();
-    let projectUuid: string | undefined;
-    let ownerId: number | undefined;
-    let botId: number | null = null;
-    if (p.bot_id !== undefined) {
-      const bot = ctx.store.core.bot(p.bot_id);
-      if (!bot || bot.deleted_at) bag.set('bot_id', ['The selected bot id is invalid.']);
-      else {
-        botId = bot.id;
-        projectUuid = bot.project_uuid;
-        ownerId = bot.owner_id;
-      }
-    } else {
-      const project = ctx.store.core.project(p.project_uuid!);
-      if (!project) bag.set('project_uuid', ['The selected project uuid is invalid.']);
-      else {
-        projectUuid = project.uuid;
-        ownerId = project.owner_id;
-      }
-    }
+    const { projectUuid, ownerId, botId } = resolveTarget(ctx, p, bag);
     const taken = new Set<string>();
     const fields = p.fields.map((f, i) => checkField(f as FieldInput, `fields.${i}`, taken, bag, 'create'));
     if (bag.size > 0) throw fail.validation(bag);

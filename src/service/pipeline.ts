@@ -6,11 +6,11 @@
 import { findMethod } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
-import { validate } from '../api/rules.js';
+import { validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/core.js';
 import type { Store } from '../store/index.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
-import { HANDLERS } from './handlers.js';
+import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
 import { normalizeInput } from './input.js';
 import { RateLimiter } from './rate-limit.js';
 
@@ -106,15 +106,19 @@ export class Service {
         if (normalized[canonical] == null && normalized[alias] != null) normalized[canonical] = normalized[alias];
         delete normalized[alias];
       }
+      const ctx: Ctx = { store: this.store, owner, url: `${req.baseUrl}/${req.method}`, now, secrets: this.opts.secrets };
       const checked = validate(def.params, normalized);
       if (!checked.ok) {
+        // Checks that need the database add their errors to the same answer, as Laravel's
+        // single validation pass would list them.
+        const precheck = (PRECHECKS as Record<string, Precheck | undefined>)[def.name];
+        precheck?.(ctx, checked.partial, checked.errors);
         if (!req.wantsJson) {
           headers.Location = req.referer || '/';
           return reply(302, headers, undefined);
         }
-        throw fail.validation(checked.errors, req.inputNote);
+        throw fail.validation(orderErrors(def.params, checked.errors), req.inputNote);
       }
-      const ctx: Ctx = { store: this.store, owner, url: `${req.baseUrl}/${req.method}`, now, secrets: this.opts.secrets };
       const handler = (HANDLERS as Record<string, (c: Ctx, p: unknown) => unknown>)[def.name]!;
       const out = handler(ctx, checked.params);
       if (out instanceof Reply) return reply(out.status, headers, out.body);
@@ -146,6 +150,17 @@ export class Service {
       throw new ApiError('method_removed', `The method ${method} was removed on ${dep.sunset}.`);
     }
   }
+}
+
+/** Laravel's order: top-level parameters in rule order, then keys inside arrays and objects. */
+function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
+  const out: ErrorBag = new Map();
+  for (const k of Object.keys(shape)) {
+    const v = bag.get(k);
+    if (v) out.set(k, v);
+  }
+  for (const [k, v] of bag) if (!out.has(k)) out.set(k, v);
+  return out;
 }
 
 function reply(status: number, headers: Record<string, string>, body: unknown): ApiResponse {
