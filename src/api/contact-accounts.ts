@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { defineMethod, READ } from './define.js';
+import { isCurrency } from './currency.js';
 import { r } from './rules.js';
 import { Timestamp } from './shapes.js';
 
@@ -72,7 +73,11 @@ export const addContactAccount = defineMethod({
     'existing one). This is an internal balance (bonuses, points, deposit), not a bank account; no money is transferred.',
   params: {
     contact_id: r.integer().required().describe('Contact ID (from getContacts)'),
-    currency: r.string().required().describe('ISO 4217 currency code in capital letters, e.g. USD, EUR, JPY'),
+    currency: r
+      .string()
+      .required()
+      .check(isCurrency, 'The selected :attribute is invalid.')
+      .describe('ISO 4217 currency code in capital letters, e.g. USD, EUR, JPY'),
   },
   result: z.object({ data: ContactAccountSchema }),
   // A repeat with the same arguments changes nothing more (it answers currency_exists).

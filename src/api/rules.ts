@@ -25,6 +25,8 @@ interface RuleState {
   shape?: Shape;
   /** A kept-for-compatibility parameter: accepted, never acted on. */
   ignored?: boolean;
+  /** A predicate on the value (after the type checks), with its message; `:attribute` is replaced. */
+  check?: { fn: (v: never) => boolean; message: string };
 }
 
 /** A parameter rule; `T` is the value after validation, `R` whether it is always present. */
@@ -64,6 +66,10 @@ export class Rule<T, R extends boolean = false> {
   }
   ignored(): Rule<T, R> {
     return this.with({ ignored: true });
+  }
+  /** A check no built-in rule covers (an ISO 4217 code): `message` may use `:attribute`. */
+  check(fn: (v: T) => boolean, message: string): Rule<T, R> {
+    return this.with({ check: { fn: fn as (v: never) => boolean, message } });
   }
 }
 
@@ -213,6 +219,7 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
     if ((rule.min !== undefined && size < rule.min) || (rule.max !== undefined && size > rule.max))
       return fail(rangeMessage(attr, rule, unit));
   }
+  if (rule.check && !rule.check.fn(out as never)) return fail(rule.check.message.replace(':attribute', attr));
   return out;
 }
 

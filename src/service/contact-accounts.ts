@@ -13,7 +13,7 @@ import {
   type getContactAccounts,
   type withdrawFundsFromContactAccount,
 } from '../api/contact-accounts.js';
-import { amountNote, isCurrency } from '../api/currency.js';
+import { amountNote } from '../api/currency.js';
 import { fail } from '../api/errors.js';
 import type { Infer, Shape } from '../api/rules.js';
 import type { AccountRow } from '../store/contact-accounts.js';
@@ -51,8 +51,6 @@ export const contactAccountHandlers = {
   },
 
   addContactAccount(ctx: Ctx, p: Params<typeof addContactAccount>): Reply {
-    // Part of validation, which Laravel runs before looking anything up.
-    if (!isCurrency(p.currency)) throw fail.invalid('currency', 'The selected currency is invalid.');
     const row = ctx.store.tx(() => {
       requireContact(ctx, p.contact_id);
       const opened = ctx.store.accounts.open(p.contact_id, p.currency, isoTime(ctx.now));

@@ -53,3 +53,14 @@ describe('createListSchema lists every failing field at once', () => {
     expect(Object.keys(missing.body.errors)).not.toContain('schema_id');
   });
 });
+
+describe('addContactAccount: an unknown currency is listed with the other failing fields', () => {
+  it('contact_id and currency both fail in one 422', async () => {
+    const r = await w.call('addContactAccount', { contact_id: 'abc', currency: 'usd' });
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toEqual({
+      contact_id: ['The contact id field must be an integer.'],
+      currency: ['The selected currency is invalid.'],
+    });
+  });
+});
