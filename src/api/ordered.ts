@@ -57,3 +57,80 @@ export function toJsonText(value: unknown): string {
     frame = outer;
   }
 }
+
+/** Keys a JS object would move to the front (array-index-like). */
+const INDEX_KEY = /^(0|[1-9][0-9]{0,9})$/;
+
+function hasIndexKey(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(hasIndexKey);
+  if (v === null || typeof v !== 'object') return false;
+  for (const [k, x] of Object.entries(v)) if (INDEX_KEY.test(k) || hasIndexKey(x)) return true;
+  return false;
+}
+
+/**
+ * JSON.parse that keeps the text's key order where a JS object would lose it: an object with
+ * an index-like key ("10", "2") becomes an OrderedMap; every other value is as JSON.parse
+ * gives it. Throws SyntaxError on invalid JSON, like JSON.parse.
+ */
+export function parseOrderedJson(text: string): unknown {
+  const plain: unknown = JSON.parse(text);
+  if (!hasIndexKey(plain)) return plain;
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
+  };
+  const str = (): string => {
+    const start = i;
+    i++; // opening quote
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (): unknown => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const entries: Array<[string, unknown]> = [];
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return {};
+      }
+      for (;;) {
+        ws();
+        const k = str();
+        ws();
+        i++; // colon
+        entries.push([k, value()]);
+        ws();
+        if (text[i++] === '}') break;
+      }
+      if (entries.some(([k]) => INDEX_KEY.test(k))) return new OrderedMap(entries);
+      const o: Record<string, unknown> = {};
+      for (const [k, v] of entries) if (k !== '__proto__') o[k] = v;
+      return o;
+    }
+    if (c === '[') {
+      i++;
+      const out: unknown[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return out;
+      }
+      for (;;) {
+        out.push(value());
+        ws();
+        if (text[i++] === ']') break;
+      }
+      return out;
+    }
+    if (c === '"') return str();
+    const m = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
+    i += m![0].length;
+    return JSON.parse(m![0]) as unknown;
+  };
+  return value();
+}

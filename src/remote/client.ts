@@ -8,6 +8,7 @@
  */
 import { Pool, errors as undiciErrors } from 'undici';
 import { findMethod } from '../api/catalog.js';
+import { parseOrderedJson } from '../api/ordered.js';
 import type { MethodDef } from '../api/define.js';
 import type { Backend, CallOptions } from '../service/backend.js';
 import type { ApiResponse } from '../service/pipeline.js';
@@ -203,7 +204,8 @@ export class RemoteBackend implements Backend {
       if (res.statusCode === 204 || text === '') return { response: { status: res.statusCode, headers: outHeaders, body: undefined } };
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
+        // Key order is part of some answers (a list's fields by slug): keep it.
+        parsed = parseOrderedJson(text);
       } catch {
         if (res.statusCode >= 400) {
           // An HTML error page or other non-JSON error: keep the status, give a JSON body.

@@ -17,3 +17,14 @@ describe('ordered maps in JSON', () => {
     expect(JSON.parse(text)).toEqual({ s: '\u0000abc:0', m: { '1': 1 } });
   });
 });
+
+describe('parseOrderedJson', () => {
+  it('keeps the text order of index-like keys, at any depth, and round-trips', async () => {
+    const { parseOrderedJson } = await import('../../src/api/ordered.js');
+    const text = '{"data":{"id":"x","fields":{"b":{"n":1},"10":{"n":2},"a":[{"2":true,"1":null}],"2":"z"}},"s":"a\\"b\\\\c","e":{},"l":[]}';
+    expect(toJsonText(parseOrderedJson(text))).toBe(text);
+    const plain = '{"a":1,"b":[1,2,{"c":"d"}]}';
+    expect(parseOrderedJson(plain)).toEqual(JSON.parse(plain));
+    expect(() => parseOrderedJson('{"a":')).toThrow(SyntaxError);
+  });
+});
