@@ -113,10 +113,6 @@ export class Service {
         // single validation pass would list them.
         const precheck = (PRECHECKS as Record<string, Precheck | undefined>)[def.name];
         precheck?.(ctx, checked.partial, checked.errors);
-        if (!req.wantsJson) {
-          headers.Location = req.referer || '/';
-          return reply(302, headers, undefined);
-        }
         throw fail.validation(orderErrors(def.params, checked.errors), req.inputNote);
       }
       const handler = (HANDLERS as Record<string, (c: Ctx, p: unknown) => unknown>)[def.name]!;
@@ -125,7 +121,15 @@ export class Service {
       if (def.status === 204) return reply(204, headers, undefined);
       return reply(def.status, headers, out);
     } catch (e) {
-      if (e instanceof ApiError) return reply(e.status, { ...headers, ...e.headers }, e.body());
+      if (e instanceof ApiError) {
+        // Every validation failure, also one a handler finds (a slug already taken), is a
+        // redirect for a client that did not ask for JSON.
+        if (e.name_ === 'validation' && !req.wantsJson) {
+          headers.Location = req.referer || '/';
+          return reply(302, headers, undefined);
+        }
+        return reply(e.status, { ...headers, ...e.headers }, e.body());
+      }
       this.opts.logger?.error({ err: e, method: def?.name ?? req.method }, 'unexpected error');
       return reply(500, headers, { message: 'Server Error' });
     }

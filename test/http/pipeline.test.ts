@@ -113,6 +113,18 @@ describe('Conventions', () => {
     expect(withReferer.headers.get('location')).toBe('http://app.test/form');
   });
 
+  it('a validation error a handler finds (a repeated slug) is a redirect too without Accept JSON', async () => {
+    const body = { name: 'L', bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }, { name: 'B', slug: 'a', type: 'string' }] };
+    const json = await w.call('createListSchema', body);
+    expect(json.status).toBe(422);
+    const html = await w.call('createListSchema', body, { headers: { Accept: 'text/html' } });
+    expect(html.status).toBe(302);
+    // A coded 422 (insufficient_funds) is the API's own answer, not a validation redirect.
+    const coded = await w.call('withdrawFundsFromContactAccount', { account_id: 500, amount: 999999, description: 'x' }, { headers: { Accept: 'text/html' } });
+    expect(coded.status).toBe(422);
+    expect(coded.body.code).toBe('insufficient_funds');
+  });
+
   it('422 {message, errors} lists every failing field, with Laravel messages', async () => {
     const r = await w.call('addFundsToContactAccount', {});
     expect(r.status).toBe(422);
