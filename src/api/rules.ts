@@ -133,12 +133,6 @@ export function charLength(s: string): number {
   return n;
 }
 
-function sizeOf(rule: RuleState, v: unknown): { size: number; unit: 'numeric' | 'string' | 'array' } {
-  if (rule.kind === 'integer' || rule.kind === 'number') return { size: v as number, unit: 'numeric' };
-  if (rule.kind === 'array') return { size: (v as unknown[]).length, unit: 'array' };
-  return { size: charLength(String(v)), unit: 'string' };
-}
-
 function rangeMessage(attr: string, rule: RuleState, unit: 'numeric' | 'string' | 'array'): string {
   const { min, max } = rule;
   const suffix = unit === 'string' ? ' characters' : unit === 'array' ? ' items' : '';
@@ -159,10 +153,17 @@ function rangeMessage(attr: string, rule: RuleState, unit: 'numeric' | 'string' 
  */
 function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): unknown {
   const attr = attributeName(key);
+  // Laravel runs every rule of a field (no `bail`), so one field may collect several messages.
+  let failed = false;
   const fail = (msg: string) => {
     bag.set(key, [...(bag.get(key) ?? []), msg]);
+    failed = true;
     return undefined;
   };
+  const range = (size: number, unit: 'numeric' | 'string' | 'array') => {
+    if ((rule.min !== undefined && size < rule.min) || (rule.max !== undefined && size > rule.max)) fail(rangeMessage(attr, rule, unit));
+  };
+  const sized = rule.min !== undefined || rule.max !== undefined;
   let out: unknown = v;
   switch (rule.kind) {
     case 'string': {
@@ -170,28 +171,27 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
         // Laravel's `string` rule refuses numbers and booleans from JSON.
         return fail(`The ${attr} field must be a string.`);
       }
-      if (rule.oneOf && !rule.oneOf.includes(v)) return fail(`The selected ${attr} is invalid.`);
-      if (rule.format === 'email' && !EMAIL.test(v)) return fail(`The ${attr} field must be a valid email address.`);
+      if (rule.oneOf && !rule.oneOf.includes(v)) fail(`The selected ${attr} is invalid.`);
+      if (sized) range(charLength(v), 'string');
+      if (rule.format === 'email' && !EMAIL.test(v)) fail(`The ${attr} field must be a valid email address.`);
       if (rule.format === 'alpha_dash' && !ALPHA_DASH.test(v))
-        return fail(`The ${attr} field must only contain letters, numbers, dashes, and underscores.`);
-      if (rule.format === 'uuid' && !UUID.test(v)) return fail(`The ${attr} field must be a valid UUID.`);
-      if (rule.pattern && !rule.pattern.test(v)) return fail(`The ${attr} field format is invalid.`);
+        fail(`The ${attr} field must only contain letters, numbers, dashes, and underscores.`);
+      if (rule.format === 'uuid' && !UUID.test(v)) fail(`The ${attr} field must be a valid UUID.`);
+      if (rule.pattern && !rule.pattern.test(v)) fail(`The ${attr} field format is invalid.`);
       break;
     }
-    case 'integer': {
-      let n: number | undefined;
-      if (typeof v === 'number' && Number.isInteger(v)) n = v;
-      else if (typeof v === 'string' && INTEGER_TEXT.test(v)) n = Number(v);
-      if (n === undefined || !Number.isSafeInteger(n)) return fail(`The ${attr} field must be an integer.`);
-      out = n;
-      break;
-    }
+    case 'integer':
     case 'number': {
-      let n: number | undefined;
-      if (typeof v === 'number' && Number.isFinite(v)) n = v;
-      else if (typeof v === 'string' && NUMBER_TEXT.test(v)) n = Number(v);
-      if (n === undefined || !Number.isFinite(n)) return fail(`The ${attr} field must be a number.`);
-      out = n;
+      const numeric = typeof v === 'number' ? (Number.isFinite(v) ? v : undefined) : typeof v === 'string' && NUMBER_TEXT.test(v) ? Number(v) : undefined;
+      if (rule.kind === 'integer') {
+        const ok = (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && INTEGER_TEXT.test(v) && Number.isSafeInteger(Number(v)));
+        if (!ok) fail(`The ${attr} field must be an integer.`);
+      } else if (numeric === undefined) {
+        fail(`The ${attr} field must be a number.`);
+      }
+      // A numeric value is also measured as a number when it failed `integer` (-1.5).
+      if (sized && numeric !== undefined) range(numeric, 'numeric');
+      out = numeric;
       break;
     }
     case 'boolean': {
@@ -202,6 +202,7 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
     }
     case 'array': {
       if (!Array.isArray(v)) return fail(`The ${attr} field must be an array.`);
+      if (sized) range(v.length, 'array');
       break;
     }
     case 'object':
@@ -214,11 +215,7 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
     case 'any':
       break;
   }
-  if (rule.min !== undefined || rule.max !== undefined) {
-    const { size, unit } = sizeOf(rule, out);
-    if ((rule.min !== undefined && size < rule.min) || (rule.max !== undefined && size > rule.max))
-      return fail(rangeMessage(attr, rule, unit));
-  }
+  if (failed) return undefined;
   if (rule.check && !rule.check.fn(out as never)) return fail(rule.check.message.replace(':attribute', attr));
   return out;
 }

@@ -89,3 +89,24 @@ describe('Laravel validation rules', () => {
     expect(z.safeParse({ name: 'a', amount: 5, fields: [{ slug: 'x' }], ammount: 1 }).success).toBe(false);
   });
 });
+
+describe('every rule of a field runs (no bail), as Laravel does', () => {
+  it('-1.5 for an integer between 1 and 10^14 gets both messages', () => {
+    const res = validate({ amount: r.integer().required().between(1, 1e14) }, { amount: -1.5 });
+    expect(!res.ok && res.errors.get('amount')).toEqual([
+      'The amount field must be an integer.',
+      'The amount field must be between 1 and 100000000000000.',
+    ]);
+  });
+  it('a 300-character slug with spaces is too long and not alpha_dash', () => {
+    const res = validate({ slug: r.alphaDash().max(255) }, { slug: 'a b'.repeat(100) });
+    expect(!res.ok && res.errors.get('slug')).toEqual([
+      'The slug field must not be greater than 255 characters.',
+      'The slug field must only contain letters, numbers, dashes, and underscores.',
+    ]);
+  });
+  it('"abc" for an integer is only "must be an integer"', () => {
+    const res = validate({ n: r.integer().between(1, 5) }, { n: 'abc' });
+    expect(!res.ok && res.errors.get('n')).toEqual(['The n field must be an integer.']);
+  });
+});
