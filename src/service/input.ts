@@ -18,3 +18,18 @@ export function normalizeInput(value: unknown): unknown {
   }
   return value;
 }
+
+/** PHP's json_decode gives up past 512 levels; so does the service (and it keeps the stack safe). */
+export const MAX_DEPTH = 512;
+
+/** Whether `value` nests arrays or objects deeper than `limit`, checked without recursion. */
+export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const x of Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+  }
+  return false;
+}

@@ -11,7 +11,7 @@ import type { OwnerRow } from '../store/core.js';
 import type { Store } from '../store/index.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
-import { normalizeInput } from './input.js';
+import { MAX_DEPTH, normalizeInput, tooDeep } from './input.js';
 import { RateLimiter } from './rate-limit.js';
 
 export interface ApiRequest {
@@ -101,6 +101,12 @@ export class Service {
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
       this.checkDeprecation(req.method, now, headers);
 
+      let note = req.inputNote;
+      if (tooDeep(input)) {
+        // Like a JSON body PHP cannot decode: no input at all.
+        for (const k of Object.keys(input)) delete input[k];
+        note = `The request input is nested deeper than ${MAX_DEPTH} levels.`;
+      }
       const normalized = normalizeInput(input) as Record<string, unknown>;
       for (const [alias, canonical] of Object.entries(def.paramAliases ?? {})) {
         if (normalized[canonical] == null && normalized[alias] != null) normalized[canonical] = normalized[alias];
@@ -113,7 +119,7 @@ export class Service {
         // single validation pass would list them.
         const precheck = (PRECHECKS as Record<string, Precheck | undefined>)[def.name];
         precheck?.(ctx, checked.partial, checked.errors);
-        throw fail.validation(orderErrors(def.params, checked.errors), req.inputNote);
+        throw fail.validation(orderErrors(def.params, checked.errors), note);
       }
       const handler = (HANDLERS as Record<string, (c: Ctx, p: unknown) => unknown>)[def.name]!;
       const out = handler(ctx, checked.params);

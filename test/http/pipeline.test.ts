@@ -151,6 +151,16 @@ describe('Conventions', () => {
     expect(r.body.message).toMatch(/not valid JSON/);
   });
 
+  it('input nested deeper than PHP decodes (512) counts as empty input: 422, not a 500', async () => {
+    const deep = `{"account_id":500,"amount":5,"description":"x","pad":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const r = await w.call('addFundsToContactAccount', {}, { rawBody: deep });
+    expect(r.status).toBe(422);
+    expect(r.body.errors.account_id).toEqual(['The account id field is required.']);
+    expect(r.body.message).toMatch(/nested deeper than 512/);
+    const ok = await w.call('getContactAccounts', { contact_id: 100, pad: [[[['fine']]]] });
+    expect(ok.status).toBe(200);
+  });
+
   it('an oversized body is 413, not a 500', async () => {
     const r = await w.call('getMe', {}, { rawBody: JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }) });
     expect(r.status).toBe(413);
