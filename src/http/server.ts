@@ -68,19 +68,31 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function parseBody(type: string, raw: Buffer): { input: Record<string, unknown>; note?: string } {
+async function parseBody(contentType: string, raw: Buffer): Promise<{ input: Record<string, unknown>; note?: string }> {
   if (raw.length === 0) return { input: {} };
-  const text = raw.toString('utf8');
+  const type = contentType.toLowerCase();
   if (type.includes('json')) {
     try {
-      const v: unknown = JSON.parse(text);
+      const v: unknown = JSON.parse(raw.toString('utf8'));
       if (v && typeof v === 'object' && !Array.isArray(v)) return { input: v as Record<string, unknown> };
       return { input: {}, note: 'The request body must be a JSON object.' };
     } catch {
       return { input: {}, note: 'The request body is not valid JSON.' };
     }
   }
-  if (type.includes('application/x-www-form-urlencoded')) return { input: parseParams(text) };
+  if (type.includes('application/x-www-form-urlencoded')) return { input: parseParams(raw.toString('utf8')) };
+  if (type.startsWith('multipart/form-data')) {
+    // Form fields of a multipart body, read by the platform's own parser (files are ignored:
+    // no method takes one); field names keep their bracket notation.
+    try {
+      const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
+      const fields = new URLSearchParams();
+      for (const [k, v] of form.entries()) if (typeof v === 'string') fields.append(k, v);
+      return { input: parseParams(fields.toString()) };
+    } catch {
+      return { input: {}, note: 'The multipart body could not be read.' };
+    }
+  }
   return { input: {} };
 }
 
@@ -128,7 +140,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
           }
           throw e;
         }
-        const parsed = parseBody(String(req.headers['content-type'] ?? '').toLowerCase(), raw);
+        const parsed = await parseBody(String(req.headers['content-type'] ?? ''), raw);
         input = { ...input, ...parsed.input };
         note = parsed.note;
       }

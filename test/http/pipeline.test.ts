@@ -68,6 +68,20 @@ describe('Authentication', () => {
 });
 
 describe('Conventions', () => {
+  it('POST parameters as multipart form fields, brackets and api_token included', async () => {
+    const form = new FormData();
+    form.append('api_token', 'alice-key');
+    form.append('contact_id', '100');
+    const res = await fetch(`${w.baseUrl}/getContactAccounts`, { method: 'POST', headers: { Accept: 'application/json' }, body: form });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(1);
+    const bad = new FormData();
+    bad.append('fields[0][name]', 'A');
+    const r = await fetch(`${w.baseUrl}/createListSchema`, { method: 'POST', headers: { Accept: 'application/json', Authorization: 'Bearer alice-key' }, body: bad });
+    const body = (await r.json()) as { errors: Record<string, string[]> };
+    expect(Object.keys(body.errors)).toContain('fields.0.slug');
+  });
+
   it('timestamps in responses are ISO 8601 strings with a +00:00 offset', async () => {
     const r = await w.call('getMe');
     expect(r.body.data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
