@@ -96,9 +96,10 @@ export async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof UsageError) {
-    process.stderr.write(`workspace-mcp: ${e.message}\n`);
+    // One line, always: some parser messages carry their own line breaks.
+    process.stderr.write(`workspace-mcp: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);
     process.exit(2);
   }
-  process.stderr.write(`workspace-mcp: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`workspace-mcp: ${(e instanceof Error ? e.message : String(e)).replace(/\s*\n\s*/g, ' ')}\n`);
   process.exit(1);
 });

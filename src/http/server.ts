@@ -122,7 +122,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
       const search = q < 0 ? '' : target.slice(q + 1);
       const match = /^api\/v1\/([^/]+)\/?$/.exec(path);
       if (!match) {
-        writeResponse(res, { status: 404, headers: {}, body: { message: `The route ${path} could not be found.` } });
+        writeResponse(res, { status: 404, headers: {}, body: { message: `The route ${path || '/'} could not be found.` } });
         return;
       }
       const verb = (req.method ?? 'GET').toUpperCase();

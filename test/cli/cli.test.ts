@@ -70,7 +70,7 @@ describe('seed', () => {
 
 describe('bad flags', () => {
   it('an unknown flag or command is a one-line error and exit status 2', () => {
-    for (const args of [['serve', '--bogus'], ['frobnicate'], ['admin', 'nope'], ['admin', 'set-plan', '--owner', '1', '--plan', 'gold', '--db', join(tempDir(), 'x.db')], ['serve', '--port', 'abc']]) {
+    for (const args of [['serve', '--bogus'], ['serve', '--port', '--db', 'x.db'], ['serve', '--rate-limit', '-1'], ['frobnicate'], ['admin', 'nope'], ['admin', 'set-plan', '--owner', '1', '--plan', 'gold', '--db', join(tempDir(), 'x.db')], ['serve', '--port', 'abc']]) {
       const r = runCli(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);

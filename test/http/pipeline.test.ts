@@ -116,6 +116,8 @@ describe('Conventions', () => {
     const res = await fetch(w.baseUrl.replace('/api/v1', '/elsewhere'), { headers: { Accept: 'application/json' } });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ message: 'The route elsewhere could not be found.' });
+    const root = await fetch(w.baseUrl.replace('/api/v1', '/'), { headers: { Accept: 'application/json' } });
+    expect(await root.json()).toEqual({ message: 'The route / could not be found.' });
   });
 
   it('without Accept: application/json, validation errors come back as a redirect', async () => {
