@@ -28,8 +28,8 @@ export class ContactAccountStore {
         'SELECT * FROM contact_accounts WHERE contact_id = ? AND currency = ?',
       ),
       insert: db.prepare<[number, string, string, string], AccountRow>(
-        `INSERT INTO contact_accounts (contact_id, currency, amount, created_at, updated_at, blocked_at)
-         VALUES (?, ?, 0, ?, ?, NULL) RETURNING *`,
+        `INSERT INTO contact_accounts (id, contact_id, currency, amount, created_at, updated_at, blocked_at)
+         VALUES ((SELECT max_id + 1 FROM id_watermarks WHERE name = 'contact_accounts'), ?, ?, 0, ?, ?, NULL) RETURNING *`,
       ),
       remove: db.prepare<[number]>('DELETE FROM contact_accounts WHERE id = ? AND amount = 0'),
       setAmount: db.prepare<[number, string, number], AccountRow>(

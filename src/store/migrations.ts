@@ -268,4 +268,19 @@ export const MIGRATIONS: readonly string[] = [
            AND id > NEW.id ORDER BY id LIMIT 1) < NEW.created_ts);
   END;
   `,
+  // 5 (contact accounts): an account id is never given out twice. Without AUTOINCREMENT,
+  // SQLite reuses the highest id once its row is deleted, and a client still holding the id of
+  // a deleted account would then top up someone else's. A high-water mark, kept by a trigger
+  // for every insert (fixtures included), gives the next id instead.
+  `
+  CREATE TABLE id_watermarks (
+    name TEXT PRIMARY KEY,
+    max_id INTEGER NOT NULL
+  ) STRICT;
+  INSERT INTO id_watermarks (name, max_id) SELECT 'contact_accounts', coalesce(max(id), 0) FROM contact_accounts;
+  CREATE TRIGGER contact_accounts_watermark AFTER INSERT ON contact_accounts
+  BEGIN
+    UPDATE id_watermarks SET max_id = max(max_id, NEW.id) WHERE name = 'contact_accounts';
+  END;
+  `,
 ];

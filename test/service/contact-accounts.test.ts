@@ -177,6 +177,17 @@ describe('States and transitions', () => {
     expect(balance(id)).toBeUndefined();
   });
 
+  it('an account id is never given out again after its account is deleted (an old id cannot reach another contact)', async () => {
+    const a = await w.call('addContactAccount', { contact_id: 200, currency: 'GBP' }, { key: 'bob-key' });
+    expect(a.status).toBe(201);
+    const id = a.body.data.id as number;
+    expect((await w.call('deleteContactAccount', { account_id: id }, { key: 'bob-key' })).status).toBe(204);
+    const b = await w.call('addContactAccount', { contact_id: 200, currency: 'GBP' }, { key: 'bob-key' });
+    expect(b.body.data.id).toBeGreaterThan(id);
+    const stale = await w.call('addFundsToContactAccount', { account_id: id, amount: 1, description: 'x' }, { key: 'bob-key' });
+    expect(stale.status).toBe(404);
+  });
+
   it('after deletion an account in that currency can be opened again', async () => {
     const { contactId, id } = seedContact([{ currency: 'USD' }]);
     await w.call('deleteContactAccount', { account_id: id });
