@@ -112,9 +112,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
 
-/** Laravel's attribute name: top-level keys with `_` as spaces, dotted keys raw. */
+/**
+ * Laravel's attribute name: `_` as spaces (`field.is_required` → `field.is required`), except
+ * for keys expanded from a wildcard over an array (`fields.0.is_required`), shown raw.
+ */
 export function attributeName(key: string): string {
-  return key.includes('.') ? key : key.replace(/_/g, ' ');
+  return /(^|\.)\d+(\.|$)/.test(key) ? key : key.replace(/_/g, ' ');
 }
 
 function isPresent(v: unknown): boolean {

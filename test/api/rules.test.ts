@@ -110,3 +110,13 @@ describe('every rule of a field runs (no bail), as Laravel does', () => {
     expect(!res.ok && res.errors.get('n')).toEqual(['The n field must be an integer.']);
   });
 });
+
+describe('attribute names in messages', () => {
+  it('underscores become spaces, except in keys expanded from an array', async () => {
+    const { attributeName } = await import('../../src/api/rules.js');
+    expect(attributeName('account_id')).toBe('account id');
+    expect(attributeName('field.is_required')).toBe('field.is required');
+    expect(attributeName('fields.0.is_required')).toBe('fields.0.is_required');
+    expect(attributeName('tags.3')).toBe('tags.3');
+  });
+});
