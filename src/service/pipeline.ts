@@ -84,7 +84,15 @@ export class Service {
       if (!def) {
         return reply(404, headers, { message: `The route ${API_PREFIX}${req.method} could not be found.` });
       }
+      const now = this.now();
+      // Every answer of a deprecated method says so, refusals included.
+      const sunset = this.deprecation(req.method, headers);
       const verbs = def.verbs.includes('GET') ? ['GET', 'HEAD', ...def.verbs.filter((v) => v !== 'GET')] : [...def.verbs];
+      if (req.verb === 'OPTIONS') {
+        // As Laravel's router answers a preflight or probe: the methods the route takes.
+        headers.Allow = verbs.join(', ');
+        return reply(200, headers, undefined);
+      }
       if (!verbs.includes(req.verb)) {
         headers.Allow = verbs.join(', ');
         return reply(405, headers, {
@@ -95,11 +103,12 @@ export class Service {
       const token = req.bearer || (typeof input.api_token === 'string' ? input.api_token : undefined);
       delete input.api_token;
       const owner = this.authenticate(token, req.asOwner);
-      const now = this.now();
       const rate = this.limiter.take(owner.id, now.getTime());
       Object.assign(headers, rate.headers);
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
-      this.checkDeprecation(req.method, now, headers);
+      if (sunset && now.getTime() >= sunset.getTime()) {
+        throw new ApiError('method_removed', `The method ${req.method} was switched off on ${sunset.toISOString()}.`);
+      }
 
       let note = req.inputNote;
       if (tooDeep(input)) {
@@ -131,7 +140,8 @@ export class Service {
         // Every validation failure, also one a handler finds (a slug already taken), is a
         // redirect for a client that did not ask for JSON.
         if (e.name_ === 'validation' && !req.wantsJson) {
-          headers.Location = req.referer || '/';
+          // Back where the request came from, else the site root (an absolute URL, as Laravel's).
+          headers.Location = req.referer || `${req.baseUrl.replace(/\/api\/v1$/, '')}/`;
           return reply(302, headers, undefined);
         }
         return reply(e.status, { ...headers, ...e.headers }, e.body());
@@ -149,16 +159,14 @@ export class Service {
     return owner;
   }
 
-  /** Deprecated: headers on every answer; past the sunset, 410. */
-  private checkDeprecation(method: string, now: Date, headers: Record<string, string>): void {
+  /** A deprecated method (by the name it was called): its headers, and its sunset. */
+  private deprecation(method: string, headers: Record<string, string>): Date | undefined {
     const dep = this.store.core.deprecation(method);
-    if (!dep) return;
+    if (!dep) return undefined;
     const sunset = new Date(dep.sunset);
     headers.Deprecation = 'true';
     headers.Sunset = sunset.toUTCString();
-    if (now.getTime() >= sunset.getTime()) {
-      throw new ApiError('method_removed', `The method ${method} was removed on ${dep.sunset}.`);
-    }
+    return sunset;
   }
 }
 

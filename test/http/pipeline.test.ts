@@ -92,6 +92,13 @@ describe('Conventions', () => {
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
+  it('OPTIONS answers 200 with the methods the route takes, as Laravel does', async () => {
+    const r = await w.call('addFundsToContactAccount', {}, { verb: 'OPTIONS' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('allow')).toBe('POST');
+    expect((await w.call('getMe', {}, { verb: 'OPTIONS' })).headers.get('allow')).toBe('GET, HEAD, POST');
+  });
+
   it('a method that accepts GET and POST answers both, and HEAD', async () => {
     expect((await w.call('getMe', {}, { verb: 'GET' })).status).toBe(200);
     expect((await w.call('getMe', {}, { verb: 'POST' })).status).toBe(200);
@@ -123,7 +130,7 @@ describe('Conventions', () => {
   it('without Accept: application/json, validation errors come back as a redirect', async () => {
     const noAccept = await w.call('addFundsToContactAccount', {}, { headers: { Accept: 'text/html' } });
     expect(noAccept.status).toBe(302);
-    expect(noAccept.headers.get('location')).toBe('/');
+    expect(noAccept.headers.get('location')).toBe(`${w.baseUrl.replace('/api/v1', '')}/`);
     const withReferer = await w.call('addFundsToContactAccount', {}, { headers: { Accept: '*/*', Referer: 'http://app.test/form' } });
     expect(withReferer.status).toBe(302);
     expect(withReferer.headers.get('location')).toBe('http://app.test/form');
@@ -240,6 +247,24 @@ describe('Versioning', () => {
       expect(after.status).toBe(410);
       expect(after.body.code).toBe('method_removed');
       expect(Object.keys(after.body)).toEqual(['error', 'code']);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('every response of a deprecated method carries the headers, refusals included (401, 402, 405)', async () => {
+    const world = await startWorld(baseFixture());
+    try {
+      world.store.core.setDeprecation('createContactAccount', '2999-01-01T00:00:00+00:00');
+      for (const [key, verb, status] of [[null, 'POST', 401], ['fran-key', 'POST', 402], ['alice-key', 'GET', 405]] as const) {
+        const r = await world.call('createContactAccount', { contact_id: 1, currency: 'USD' }, { key, verb });
+        expect(r.status).toBe(status);
+        expect(r.headers.get('deprecation')).toBe('true');
+        expect(r.headers.get('sunset')).toBe('Tue, 01 Jan 2999 00:00:00 GMT');
+      }
+      // The alias is deprecated, not the method it names.
+      const plain = await world.call('addContactAccount', { contact_id: 1, currency: 'USD' });
+      expect(plain.headers.get('deprecation')).toBeNull();
     } finally {
       await world.close();
     }
