@@ -124,9 +124,28 @@ function isPresent(v: unknown): boolean {
   return v !== undefined && v !== null;
 }
 
-/** Laravel's `required` also refuses an empty array. */
+/** Laravel's `required` also refuses an empty array (a JSON `[]` or `{}`). */
 function isFilled(v: unknown): boolean {
-  return isPresent(v) && !(Array.isArray(v) && v.length === 0);
+  if (!isPresent(v)) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v as object).length > 0;
+  return true;
+}
+
+/** What Laravel's type rule says of a null item in an array (`tags.1`). */
+function nullItemMessage(rule: RuleState, key: string): string {
+  switch (rule.kind) {
+    case 'string':
+      return `The ${key} field must be a string.`;
+    case 'integer':
+      return `The ${key} field must be an integer.`;
+    case 'number':
+      return `The ${key} field must be a number.`;
+    case 'boolean':
+      return `The ${key} field must be true or false.`;
+    default:
+      return `The ${key} field must be an array.`;
+  }
 }
 
 /** String length in characters (code points), as PHP's mb_strlen counts. */
@@ -271,10 +290,9 @@ function validateShape(
           }
           items.push(validateShape(is.shape, item as Record<string, unknown>, itemKey + '.', nested, nested));
         } else if (!isPresent(item)) {
-          if (is.required) {
-            nested.set(itemKey, [`The ${itemKey} field is required.`]);
-            items.push(undefined);
-          }
+          // Laravel checks a null item (an empty string becomes one) like any other value.
+          nested.set(itemKey, [is.required ? `The ${itemKey} field is required.` : nullItemMessage(is, itemKey)]);
+          items.push(undefined);
         } else {
           items.push(checkValue(is, itemKey, item, nested));
         }

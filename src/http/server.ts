@@ -17,6 +17,8 @@ const QS_OPTIONS: qs.IParseOptions = {
   arrayLimit: -1,
   parameterLimit: 10_000,
   allowPrototypes: false,
+  // `count=1&count=2`: the last one wins, as PHP reads a repeated parameter.
+  duplicates: 'last',
 };
 
 /**

@@ -120,3 +120,17 @@ describe('attribute names in messages', () => {
     expect(attributeName('tags.3')).toBe('tags.3');
   });
 });
+
+describe('arrays and maps as Laravel reads them', () => {
+  it('a null item in an array of strings fails "must be a string"; [] and {} fail required', () => {
+    const res = validate({ tags: r.array(r.string().max(255)) }, { tags: ['a', null] });
+    expect(!res.ok && res.errors.get('tags.1')).toEqual(['The tags.1 field must be a string.']);
+    const empty = validate({ data: r.map().required(), list: r.array(r.string()).required() }, { data: {}, list: [] });
+    expect(!empty.ok && [...empty.errors.keys()]).toEqual(['data', 'list']);
+  });
+
+  it('a repeated query parameter: the last one wins, as in PHP', async () => {
+    const { parseParams } = await import('../../src/http/server.js');
+    expect(parseParams('count=1&count=2')).toEqual({ count: '2' });
+  });
+});
