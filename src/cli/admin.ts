@@ -1,4 +1,5 @@
 /** `workspace-mcp admin`: the dashboard operations that are not API methods. */
+import { findMethod } from '../api/catalog.js';
 import { resolveDbFile } from '../app/paths.js';
 import { Store } from '../store/index.js';
 import { normalizeTime } from '../store/time.js';
@@ -102,6 +103,7 @@ export function runAdmin(argv: string[]): void {
       case 'deprecate': {
         const method = values.method;
         if (typeof method !== 'string' || !method) throw new UsageError('admin deprecate needs --method NAME');
+        if (!findMethod(method)) throw new UsageError(`unknown method: ${method} (a method name or alias of the API)`);
         if (typeof values.sunset !== 'string') throw new UsageError('admin deprecate needs --sunset ISO8601');
         let sunset: string;
         try {

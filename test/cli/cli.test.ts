@@ -213,6 +213,13 @@ describe('admin commands change what the API answers', () => {
     expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1001' })).status).toBe(404);
   });
 
+  it('deprecate refuses a method the API does not have', () => {
+    const r = runCli(['admin', 'deprecate', '--method', 'noSuchMethod', '--sunset', '2030-01-01T00:00:00Z', '--db', db]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown method: noSuchMethod');
+    expect(runCli(['admin', 'deprecate', '--method', 'createContactAccount', '--sunset', '2999-01-01T00:00:00Z', '--db', db]).status).toBe(0);
+  });
+
   it('an unknown id is a one-line error and exit status 2', () => {
     const r = runCli(['admin', 'block-owner', '--owner', '999', '--db', db]);
     expect(r.status).toBe(2);
