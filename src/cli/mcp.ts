@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { DEFAULT_OWNER_SETTING, openService } from '../app/open.js';
 import { defaultDataDir, resolveDbFile } from '../app/paths.js';
 import { isLoopback, serveMcpHttp } from '../mcp/http.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
+import { OrderedStdioServerTransport } from '../mcp/stdio.js';
 import { Workspace } from '../mcp/workspace.js';
 import type { RemoteBackend } from '../remote/client.js';
 import { LocalBackend, type Backend } from '../service/backend.js';
@@ -149,7 +149,7 @@ export async function runMcp(args: string[]): Promise<void> {
   }
 
   const server = createMcpServer(ws, tools);
-  const transport = new StdioServerTransport();
+  const transport = new OrderedStdioServerTransport();
   let closing = false;
   const stop = () => {
     if (closing) return;

@@ -9,6 +9,27 @@ import { ApiError, fail } from '../api/errors.js';
 import { toJsonText } from '../api/ordered.js';
 import type { ApiResponse } from '../service/pipeline.js';
 
+/**
+ * Texts whose key order a JS object loses (keys like "10" go first), by the JSON.stringify of
+ * the object parsed from them. The SDK copies results on the way out, so the stdio transport
+ * finds a structuredContent's ordered text by its plain serialisation. Only such results are
+ * kept, and only the latest few.
+ */
+const ORDERED_TEXT = new Map<string, string>();
+const ORDERED_KEEP = 64;
+
+function rememberOrder(plain: string, text: string): void {
+  ORDERED_TEXT.delete(plain);
+  ORDERED_TEXT.set(plain, text);
+  if (ORDERED_TEXT.size > ORDERED_KEEP) ORDERED_TEXT.delete(ORDERED_TEXT.keys().next().value!);
+}
+
+/** The text a structuredContent object came from, when the order of its keys differs. */
+export function orderedTextOf(structured: object): string | undefined {
+  if (ORDERED_TEXT.size === 0) return undefined;
+  return ORDERED_TEXT.get(JSON.stringify(structured));
+}
+
 /** The most characters of JSON a tool result carries. */
 export const OUTPUT_BUDGET = 20_000;
 
@@ -76,6 +97,10 @@ export function successResult(bodyText: string, extras: Extras = {}): CallToolRe
     structured && typeof structured === 'object' && !Array.isArray(structured)
       ? (structured as Record<string, unknown>)
       : { result: structured };
+  if (structuredContent === structured && /"\d+":/.test(text)) {
+    const plain = JSON.stringify(structured);
+    if (plain !== text) rememberOrder(plain, text);
+  }
   return { content: [{ type: 'text', text }], structuredContent };
 }
 
