@@ -25,6 +25,8 @@ interface RuleState {
   shape?: Shape;
   /** A kept-for-compatibility parameter: accepted, never acted on. */
   ignored?: boolean;
+  /** Laravel `exclude_with`: when any of these is present, this parameter is dropped unchecked. */
+  excludeWith?: readonly string[];
   /** A predicate on the value (after the type checks), with its message; `:attribute` is replaced. */
   check?: { fn: (v: never) => boolean; message: string };
 }
@@ -66,6 +68,10 @@ export class Rule<T, R extends boolean = false> {
   }
   ignored(): Rule<T, R> {
     return this.with({ ignored: true });
+  }
+  /** Laravel `exclude_with:a,b`: ignored (not validated, not passed on) when `a` or `b` is present. */
+  excludeWith(...others: string[]): Rule<T, R> {
+    return this.with({ excludeWith: others });
   }
   /** A check no built-in rule covers (an ISO 4217 code): `message` may use `:attribute`. */
   check(fn: (v: T) => boolean, message: string): Rule<T, R> {
@@ -259,6 +265,7 @@ function validateShape(
     const s = rule.state;
     const key = prefix + name;
     const v = Object.hasOwn(input, name) ? input[name] : undefined;
+    if (s.excludeWith?.some((o) => isPresent(input[o]))) continue;
     if (!isPresent(v) || (s.required && !isFilled(v))) {
       if (s.required) target.set(key, [`The ${attributeName(key)} field is required.`]);
       else if (s.requiredWithout && !isPresent(input[s.requiredWithout]))

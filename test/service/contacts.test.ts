@@ -238,6 +238,10 @@ describe('getContacts', () => {
     const b = await w.call('getContacts', { limit: 4, page: 3, count: 2 }, DANA);
     expect(b.body.meta).toEqual({ offset: 0, limit: 4, total: 48 });
     expect(b.body.data.map((c: { id: number }) => c.id)).toEqual(all.slice(0, 4));
+    // Ignored means not even checked: a count out of its range changes nothing here.
+    const c = await w.call('getContacts', { offset: 0, limit: 2, count: 9999, page: 'x' }, DANA);
+    expect(c.status).toBe(200);
+    expect(c.body.meta).toEqual({ offset: 0, limit: 2, total: 48 });
   });
 
   it('Rule 3: offset paging answers data and meta with offset, limit, total; no links', async () => {
