@@ -14,6 +14,10 @@
  *             first tenth of the run (at most 60 s) is warm-up, left out of the thirds
  * --out       also write the figures and the curve as JSON to FILE
  * --cli       the workspace-mcp entry point to soak (default dist/cli/main.js; e.g. another build)
+ * --gc        also force a full garbage collection in the server before each sample (through the
+ *             inspector on a loopback port) and judge flatness on the post-GC RSS: a leak raises
+ *             what survives a collection, while V8's heap otherwise grows between major
+ *             collections that may come minutes apart
  *
  * The traffic, per 20 requests: 8 reads (getContacts limit 100, getContactAccounts, getMe,
  * getNumberOfContacts), 5 top-ups, 5 debits, 2 creates (createOrUpdateContact with a new
@@ -27,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
+import { Pool, WebSocket } from 'undici';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     sample: { type: 'string', default: '5' },
     inflight: { type: 'string', default: '64' },
     growth: { type: 'string', default: '1.10' },
+    gc: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
 });
@@ -80,10 +85,42 @@ writeFileSync(
 );
 execFileSync(process.execPath, [CLI, 'seed', fixtureFile, '--db', db], { stdio: 'ignore' });
 
-const server = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], {
-  stdio: ['ignore', 'pipe', 'ignore'],
+const server = spawn(process.execPath, [...(values.gc ? ['--inspect=127.0.0.1:0'] : []), CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], {
+  stdio: ['ignore', 'pipe', values.gc ? 'pipe' : 'ignore'],
   env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn' },
 });
+// With --gc: the inspector's WebSocket, for HeapProfiler.collectGarbage.
+const inspector = !values.gc
+  ? null
+  : await new Promise((resolve, reject) => {
+      let err = '';
+      server.stderr.on('data', (d) => {
+        err += d;
+        const m = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/\S+)/.exec(err);
+        if (m && !resolve.done) {
+          resolve.done = true;
+          const ws = new WebSocket(m[1]);
+          ws.onopen = () => resolve(ws);
+          ws.onerror = (e) => reject(new Error(`inspector: ${e.message ?? e}`));
+        }
+      });
+    });
+let cdpId = 0;
+const cdpWaiting = new Map();
+if (inspector) {
+  inspector.onmessage = (ev) => {
+    const msg = JSON.parse(String(ev.data));
+    cdpWaiting.get(msg.id)?.(msg);
+    cdpWaiting.delete(msg.id);
+  };
+}
+function collectGarbage() {
+  const id = ++cdpId;
+  return new Promise((resolve) => {
+    cdpWaiting.set(id, resolve);
+    inspector.send(JSON.stringify({ id, method: 'HeapProfiler.collectGarbage' }));
+  });
+}
 const baseUrl = await new Promise((resolve, reject) => {
   let out = '';
   server.stdout.on('data', (d) => {
@@ -164,28 +201,34 @@ const median = (xs) => pct(xs, 0.5);
 const curve = [];
 const t0 = performance.now();
 let lastDone = 0;
-function sample() {
+async function sample() {
   const t = (performance.now() - t0) / 1000;
   const rss = rssKb();
   const mb = (kb) => (Number.isNaN(kb) ? null : Math.round(kb / 102.4) / 10);
+  let gc = null;
+  if (inspector) {
+    await collectGarbage();
+    gc = rssKb();
+  }
   const point = {
     t: Math.round(t),
     rss_mb: mb(rss.total),
     anon_mb: mb(rss.anon),
     file_mb: mb(rss.file),
+    ...(gc ? { gc_rss_mb: mb(gc.total), gc_anon_mb: mb(gc.anon) } : {}),
     rps: Math.round((done - lastDone) / SAMPLE),
     p99_ms: Math.round(pct(windowLat, 0.99) * 100) / 100,
   };
   lastDone = done;
   windowLat = [];
   curve.push(point);
-  process.stderr.write(`soak t=${point.t}s rss=${point.rss_mb} MB (anon ${point.anon_mb}) rps=${point.rps} p99=${point.p99_ms} ms errors=${errors} skipped=${skipped}\n`);
+  process.stderr.write(`soak t=${point.t}s rss=${point.rss_mb} MB (anon ${point.anon_mb})${gc ? ` after GC ${point.gc_rss_mb} MB (anon ${point.gc_anon_mb})` : ''} rps=${point.rps} p99=${point.p99_ms} ms errors=${errors} skipped=${skipped}\n`);
 }
 
 // Fixed rate: every tick sends what the clock says is due, never more than INFLIGHT at once.
-sample();
+await sample();
 const TICK = 10;
-const sampler = setInterval(sample, SAMPLE * 1000);
+const sampler = setInterval(() => void sample(), SAMPLE * 1000);
 await new Promise((resolve) => {
   const timer = setInterval(() => {
     const elapsed = (performance.now() - t0) / 1000;
@@ -203,7 +246,7 @@ await new Promise((resolve) => {
 });
 clearInterval(sampler);
 while (inflight > 0) await new Promise((r) => setTimeout(r, 20));
-if ((performance.now() - t0) / 1000 - curve.at(-1).t >= 1) sample();
+if ((performance.now() - t0) / 1000 - curve.at(-1).t >= 1) await sample();
 
 // Every acknowledged top-up and debit is in the balance, nothing else is.
 const accRes = await Promise.all(
@@ -222,6 +265,7 @@ for (const list of accRes) {
 const ledgerNote = ledgerOk ? 'every balance = start + acknowledged top-ups - acknowledged debits' : 'MISMATCH between balances and acknowledged operations';
 
 await pool.close();
+inspector?.close();
 server.kill('SIGTERM');
 await new Promise((r) => server.once('exit', r));
 rmSync(dir, { recursive: true, force: true });
@@ -231,10 +275,14 @@ rmSync(dir, { recursive: true, force: true });
 const warm = Math.min(60, DURATION / 10);
 const steady = curve.filter((p) => p.t >= warm);
 const third = Math.max(1, Math.floor(steady.length / 3));
-const first = median(steady.slice(0, third).map((p) => p.rss_mb));
-const last = median(steady.slice(-third).map((p) => p.rss_mb));
-const anonFirst = median(steady.slice(0, third).map((p) => p.anon_mb));
-const anonLast = median(steady.slice(-third).map((p) => p.anon_mb));
+// With --gc the verdict is on what survives a full collection; the raw figures stay in the curve.
+const judged = (p) => (inspector ? p.gc_rss_mb : p.rss_mb);
+const first = median(steady.slice(0, third).map(judged));
+const last = median(steady.slice(-third).map(judged));
+const anonFirst = median(steady.slice(0, third).map((p) => (inspector ? p.gc_anon_mb : p.anon_mb)));
+const anonLast = median(steady.slice(-third).map((p) => (inspector ? p.gc_anon_mb : p.anon_mb)));
+const rawFirst = median(steady.slice(0, third).map((p) => p.rss_mb));
+const rawLast = median(steady.slice(-third).map((p) => p.rss_mb));
 const peak = Math.max(...curve.map((p) => p.rss_mb));
 const ratio = last / first;
 const flat = ratio <= GROWTH;
@@ -252,6 +300,9 @@ const result = {
   rss_first_third_mb: first,
   rss_last_third_mb: last,
   rss_peak_mb: peak,
+  judged_after_gc: Boolean(inspector),
+  raw_rss_first_third_mb: rawFirst,
+  raw_rss_last_third_mb: rawLast,
   anon_first_third_mb: anonFirst,
   anon_last_third_mb: anonLast,
   growth: Math.round(ratio * 1000) / 1000,
@@ -267,13 +318,13 @@ if (values.out) writeFileSync(values.out, JSON.stringify(result, null, 2) + '\n'
 const out = (s) => process.stdout.write(s + '\n');
 out(`soak: ${DURATION} s at ${RATE} req/s (achieved ${result.achieved_rps}), ${done} requests ` +
   `(${counts.read} reads, ${counts.topup} top-ups, ${counts.debit} debits, ${counts.create} creates), ${errors} errors, ${skipped} skipped`);
-out('  t s   RSS MB  anon MB  file MB   req/s   p99 ms');
+out(`  t s   RSS MB  anon MB  file MB${inspector ? '  RSS after GC  anon after GC' : ''}   req/s   p99 ms`);
 const step = Math.max(1, Math.ceil(curve.length / 40));
 for (let i = 0; i < curve.length; i += step) {
   const p = curve[i];
-  out(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '-').padStart(8)} ${String(p.file_mb ?? '-').padStart(8)} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
+  out(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '-').padStart(8)} ${String(p.file_mb ?? '-').padStart(8)}${inspector ? `${String(p.gc_rss_mb).padStart(14)}${String(p.gc_anon_mb).padStart(15)}` : ''} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
 }
-out(`RSS median first third ${first} MB, last third ${last} MB, peak ${peak} MB: ratio ${result.growth} -> ${flat ? 'flat' : 'GROWING'} (limit ${GROWTH}); anonymous part ${anonFirst} -> ${anonLast} MB`);
+out(`${inspector ? 'after a forced GC: ' : ''}RSS median first third ${first} MB, last third ${last} MB, peak ${peak} MB: ratio ${result.growth} -> ${flat ? 'flat' : 'GROWING'} (limit ${GROWTH}); anonymous part ${anonFirst} -> ${anonLast} MB`);
 out(`ledger: ${ledgerNote}`);
 out(`BENCH_JSON ${JSON.stringify({ ...result, curve: undefined })}`);
 if (errors > 0 || !ledgerOk) process.exitCode = 1;

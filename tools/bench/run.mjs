@@ -214,7 +214,7 @@ function machine() {
   }
   const pkg = (name) => {
     try {
-      return createRequire(join(ROOT, 'package.json'))(`${name}/package.json`).version;
+      return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
     } catch {
       return 'not installed';
     }
@@ -650,7 +650,7 @@ async function benchExport(ctx) {
       `page figures are medians of ${size.exportRuns} runs taken round robin over the offsets after a warm-up. ` +
       'The baseline for the whole export is an in-process keyset read (`id > last ORDER BY id LIMIT 1000`, plus the page\'s tags and variables) ' +
       'and `JSON.stringify` of the same rows, straight from better-sqlite3, page cache warm.' +
-      (total < 1_000_000 ? ` The issue's size is 1 000 000: \`npm run bench -- --full\` (or \`--contacts 1000000\`).` : ''),
+      (N < 1_000_000 ? ` The issue's size is 1 000 000: \`npm run bench -- --full\` (or \`--contacts 1000000\`).` : ''),
     '',
   );
   lines.push(
@@ -668,7 +668,7 @@ async function benchExport(ctx) {
     ),
     '',
   );
-  if (ctx.mode === 'full' || total >= 1_000_000) {
+  if (ctx.mode === 'full' || N >= 1_000_000) {
     say('contacts.mjs on the same database');
     try {
       const { stdout } = await runNode([join(HERE, 'contacts.mjs'), '--db', db, '--runs', String(size.exportRuns)], ctx);
@@ -895,9 +895,9 @@ async function benchSoak(ctx, soakJson) {
   } else if (ctx.size.soak > 0) {
     say(`soak ${ctx.size.soak} s (tools/soak.mjs)`);
     const out = join(ctx.work, 'soak.json');
-    await runNode([join(ROOT, 'tools', 'soak.mjs'), '--duration', String(ctx.size.soak), '--out', out], ctx);
+    await runNode([join(ROOT, 'tools', 'soak.mjs'), '--duration', String(ctx.size.soak), '--gc', '--out', out], ctx);
     j = JSON.parse(readFileSync(out, 'utf8'));
-    source = `this run (\`node tools/soak.mjs --duration ${ctx.size.soak}\`)`;
+    source = `this run (\`node tools/soak.mjs --duration ${ctx.size.soak} --gc\`)`;
   } else {
     return { area: 'soak', md: '## Soak\n\nNot run (--soak 0). `node tools/soak.mjs` runs it for 10 minutes.\n', data: null };
   }
@@ -906,17 +906,22 @@ async function benchSoak(ctx, soakJson) {
     `From ${source}: ${j.duration_s} s at ${j.rate} req/s (achieved ${j.achieved_rps}) against \`workspace-mcp serve\`: ` +
       `${j.requests.toLocaleString('en')} requests = ${j.by_kind.read} reads (getContacts limit 100, getContactAccounts, getMe, getNumberOfContacts), ` +
       `${j.by_kind.topup} top-ups, ${j.by_kind.debit} debits, ${j.by_kind.create} contact creates; ${j.errors} errors, ${j.skipped} skipped. ` +
-      `VmRSS of the server sampled every few seconds; the first ${j.warmup_s ?? 0} s are warm-up, left out of the comparison.`,
+      `VmRSS of the server sampled every few seconds; the first ${j.warmup_s ?? 0} s are warm-up, left out of the comparison.` +
+      (j.judged_after_gc
+        ? ' Each sample is taken twice: as it is, then after a full garbage collection forced through the inspector; the verdict is on the ' +
+          'second, since a leak raises what survives a collection, while V8 otherwise lets its heap grow for minutes between major collections.'
+        : ''),
     '',
   );
   lines.push(
     table(
       ['figure', 'value'],
       [
-        ['RSS median, first third', `${j.rss_first_third_mb} MB`],
-        ['RSS median, last third', `${j.rss_last_third_mb} MB`],
+        ...(j.judged_after_gc ? [['RSS median as it is, first → last third', `${j.raw_rss_first_third_mb} → ${j.raw_rss_last_third_mb} MB`]] : []),
+        [`RSS median${j.judged_after_gc ? ' after a forced GC' : ''}, first third`, `${j.rss_first_third_mb} MB`],
+        [`RSS median${j.judged_after_gc ? ' after a forced GC' : ''}, last third`, `${j.rss_last_third_mb} MB`],
         ['RSS peak', `${j.rss_peak_mb} MB`],
-        ...(j.anon_first_third_mb != null ? [['anonymous part (heaps), first → last third', `${j.anon_first_third_mb} → ${j.anon_last_third_mb} MB`]] : []),
+        ...(j.anon_first_third_mb != null ? [[`anonymous part (heaps)${j.judged_after_gc ? ' after a forced GC' : ''}, first → last third`, `${j.anon_first_third_mb} → ${j.anon_last_third_mb} MB`]] : []),
         ['last / first third', `${x(j.growth)} (flat means ≤ ${x(j.growth_limit)})`],
         ['memory flat', verdict(ctx, `soak memory flat (last third ≤ ${j.growth_limit}× first third)`, j.flat, x(j.growth), soakWhy(j))],
         ['ledger after the soak', j.ledger_ok ? 'every balance = start + acknowledged top-ups − acknowledged debits' : '**mismatch**'],
@@ -925,10 +930,10 @@ async function benchSoak(ctx, soakJson) {
     '',
   );
   const step = Math.max(1, Math.ceil(j.curve.length / 24));
-  lines.push('The curve (every ' + (step > 1 ? `${step}th ` : '') + 'sample; anon = heaps, file = mapped code and SQLite shared memory):', '', '```', '  t s   RSS MB  anon MB  file MB   req/s   p99 ms');
+  lines.push('The curve (every ' + (step > 1 ? `${step}th ` : '') + 'sample; anon = heaps, file = mapped code and SQLite shared memory):', '', '```', `  t s   RSS MB  anon MB  file MB${j.judged_after_gc ? '  RSS after GC  anon after GC' : ''}   req/s   p99 ms`);
   for (let i = 0; i < j.curve.length; i += step) {
     const p = j.curve[i];
-    lines.push(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '–').padStart(8)} ${String(p.file_mb ?? '–').padStart(8)} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
+    lines.push(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '–').padStart(8)} ${String(p.file_mb ?? '–').padStart(8)}${j.judged_after_gc ? `${String(p.gc_rss_mb).padStart(14)}${String(p.gc_anon_mb).padStart(15)}` : ''} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
   }
   lines.push('```', '');
   return { area: 'soak', md: lines.join('\n'), data: j };
@@ -939,7 +944,7 @@ function soakWhy(j) {
   if (j.anon_first_third_mb == null) return `resident memory grew ${f(grew, 1)} MB between the first and the last third`;
   const anon = j.anon_last_third_mb - j.anon_first_third_mb;
   const peakNote = j.rss_peak_mb > j.rss_last_third_mb ? `; the peak (${j.rss_peak_mb} MB) is still above the last third, so the collector gives memory back` : '';
-  return `resident memory grew ${f(grew, 1)} MB between the first and the last third, ${f(anon, 1)} MB of it in the heaps (anonymous memory), the rest file-backed (mapped code, SQLite's shared memory)${peakNote}`;
+  return `resident memory${j.judged_after_gc ? ' after a forced GC' : ''} grew ${f(grew, 1)} MB between the first and the last third, ${f(anon, 1)} MB of it in the heaps (anonymous memory), the rest file-backed (mapped code, SQLite's shared memory)${peakNote}`;
 }
 
 // ---------------------------------------------------------------- the document
@@ -958,7 +963,7 @@ function render({ started, finished, mode, size, only, sections, verdicts }) {
       'between runs on a shared machine; a target is judged on this run\'s ratio, and a ratio near its line can flip on the next run.',
     '',
     '```',
-    'npm run build && npm run bench            # about 10 minutes on 2 cores',
+    'npm run build && npm run bench            # about 10 minutes on 2 cores, 1-minute soak',
     'npm run bench -- --full                   # the issue\'s sizes: 1 000 000-contact export, 10-minute soak',
     'node tools/soak.mjs [--duration 600]      # the soak on its own',
     '```',
