@@ -17,6 +17,20 @@ export interface WorkspaceOptions {
   dataDir: string;
 }
 
+/**
+ * Whether an error result leaves open whether money moved: a 5xx, or the remote client's
+ * `outcome_unknown` (a lost answer). Only a 4xx is a definite "nothing happened".
+ */
+function outcomeUnknown(text: string | undefined): boolean {
+  if (text === undefined) return true;
+  try {
+    const body = JSON.parse(text) as { status?: unknown; code?: unknown };
+    return typeof body.status !== 'number' || body.status >= 500 || body.code === 'outcome_unknown';
+  } catch {
+    return true;
+  }
+}
+
 export class Workspace {
   readonly backend: Backend;
   readonly dataDir: string;
@@ -95,7 +109,7 @@ export class Workspace {
     }
     const text = result.content[0]?.type === 'text' ? result.content[0].text : undefined;
     if (!result.isError && text !== undefined) this.keys.complete(owner, key, 200, text);
-    else if (!isUnreachable(result)) this.keys.release(owner, key);
+    else if (!isUnreachable(result) && !outcomeUnknown(text)) this.keys.release(owner, key);
     return result;
   }
 }

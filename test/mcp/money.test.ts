@@ -84,3 +84,30 @@ test('a bad idempotency_key value is a 422 on idempotency_key', async () => {
   expect(firstJson(r)).toMatchObject({ status: 422, errors: { idempotency_key: [expect.any(String)] } });
   expect(await balance(world)).toBe(1000);
 });
+
+test('a lost answer (5xx or outcome_unknown) keeps the key: a retry with it is refused, never sent again', async () => {
+  let calls = 0;
+  world = await startMcp({
+    wrap: (b) => ({
+      call: async (m, p, o) => {
+        if (m !== 'addFundsToContactAccount') return b.call(m, p, o);
+        calls++;
+        return { status: 504, headers: {}, body: { message: 'lost', error: 'lost', code: 'outcome_unknown' } };
+      },
+      close: () => b.close(),
+    }),
+  });
+  const first = await world.call('addFundsToContactAccount', topUp);
+  expect(firstJson(first)).toMatchObject({ status: 504, code: 'outcome_unknown' });
+  const retry = await world.call('addFundsToContactAccount', topUp);
+  expect(firstJson(retry)).toMatchObject({ status: 422, code: 'idempotency_conflict' });
+  expect(calls).toBe(1);
+});
+
+test('a definite refusal (4xx) gives the key back: the same key may be used again', async () => {
+  world = await startMcp();
+  const refused = await world.call('addFundsToContactAccount', { ...topUp, account_id: 999 });
+  expect(firstJson(refused).status).toBe(404);
+  const ok = await world.call('addFundsToContactAccount', topUp);
+  expect(ok.isError).toBeFalsy();
+});
