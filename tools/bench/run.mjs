@@ -20,7 +20,7 @@
  * Internal: `run.mjs --bare FILE [CONTENT_TYPE]` is the bare node:http server answering FILE's bytes.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -108,6 +108,7 @@ async function main() {
   const md = render({ started, finished: new Date(), mode, size, only, sections, verdicts });
   if (values['no-write']) process.stdout.write(md);
   else {
+    mkdirSync(dirname(values.out), { recursive: true });
     writeFileSync(values.out, md);
     process.stdout.write(`wrote ${relative(process.cwd(), values.out) || values.out}\n`);
   }
