@@ -66,7 +66,7 @@ async function main() {
   const mode = values.full ? 'full' : values.quick ? 'quick' : 'default';
   const size = {
     quick: { duration: 1, rounds: 1, contacts: 50_000, exportRuns: 3, ledger: [1, 2000], getme: [1, 2000], lists: 5000, listRuns: 3, mcp: [1, 300, 3], soak: 0 },
-    default: { duration: 2, rounds: 3, contacts: 200_000, exportRuns: 5, ledger: [3, 4000], getme: [3, 4000], lists: 20_000, listRuns: 5, mcp: [3, 1000, 6], soak: 60 },
+    default: { duration: 2, rounds: 3, contacts: 200_000, exportRuns: 9, ledger: [3, 4000], getme: [3, 4000], lists: 20_000, listRuns: 5, mcp: [3, 1000, 6], soak: 60 },
     full: { duration: 5, rounds: 5, contacts: 1_000_000, exportRuns: 9, ledger: [5, 5000], getme: [5, 5000], lists: 100_000, listRuns: 7, mcp: [5, 2000, 10], soak: 600 },
   }[mode];
   if (values.duration) size.duration = Number(values.duration);
