@@ -13,6 +13,8 @@ let frame: Frame | null = null;
 /** Placeholders carry a per-process random prefix and a counter: no user text can forge one. */
 const PREFIX = randomBytes(8).toString('hex');
 let serial = 0;
+/** Every placeholder of this process, built once: `"\u0000<prefix>:<frame>:<part>"`. */
+const TOKEN = new RegExp(`"\\\\u0000${PREFIX}:(\\d+):(\\d+)"`, 'g');
 
 export class OrderedMap<V = unknown> {
   constructor(readonly entries: ReadonlyArray<readonly [string, V]>) {}
@@ -45,13 +47,14 @@ export class OrderedMap<V = unknown> {
 /** JSON text of `value`, with every OrderedMap written in its own order. */
 export function toJsonText(value: unknown): string {
   const outer = frame;
-  const f: Frame = { nonce: `${PREFIX}${(serial++).toString(36)}`, parts: [] };
+  const f: Frame = { nonce: `${PREFIX}:${serial++}`, parts: [] };
   frame = f;
   try {
     const text = JSON.stringify(value) ?? 'null';
     if (f.parts.length === 0) return text;
-    const token = new RegExp(`"\\\\u0000${f.nonce}:(\\d+)"`, 'g');
-    const expand = (s: string): string => s.replace(token, (_m, i: string) => expand(f.parts[Number(i)]!));
+    const own = f.nonce.slice(PREFIX.length + 1);
+    const expand = (s: string): string =>
+      s.replace(TOKEN, (m, frameNo: string, i: string) => (frameNo === own ? expand(f.parts[Number(i)]!) : m));
     return expand(text);
   } finally {
     frame = outer;

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { DEFAULT_OWNER_SETTING, openService } from '../app/open.js';
 import { defaultDataDir, resolveDbFile } from '../app/paths.js';
-import { isLoopback, serveMcpHttp } from '../mcp/http.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
 import { OrderedStdioServerTransport } from '../mcp/stdio.js';
 import { Workspace } from '../mcp/workspace.js';
@@ -130,6 +129,8 @@ export async function runMcp(args: string[]): Promise<void> {
   }
 
   if (values.http) {
+    // The Streamable HTTP transport is loaded only when asked for: stdio starts faster.
+    const { isLoopback, serveMcpHttp } = await import('../mcp/http.js');
     let token = process.env.WORKSPACE_MCP_TOKEN || undefined;
     if (!token && !isLoopback(host)) {
       token = randomBytes(24).toString('base64url');
