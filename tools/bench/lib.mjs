@@ -1,6 +1,6 @@
 // Shared bench helpers: spawn servers, drive fixed-concurrency HTTP load with undici, summarize.
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,4 +59,22 @@ export function median(xs) {
 
 export function fmt(n, d = 1) {
   return Number(n).toFixed(d);
+}
+
+/** The small world the MCP benches call: owner 1 (`bench-key`), bot 10, contact 100, account 500. */
+export const MCP_BENCH_FIXTURE = {
+  owners: [{ id: 1, name: 'Bench', email: 'b@example.com', plan: 'pro', api_key: 'bench-key' }],
+  projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'P' }],
+  bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'B' }],
+  contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '1' }],
+  accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
+};
+
+/** Seed `fixture` into `dir/name` with the built CLI; returns the database path. */
+export function seedDb(dir, name, fixture = MCP_BENCH_FIXTURE) {
+  const db = join(dir, name);
+  const file = join(dir, `${name}.fixture.json`);
+  writeFileSync(file, JSON.stringify(fixture));
+  execFileSync(process.execPath, [CLI, 'seed', file, '--db', db], { stdio: 'ignore' });
+  return db;
 }

@@ -2,30 +2,18 @@
 // answer), for the built CLI (local backend, rate limit off) beside a bare SDK server with one
 // echo tool, in the same run, alternating rounds after a warm-up; medians shown.
 // Usage: npm run build && node tools/bench/mcp.mjs [rounds=5] [calls-per-round=2000] [cold-starts=10]
-import { execFileSync, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, fmt, median, tempDir } from './lib.mjs';
+import { CLI, fmt, median, seedDb, tempDir } from './lib.mjs';
 
 const rounds = Number(process.argv[2] ?? 5);
 const calls = Number(process.argv[3] ?? 2000);
 const colds = Number(process.argv[4] ?? 10);
 const dir = tempDir();
-const db = join(dir, 'bench.db');
-const fixture = join(dir, 'fixture.json');
-writeFileSync(
-  fixture,
-  JSON.stringify({
-    owners: [{ id: 1, name: 'Bench', email: 'b@example.com', plan: 'pro', api_key: 'bench-key' }],
-    projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'P' }],
-    bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'B' }],
-    contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '1' }],
-    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
-  }),
-);
-execFileSync(process.execPath, [CLI, 'seed', fixture, '--db', db], { stdio: 'ignore' });
+const db = seedDb(dir, 'bench.db');
 const env = { ...process.env, WORKSPACE_API_KEY: 'bench-key', WORKSPACE_LOG_LEVEL: 'warn' };
 
 const SERVERS = {

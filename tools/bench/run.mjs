@@ -27,6 +27,7 @@ import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { seedDb } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -777,19 +778,7 @@ async function benchMcpHttp(ctx) {
   const { Client } = req('@modelcontextprotocol/sdk/client/index.js');
   const { StreamableHTTPClientTransport } = req('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const { StdioClientTransport } = req('@modelcontextprotocol/sdk/client/stdio.js');
-  const db = join(work, 'mcp.db');
-  const fixture = join(work, 'mcp-fixture.json');
-  writeFileSync(
-    fixture,
-    JSON.stringify({
-      owners: [{ id: 1, name: 'Bench', email: 'b@example.com', plan: 'pro', api_key: 'bench-key' }],
-      projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'P' }],
-      bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'B' }],
-      contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '1' }],
-      accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
-    }),
-  );
-  execFileSync(process.execPath, [CLI, 'seed', fixture, '--db', db], { stdio: 'ignore' });
+  const db = seedDb(work, 'mcp.db');
   const env = { WORKSPACE_API_KEY: 'bench-key', WORKSPACE_LOG_LEVEL: 'warn' };
   const announce = (args) =>
     new Promise((resolve, reject) => {
