@@ -85,21 +85,25 @@ export function unknownArgumentsResult(errors: Map<string, string[]>): CallToolR
  * A success result from the body's JSON text. `extras` are written after the body's own keys in
  * the text, so the body's key order (list fields, record slugs) survives in the text content.
  */
-export function successResult(bodyText: string, extras: Extras = {}): CallToolResult {
-  let text = bodyText;
+export function successResult(bodyText: string, extras: Extras = {}, fullBodyText?: string): CallToolResult {
   const add = Object.entries(extras).filter(([, v]) => v !== undefined);
-  if (add.length > 0 && text.startsWith('{') && text.endsWith('}')) {
+  const withExtras = (t: string) => {
+    if (add.length === 0 || !t.startsWith('{') || !t.endsWith('}')) return t;
     const tail = add.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
-    text = text === '{}' ? `{${tail}}` : `${text.slice(0, -1)},${tail}}`;
-  }
-  const structured = JSON.parse(text) as unknown;
+    return t === '{}' ? `{${tail}}` : `${t.slice(0, -1)},${tail}}`;
+  };
+  const text = withExtras(bodyText);
+  // structuredContent is the API's whole body even when the text was cut to the output budget:
+  // scripts read it as the API's answer (and `warnings` says what the text left out).
+  const structuredText = fullBodyText === undefined ? text : withExtras(fullBodyText);
+  const structured = JSON.parse(structuredText) as unknown;
   const structuredContent =
     structured && typeof structured === 'object' && !Array.isArray(structured)
       ? (structured as Record<string, unknown>)
       : { result: structured };
-  if (structuredContent === structured && /"\d+":/.test(text)) {
+  if (structuredContent === structured && /"\d+":/.test(structuredText)) {
     const plain = JSON.stringify(structured);
-    if (plain !== text) rememberOrder(plain, text);
+    if (plain !== structuredText) rememberOrder(plain, structuredText);
   }
   return { content: [{ type: 'text', text }], structuredContent };
 }

@@ -108,7 +108,7 @@ function descriptionOf(def: MethodDef): string {
     const rest = def.name === 'getContacts' || /contact/i.test(def.name)
       ? 'To get every contact of a bot, call exportContacts, which writes them all to a file.'
       : 'Ask for smaller pages to see the rest (for contacts, exportContacts writes them all to a file).';
-    text += ` Results are capped at about ${OUTPUT_BUDGET} characters: a longer page is cut short and says so in "warnings". ${rest}`;
+    text += ` The text of a result is capped at about ${OUTPUT_BUDGET} characters: a longer page is cut short there and says so in "warnings" (structuredContent keeps the whole page). ${rest}`;
   }
   if (MONEY_TOOLS.has(def.name)) {
     text += ' Pass an idempotency_key so that a retry after a timeout cannot move the money twice.';
@@ -204,9 +204,10 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     const notes = responseWarnings(def.name, res);
     if (!isSuccess(res.status)) return errorResult(res.status, res.body, notes);
     if (LIST_CHANGING_TOOLS.has(def.name)) ws.listsChanged();
-    const fit = fitBudget(res.body, bodyText(res), budgetHint(def));
+    const full = bodyText(res);
+    const fit = fitBudget(res.body, full, budgetHint(def));
     const warnings = [...notes, ...fit.warnings];
-    return successResult(fit.text, warnings.length ? { warnings } : {});
+    return successResult(fit.text, warnings.length ? { warnings } : {}, fit.text === full ? undefined : full);
   }
 
   return {
