@@ -84,10 +84,10 @@ export const getContacts = defineMethod({
       .between(CONTACTS_PER_PAGE.min, CONTACTS_PER_PAGE.max)
       .excludeWith('offset', 'limit')
       .describe('Page paging: contacts per page, 1-500, default 20'),
-    page: r.any().excludeWith('offset', 'limit').describe('Page paging: page number from 1 (default 1); anything but a positive integer reads page 1'),
+    page: r.any().advertise('integer').excludeWith('offset', 'limit').describe('Page paging: page number from 1 (default 1); anything but a positive integer reads page 1'),
     offset: r.integer().min(0).describe('Offset paging: contacts to skip, from 0; passing it switches to offset paging (page and count are then ignored)'),
     limit: r.integer().between(CONTACTS_LIMIT.min, CONTACTS_LIMIT.max).describe('Offset paging: contacts to return, 1-1000, default 100; passing it switches to offset paging'),
-    with: r.any().ignored().describe('Accepted for compatibility and ignored: tags and variables are always returned'),
+    with: r.any().advertise('string').ignored().describe('Accepted for compatibility and ignored: tags and variables are always returned'),
   },
   result: z.union([
     z.object({ data: z.array(ContactSchema), links: PageLinksSchema, meta: PageMetaSchema }),

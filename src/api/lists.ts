@@ -74,7 +74,7 @@ export const getListSchemas = defineMethod({
     'Returns the lists (list schemas with their fields) of every project the key holder owns, oldest first, 50 per page (fixed). ' +
     'Lists of projects the holder was only invited to are not included. Follow links.next or pass page to read further pages.',
   params: {
-    page: r.any().describe('Page number from 1 (default 1); anything but a positive integer reads page 1'),
+    page: r.any().advertise('integer').describe('Page number from 1 (default 1); anything but a positive integer reads page 1'),
   },
   result: paginated(ListSchemaSchema),
   annotations: READ,

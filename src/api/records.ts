@@ -34,13 +34,13 @@ export const getListItems = defineMethod({
     'Encrypted fields cannot be filtered or sorted on. Call getListSchema first to learn the slugs.',
   params: {
     schema_id: r.string().required().max(255).describe('List ID'),
-    page: r.any().describe('Page number from 1 (default 1)'),
+    page: r.any().advertise('integer').describe('Page number from 1 (default 1)'),
     limit: r.integer().between(1, 1000).describe('Records per page, 1 to 1000, default 20'),
     order_by: r
       .string()
       .max(300)
       .describe('"<slug|created_at|id>,<asc|desc>", e.g. "price,desc"; default "id,asc"; the direction may be left out (asc)'),
-    filters: r.any().describe('Equality filters: an object {"<slug>": value, ...} (or its JSON text); all must match'),
+    filters: r.any().advertise('object').describe('Equality filters: an object {"<slug>": value, ...} (or its JSON text); all must match'),
     bot_id: r.integer().describe('Only records with a bot field holding this bot ID'),
     contact_id: r.integer().describe('Only records with a contact field holding this contact ID'),
   },

@@ -66,7 +66,7 @@ export const getReferrals = defineMethod({
     'Use getCountReferrals for the number only. Changes nothing.',
   params: {
     contact_id: contactId,
-    page: r.any().describe('Page number from 1 (default 1); anything but a positive integer reads page 1'),
+    page: r.any().advertise('integer').describe('Page number from 1 (default 1); anything but a positive integer reads page 1'),
     filters,
   },
   result: paginated(ReferralSchema),

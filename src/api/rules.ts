@@ -25,6 +25,8 @@ interface RuleState {
   shape?: Shape;
   /** A kept-for-compatibility parameter: accepted, never acted on. */
   ignored?: boolean;
+  /** For a leniently read parameter (`page`): the type its MCP schema advertises. */
+  advertise?: 'integer' | 'string' | 'object';
   /** Laravel `exclude_with`: when any of these is present, this parameter is dropped unchecked. */
   excludeWith?: readonly string[];
   /** A predicate on the value (after the type checks), with its message; `:attribute` is replaced. */
@@ -68,6 +70,10 @@ export class Rule<T, R extends boolean = false> {
   }
   ignored(): Rule<T, R> {
     return this.with({ ignored: true });
+  }
+  /** Read leniently here (anything goes), but advertised to MCP clients as this type. */
+  advertise(as: 'integer' | 'string' | 'object'): Rule<T, R> {
+    return this.with({ advertise: as });
   }
   /** Laravel `exclude_with:a,b`: ignored (not validated, not passed on) when `a` or `b` is present. */
   excludeWith(...others: string[]): Rule<T, R> {
@@ -374,7 +380,14 @@ function ruleToZod(rule: Rule<unknown, boolean>): z.ZodType {
       t = z.record(z.string(), z.unknown());
       break;
     default:
-      t = z.unknown();
+      t =
+        s.advertise === 'integer'
+          ? z.number().int()
+          : s.advertise === 'string'
+            ? z.string()
+            : s.advertise === 'object'
+              ? z.record(z.string(), z.unknown())
+              : z.unknown();
   }
   if (s.description) t = t.describe(s.description);
   return s.required ? t : t.optional();

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 
 export function defaultDataDir(): string {
   const home = homedir();
-  if (platform() === 'win32') return join(process.env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'workspace-mcp');
+  if (platform() === 'win32') return join(process.env.APPDATA || join(home, 'AppData', 'Roaming'), 'workspace-mcp');
   if (platform() === 'darwin') return join(home, 'Library', 'Application Support', 'workspace-mcp');
-  return join(process.env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'workspace-mcp');
+  return join(process.env.XDG_DATA_HOME || join(home, '.local', 'share'), 'workspace-mcp');
 }
 
 export function resolveDbFile(flag: string | undefined): string {
-  return flag ?? process.env.WORKSPACE_DB ?? join(defaultDataDir(), 'workspace.db');
+  return flag ?? (process.env.WORKSPACE_DB || join(defaultDataDir(), 'workspace.db'));
 }

@@ -94,7 +94,11 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).catch((e: unknown) => {
+main(process.argv.slice(2)).catch((err: unknown) => {
+  let e = err;
+  // A --db that is a folder, or not a database: a bad flag, so exit status 2 as well.
+  const code = (e as { code?: unknown }).code;
+  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB') e = new UsageError(`cannot open the database: ${(e as Error).message}`);
   if (e instanceof UsageError) {
     // One line, always: some parser messages carry their own line breaks.
     process.stderr.write(`workspace-mcp: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);

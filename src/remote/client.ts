@@ -234,10 +234,12 @@ export class RemoteBackend implements Backend {
   }
 }
 
-/** Check a remote key at start-up with getMe; throws a clear, key-free error. */
+/** Check a remote key at start-up with getMe; throws a clear, key-free error (id 0: getMe is gone). */
 export async function checkRemote(backend: RemoteBackend, baseUrl: string): Promise<{ id: number; name: string }> {
   const r = await backend.call('getMe', {});
   if (r.status === 200) return (r.body as { data: { id: number; name: string } }).data;
+  // getMe switched off after its sunset: the key got past authentication, so it is good.
+  if (r.status === 410) return { id: 0, name: '' };
   const why: Record<number, string> = {
     401: 'the key was refused (401): check WORKSPACE_API_KEY',
     402: 'the key owner has no Pro plan (402)',

@@ -2,6 +2,7 @@
  * Loading a fixture (the contract's format) in one transaction: on any bad entry nothing is
  * written and the error names the entry (`contacts[3] (id 1004): ...`).
  */
+import { findMethod } from '../api/catalog.js';
 import { isCurrency } from '../api/currency.js';
 import { DEFAULT_OWNER_SETTING } from './core.js';
 import type { Store } from './index.js';
@@ -42,9 +43,8 @@ function reader(where: string, e: Obj) {
         if (required) throw bad(field, 'is required');
         return null;
       }
-      const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
-      if (typeof n !== 'number' || !Number.isSafeInteger(n)) throw bad(field, 'must be an integer');
-      return n;
+      if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw bad(field, 'must be an integer');
+      return v;
     },
     bool(field: string): boolean {
       const v = e[field];
@@ -236,6 +236,8 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
         const type = vr.int('type') ?? 0;
         if (type < 0 || type > 4) throw vr.bad('type', 'must be 0 to 4');
         const value = (v as Obj).value;
+        if (type > 0 && (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value)))
+          throw vr.bad('value', 'must be a file URL (http or https) for a media variable (type 1 to 4)');
         insVar.run(id, vr.str('name', true), value === null || value === undefined ? null : String(value), type, vr.bool('deletable') ? 1 : 0);
       });
     });
@@ -266,7 +268,9 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
       const r = reader(where, e);
       const sunset = r.time('sunset');
       if (!sunset) throw r.bad('sunset', 'is required');
-      store.core.setDeprecation(r.str('method', true)!, sunset);
+      const method = r.str('method', true)!;
+      if (!findMethod(method)) throw r.bad('method', `${method} is not a method of the API`);
+      store.core.setDeprecation(method, sunset);
     });
   });
   return counts;

@@ -57,6 +57,44 @@ describe('seed', () => {
     conn.close();
   });
 
+  it('entries of the wrong kind are refused and named: an amount as a string, a media variable that is no URL, an unknown deprecated method', () => {
+    const dir = tempDir();
+    const base = {
+      owners: [{ id: 1, name: 'A', api_key: 'a-key' }],
+      projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'P' }],
+      bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'B' }],
+      contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ok', telegram_id: '1' }],
+    };
+    const cases: Array<[object, string]> = [
+      [{ ...base, accounts: [{ id: 5, contact_id: 100, currency: 'USD', amount: '10' }] }, 'accounts[0] (id 5): amount must be an integer'],
+      [
+        { ...base, contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ok', telegram_id: '1', variables: [{ name: 'photo', value: 'not a url', type: 1 }] }] },
+        'contacts[0] (id 100) variables[0]: value must be a file URL',
+      ],
+      [{ ...base, deprecations: [{ method: 'nope', sunset: '2030-01-01T00:00:00Z' }] }, 'deprecations[0] (nope): method nope is not a method of the API'],
+    ];
+    cases.forEach(([fixture, message], i) => {
+      const file = join(dir, `bad-${i}.json`);
+      writeFileSync(file, JSON.stringify(fixture));
+      const db = join(dir, `bad-${i}.db`);
+      const r = runCli(['seed', file, '--db', db]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(message);
+      const conn = new Database(db, { readonly: true });
+      expect((conn.prepare('SELECT count(*) AS n FROM owners').get() as { n: number }).n).toBe(0);
+      conn.close();
+    });
+  });
+
+  it('a --db that is a folder or not a database is a one-line error and exit status 2', () => {
+    const dir = tempDir();
+    const folder = runCli(['admin', 'journal', '--account', '1', '--db', dir]);
+    expect(folder.status).toBe(2);
+    expect(folder.stderr.trim().split('\n')).toHaveLength(1);
+    writeFileSync(join(dir, 'junk.db'), 'not a database at all, just text that is long enough to be read');
+    expect(runCli(['admin', 'journal', '--account', '1', '--db', join(dir, 'junk.db')]).status).toBe(2);
+  });
+
   it('a missing or unreadable fixture is a one-line error and exit status 2', () => {
     const dir = tempDir();
     const missing = runCli(['seed', join(dir, 'nope.json'), '--db', join(dir, 'w.db')]);

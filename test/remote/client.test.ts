@@ -96,6 +96,17 @@ describe('against our own service, answers pass through unchanged', () => {
     }
   });
 
+  it('a good key still starts when getMe itself is past its sunset (410)', async () => {
+    w.store.core.setDeprecation('getMe', '2020-01-01T00:00:00+00:00');
+    const r = new RemoteBackend({ baseUrl: w.baseUrl, apiKey: 'alice-key', pacePerMinute: 0 });
+    try {
+      await expect(checkRemote(r, w.baseUrl)).resolves.toBeDefined();
+    } finally {
+      w.store.db.prepare("DELETE FROM deprecations WHERE method = 'getMe'").run();
+      await r.close();
+    }
+  });
+
   it('a key that fails getMe is a clear start-up error that does not show the key', async () => {
     for (const [key, why] of [['nope-key-0001', /401/], ['fran-key', /402/], ['blocked-key', /403/]] as const) {
       const r = new RemoteBackend({ baseUrl: w.baseUrl, apiKey: key, pacePerMinute: 0 });
