@@ -3,7 +3,7 @@
  * bots (not those it was invited to). Missing or deleted → 404; another account's → 403.
  */
 import { fail } from '../api/errors.js';
-import type { BotRow, ContactAccessRow, ProjectRow } from '../store/core.js';
+import type { BotRow, ContactAccessRow } from '../store/core.js';
 import type { Ctx } from './context.js';
 
 /** The holder's live bot, or 404 (missing, deleted) / 403 (another account's). */
@@ -20,12 +20,4 @@ export function requireContact(ctx: Ctx, contactId: number): ContactAccessRow {
   if (!c || c.deleted_at || c.bot_deleted_at) throw fail.notFound('Contact not found.');
   if (c.owner_id !== ctx.owner.id) throw fail.forbidden('You have no access to this contact.');
   return c;
-}
-
-/** The holder's project, or 404 / 403. */
-export function requireProject(ctx: Ctx, uuid: string): ProjectRow {
-  const p = ctx.store.core.project(uuid);
-  if (!p) throw fail.notFound('Project not found.');
-  if (p.owner_id !== ctx.owner.id) throw fail.forbidden('You have no access to this project.');
-  return p;
 }

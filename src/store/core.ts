@@ -48,7 +48,7 @@ export interface ProjectRow {
 
 export class CoreStore {
   private readonly s;
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.s = {
       ownerByHash: db.prepare<[string], OwnerRow>('SELECT * FROM owners WHERE key_hash = ?'),
       owner: db.prepare<[number], OwnerRow>('SELECT * FROM owners WHERE id = ?'),

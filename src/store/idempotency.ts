@@ -20,7 +20,7 @@ export interface IdempotencyRow {
 
 export class IdempotencyStore {
   private readonly s;
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.s = {
       get: db.prepare<[number, string], IdempotencyRow>('SELECT * FROM idempotency_keys WHERE owner_id = ? AND key = ?'),
       reserve: db.prepare(

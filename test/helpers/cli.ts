@@ -10,21 +10,31 @@ export function runCli(args: string[], env: Record<string, string> = {}) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Start `serve` on an ephemeral port; resolves once it prints its base URL. */
-export function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ proc: ChildProcess; baseUrl: string; stderr: () => string }> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * Start the built CLI with `args` and resolve once its stdout announces a URL matching
+ * `announce` (serve prints its base URL, `mcp --http` its /mcp URL).
+ */
+export function spawnAnnounced(
+  args: string[],
+  announce: RegExp,
+  env: Record<string, string | undefined> = { ...process.env },
+): Promise<{ proc: ChildProcess; url: string; stderr: () => string }> {
+  const proc = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /(http:\/\/\S+\/api\/v1)/.exec(out);
-      if (m) resolve({ proc, baseUrl: m[1]!, stderr: () => err });
+      const m = announce.exec(out);
+      if (m) resolve({ proc, url: m[1]!, stderr: () => err });
     });
-    proc.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+    proc.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${err}`)));
   });
+}
+
+/** Start `serve` on an ephemeral port; resolves once it prints its base URL. */
+export async function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ proc: ChildProcess; baseUrl: string; stderr: () => string }> {
+  const { proc, url, stderr } = await spawnAnnounced(['serve', '--port', '0', ...args], /(http:\/\/\S+\/api\/v1)/, { ...process.env, ...env });
+  return { proc, baseUrl: url, stderr };
 }

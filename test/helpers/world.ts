@@ -42,6 +42,15 @@ export function baseFixture(): Record<string, unknown> {
   };
 }
 
+/** The base world with Alice's contact 100 (Ann) in bot 10 and her USD account 500 of 10.00. */
+export function accountFixture(): Record<string, unknown> {
+  return {
+    ...baseFixture(),
+    contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' }],
+    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
+  };
+}
+
 export interface CallOptions {
   key?: string | null;
   verb?: string;

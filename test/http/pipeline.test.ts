@@ -2,15 +2,11 @@
  * The spec's Conventions, Authentication, Limits, Versioning and Errors parts, over real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseFixture, startWorld, type World } from '../helpers/world.js';
+import { accountFixture, baseFixture, startWorld, type World } from '../helpers/world.js';
 
 let w: World;
 beforeAll(async () => {
-  w = await startWorld({
-    ...baseFixture(),
-    contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' }],
-    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
-  });
+  w = await startWorld(accountFixture());
 });
 afterAll(() => w.close());
 

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
-import { CLI } from '../helpers/cli.js';
+import { CLI, spawnAnnounced } from '../helpers/cli.js';
 import { tempDir } from '../helpers/world.js';
 import { firstJson, mcpFixture } from './harness.js';
 
@@ -142,23 +142,10 @@ describe('stdio', () => {
 });
 
 describe('Streamable HTTP', () => {
-  function startHttp(args: string[], extra: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
-    const proc = spawn(process.execPath, [CLI, 'mcp', '--db', dbFile, '--http', '--port', '0', ...args], {
-      env: env({ WORKSPACE_API_KEY: 'alice-key', ...extra }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanups.push(() => void proc.kill());
-    let err = '';
-    proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    return new Promise((resolve, reject) => {
-      let out = '';
-      proc.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /(http:\/\/\S+\/mcp)/.exec(out);
-        if (m) resolve({ url: m[1]!, proc, stderr: () => err });
-      });
-      proc.once('exit', (code) => reject(new Error(`mcp --http exited ${code}: ${err}`)));
-    });
+  async function startHttp(args: string[], extra: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
+    const started = await spawnAnnounced(['mcp', '--db', dbFile, '--http', '--port', '0', ...args], /(http:\/\/\S+\/mcp)/, env({ WORKSPACE_API_KEY: 'alice-key', ...extra }));
+    cleanups.push(() => void started.proc.kill());
+    return started;
   }
 
   function raw(url: string, headers: Record<string, string>): Promise<number> {

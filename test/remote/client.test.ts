@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteBackend, checkRemote, toQuery } from '../../src/remote/client.js';
 import { Pacer } from '../../src/remote/pacer.js';
 import { LocalBackend } from '../../src/service/backend.js';
-import { baseFixture, startWorld, type World } from '../helpers/world.js';
+import { accountFixture, startWorld, type World } from '../helpers/world.js';
 
 const KEY = 'super-secret-key-123';
 
@@ -67,11 +67,7 @@ function remote(baseUrl: string, extra: Partial<ConstructorParameters<typeof Rem
 describe('against our own service, answers pass through unchanged', () => {
   let w: World;
   beforeAll(async () => {
-    w = await startWorld({
-      ...baseFixture(),
-      contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' }],
-      accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
-    });
+    w = await startWorld(accountFixture());
   });
   afterAll(() => w.close());
 

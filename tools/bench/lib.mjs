@@ -13,9 +13,14 @@ export function tempDir() {
   return mkdtempSync(join(tmpdir(), 'workspace-mcp-bench-'));
 }
 
-/** Spawn a node script that prints its base URL on stdout; resolves {proc, baseUrl}. */
-export function spawnServer(args) {
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Spawn a node script that prints its base URL on stdout; resolves {proc, baseUrl}.
+ * `stderr`: 'inherit' (default) or 'ignore'; `env` is added to this process's environment;
+ * `onSpawn(proc)` hears of the process at once (to kill it at the end even if it never announces).
+ */
+export function spawnServer(args, { stderr = 'inherit', env = {}, cwd, onSpawn } = {}) {
+  const proc = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', stderr], env: { ...process.env, ...env } });
+  onSpawn?.(proc);
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout.on('data', (d) => {
@@ -23,7 +28,7 @@ export function spawnServer(args) {
       const m = /(http:\/\/\S+\/api\/v1)/.exec(out);
       if (m) resolve({ proc, baseUrl: m[1] });
     });
-    proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
+    proc.once('exit', (c) => reject(new Error(`${args[0]} exited ${c}`)));
   });
 }
 

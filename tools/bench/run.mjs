@@ -27,7 +27,7 @@ import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { seedDb } from './lib.mjs';
+import { seedDb, spawnServer } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -150,19 +150,9 @@ function runNode(args, { children, env } = {}) {
   });
 }
 
-/** Spawn a server process whose stdout announces its base URL. */
+/** Spawn a server process whose stdout announces its base URL, killed with the others at the end. */
 function spawnAnnounced(args, children, env) {
-  const proc = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn', ...env } });
-  children.add(proc);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/\S+\/api\/v1)/.exec(out);
-      if (m) resolve({ proc, baseUrl: m[1] });
-    });
-    proc.once('exit', (c) => reject(new Error(`${args[0]} exited ${c}`)));
-  });
+  return spawnServer(args, { cwd: ROOT, stderr: 'ignore', env: { WORKSPACE_LOG_LEVEL: 'warn', ...env }, onSpawn: (p) => children.add(p) });
 }
 
 async function freePort() {
