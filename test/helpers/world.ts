@@ -15,7 +15,7 @@ import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const DEMO_FIXTURE = join(ROOT, '..', 'shared', 'fixtures', 'demo.json');
+export const DEMO_FIXTURE = join(ROOT, 'fixtures', 'demo.json');
 
 export function demoFixture(): Record<string, unknown> {
   return JSON.parse(readFileSync(DEMO_FIXTURE, 'utf8')) as Record<string, unknown>;
