@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { fail } from '../api/errors.js';
 import { toJsonText } from '../api/ordered.js';
 import { r, shapeToZod, validate } from '../api/rules.js';
-import { apiErrorResult, errorResult, isSuccess, successResult, unknownArgumentsResult, unreachableResult } from './results.js';
+import { apiErrorResult, errorResult, isSuccess, responseWarnings, retryAfterSeconds, successResult, unknownArgumentsResult, unreachableResult } from './results.js';
 import { toJsonSchema, unknownArguments, type ToolExtra, type ToolSpec } from './tools.js';
 import type { Workspace } from './workspace.js';
 
@@ -150,13 +150,13 @@ async function fetchAll(
       return unreachableResult(e);
     }
     if (res.status === 429 && waits < 10) {
-      const seconds = Number(res.headers['Retry-After'] ?? res.headers['retry-after'] ?? 1) || 1;
+      const seconds = retryAfterSeconds(res.headers);
       waits++;
       await extra.progress(offset, undefined, `Rate limited; waiting ${seconds} s`);
       await sleep(seconds * 1000, extra.signal);
       continue;
     }
-    if (!isSuccess(res.status)) return errorResult(res.status, res.body);
+    if (!isSuccess(res.status)) return errorResult(res.status, res.body, responseWarnings('getContacts', res));
     const body = res.body as { data?: unknown[]; meta?: { total?: number } };
     const rows = Array.isArray(body.data) ? body.data : [];
     write(rows);

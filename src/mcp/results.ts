@@ -43,10 +43,29 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
+/** Seconds until a refused (429) call may be sent again: Retry-After, else the window's reset. */
+export function retryAfterSeconds(headers: Record<string, string>, now = Date.now()): number {
+  const header = (name: string) => {
+    const k = Object.keys(headers).find((h) => h.toLowerCase() === name);
+    return k === undefined ? undefined : headers[k];
+  };
+  const after = header('retry-after');
+  if (after !== undefined) {
+    // Delay-seconds or an HTTP date (RFC 9110).
+    const seconds = /^\d+$/.test(after.trim()) ? Number(after) : (Date.parse(after) - now) / 1000;
+    if (Number.isFinite(seconds)) return Math.max(1, Math.ceil(seconds));
+  }
+  const reset = Number(header('x-ratelimit-reset'));
+  if (Number.isFinite(reset) && reset > 0) return Math.max(1, Math.ceil(reset - now / 1000));
+  // The spec's window is a minute.
+  return 60;
+}
+
 /**
  * What the caller should know beside the body: the backend's own notes (a remote write whose
- * outcome is unknown) and, from the `Deprecation` and `Sunset` headers, that the method is
- * deprecated and when it is switched off. The same for both backends.
+ * outcome is unknown), when a rate-limited (429) call may be retried, and, from the
+ * `Deprecation` and `Sunset` headers, that the method is deprecated and when it is switched
+ * off. The same for both backends.
  */
 export function responseWarnings(method: string, res: ApiResponse): string[] {
   const out = [...(res.warnings ?? [])];
@@ -54,6 +73,13 @@ export function responseWarnings(method: string, res: ApiResponse): string[] {
     const k = Object.keys(res.headers).find((h) => h.toLowerCase() === name);
     return k === undefined ? undefined : res.headers[k];
   };
+  if (res.status === 429) {
+    const limit = header('x-ratelimit-limit');
+    out.push(
+      `Rate limited: ${method} was not carried out; retry in ${retryAfterSeconds(res.headers)} s` +
+        `${limit ? ` (the limit is ${limit} requests a minute per owner, every method counted)` : ''}.`,
+    );
+  }
   if (header('deprecation') === 'true') {
     const sunset = header('sunset');
     out.push(

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fail } from '../api/errors.js';
 import type { Backend } from '../service/backend.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
-import { apiErrorResult, errorResult, isSuccess, isUnreachable, successResult, unreachableResult } from './results.js';
+import { apiErrorResult, errorResult, isSuccess, isUnreachable, responseWarnings, successResult, unreachableResult } from './results.js';
 
 export interface WorkspaceOptions {
   backend: Backend;
@@ -63,7 +63,7 @@ export class Workspace {
     } catch (e) {
       return unreachableResult(e);
     }
-    if (!isSuccess(res.status)) return errorResult(res.status, res.body);
+    if (!isSuccess(res.status)) return errorResult(res.status, res.body, responseWarnings('getMe', res));
     const id = (res.body as { data?: { id?: unknown } } | undefined)?.data?.id;
     if (typeof id !== 'number') return errorResult(500, { message: 'getMe answered no owner id.' });
     this.ownerId = id;

@@ -168,11 +168,16 @@ describe('every tool fails in the API error shape', () => {
     expect(firstJson(await world.call('getContactAccounts', { contact_id: 200 }))).toMatchObject({ status: 403, error: expect.any(String) });
   });
 
-  test('rate limit: past the limit a tool answers 429 Too Many Attempts', async () => {
+  test('rate limit: past the limit a tool answers 429 Too Many Attempts, and says when to retry', async () => {
     world = await startMcp({ rateLimit: 2 });
     await world.call('getMe');
     await world.call('getMe');
-    expect(firstJson(await world.call('getMe'))).toEqual({ status: 429, message: 'Too Many Attempts.' });
+    const refused = firstJson(await world.call('getMe'));
+    expect(refused).toEqual({ status: 429, message: 'Too Many Attempts.', warnings: [expect.stringMatching(/retry in \d+ s/)] });
+    // The window is a minute: the wait is at most that.
+    const seconds = Number(/retry in (\d+) s/.exec(refused.warnings[0])![1]);
+    expect(seconds).toBeGreaterThanOrEqual(1);
+    expect(seconds).toBeLessThanOrEqual(60);
   });
 
   test('an unknown tool is an error result, not a crash', async () => {
