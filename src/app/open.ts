@@ -1,24 +1,73 @@
 /**
- * Opening the service over a database file: store, secrets, and on a database with no owner
- * yet, the default owner with a project and a bot, whose key is printed to stderr once.
+ * Opening the service over a database file for a server's start. Everything is checked before
+ * anything is created or changed: the folder, the file (ours, writable, not locked), the secret
+ * (it opens the database's encrypted values), and for the MCP server the owner it acts as (a
+ * key that is no one's, a Free-plan or blocked owner: every tool would answer 401/402/403). A
+ * check that fails is a StartError naming the problem and the fix; the file is left as it was.
+ * A database with no owner gets the default owner, project and bot, whose key is shown once.
  */
-import { DEFAULT_OWNER_SETTING } from '../store/core.js';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DbProblem } from '../store/db.js';
+import { DEFAULT_OWNER_SETTING, type OwnerRow } from '../store/core.js';
 import { Store } from '../store/index.js';
-import { loadSecrets } from '../service/secrets.js';
+import {
+  deriveSecrets,
+  envSecret,
+  findSecret,
+  opens,
+  saveSecret,
+  sealCheck,
+  SECRET_CHECK_SETTING,
+  SecretError,
+  type SecretSource,
+} from '../service/secrets.js';
+import type { Secrets } from '../service/context.js';
 import { Service, type Logger } from '../service/pipeline.js';
+import type { DbLocation } from './paths.js';
 
 export { DEFAULT_OWNER_SETTING } from '../store/core.js';
+
+/** A start-up problem: one line naming it and the fix (the CLI exits with status 2). */
+export class StartError extends Error {}
+
+/** How long start-up waits for another program's write lock before calling the file locked. */
+const LOCK_WAIT_MS = 5_000;
 
 export interface OpenOptions {
   rateLimit?: number;
   logger?: Logger;
-  /** Where to announce the default owner's key (stderr). */
-  announce?: (line: string) => void;
+  /**
+   * The MCP server acts as one owner: the one of `apiKey` (from `$WORKSPACE_API_KEY`, checked
+   * here), else the database's default owner. `serve` answers every owner: no identity.
+   */
+  actAs?: { apiKey: string | undefined };
 }
 
-/** Create the default owner, project and bot if the database has no owner at all. */
-export function bootstrap(store: Store, announce: (line: string) => void): void {
-  const key = store.tx(() => {
+export interface OwnerSummary {
+  id: number;
+  name: string;
+  /** The owner's first project and its first live bot, when it has them. */
+  project?: string;
+  bot?: number;
+}
+
+export interface Opened {
+  service: Service;
+  file: string;
+  /** The database was made by this start. */
+  created: boolean;
+  /** The default owner's key, on the start that made it only. */
+  newKey?: string;
+  /** Who the MCP server acts as (with a key, or the default owner); for `serve`, the default owner. */
+  owner?: OwnerSummary;
+  /** What the MCP server's local backend sends: the key, or the owner to act as without one. */
+  identity: { apiKey: string } | { ownerId: number };
+}
+
+/** Create the default owner, project and bot if the database has no owner at all; its key. */
+export function bootstrap(store: Store): string | undefined {
+  return store.tx(() => {
     if (store.core.ownerCount() > 0) return undefined;
     const ownerId = store.core.insertOwner({ name: 'Default owner', plan: 'pro' });
     const project = store.core.insertProject({ owner_id: ownerId, name: 'Default project' });
@@ -26,11 +75,189 @@ export function bootstrap(store: Store, announce: (line: string) => void): void 
     store.core.setSetting(DEFAULT_OWNER_SETTING, String(ownerId));
     return store.core.regenerateKey(ownerId);
   });
-  if (key) announce(`workspace-mcp: new database; the default owner's API key is ${key} (shown once)`);
 }
 
-export function openService(dbFile: string, opts: OpenOptions = {}): Service {
-  const store = Store.open(dbFile);
-  bootstrap(store, opts.announce ?? ((l) => process.stderr.write(l + '\n')));
-  return new Service(store, { rateLimit: opts.rateLimit, secrets: loadSecrets(dbFile), logger: opts.logger });
+/** The owner a key-less MCP server acts as: the one a new database was given, else the first. */
+export function defaultOwner(store: Store): OwnerRow | undefined {
+  const setting = store.core.setting(DEFAULT_OWNER_SETTING);
+  return (setting !== undefined ? store.core.owner(Number(setting)) : undefined) ?? store.core.firstOwner();
+}
+
+function can(path: string, mode: number): boolean {
+  try {
+    accessSync(path, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Check the path can hold the database, creating nothing; returns whether the file exists. */
+function checkPath(loc: DbLocation): boolean {
+  const { file } = loc;
+  const dir = dirname(file);
+  const named = loc.source === 'default' ? 'the database' : `${loc.source} ${file}`;
+  if (existsSync(file)) {
+    if (statSync(file).isDirectory()) throw new StartError(`${named} is a folder: give the database file's path, e.g. ${join(file, 'workspace.db')}`);
+    if (!can(file, constants.R_OK | constants.W_OK))
+      throw new StartError(`the database ${file} is read-only for this user: make it writable (chmod u+rw) or give --db another file`);
+  } else if (!existsSync(dir)) {
+    // The default data folder is ours to make; a folder the user named is not (a typo would
+    // otherwise leave a new empty database somewhere unexpected).
+    if (loc.source !== 'default') throw new StartError(`the folder of ${named} does not exist: create ${dir} first, or give a file in an existing folder`);
+    return false;
+  }
+  if (!statSync(dir).isDirectory()) throw new StartError(`${dir} is not a folder, so ${named} cannot be there: give another path`);
+  const exists = existsSync(file);
+  // SQLite writes the -wal and -shm files beside the database.
+  if (!can(dir, constants.W_OK | constants.X_OK))
+    throw new StartError(
+      `the folder ${dir} is read-only for this user, so ${exists ? `the database cannot write its journal beside ${file}` : `no database can be made at ${file}`}: make the folder writable or give --db a file elsewhere`,
+    );
+  return exists;
+}
+
+/** Make the default data folder (owner-only), or say why it cannot be made. */
+export function makeDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw new StartError(`cannot make the data folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give --db (or WORKSPACE_DB) a file in a folder you can write`);
+  }
+}
+
+function problemLine(p: DbProblem, file: string): string {
+  switch (p.kind) {
+    case 'not-a-database':
+      return `${file} is not a SQLite database: give --db a database made by workspace-mcp, or the name of a new file`;
+    case 'foreign':
+      return `${file} is a SQLite database of another program: give --db a database made by workspace-mcp, or the name of a new file`;
+    case 'newer':
+      return `${file} was ${p.message}: upgrade workspace-mcp to open it`;
+    case 'locked':
+      return `the database ${file} is ${p.message}: close the program that holds it, then start again`;
+    case 'read-only':
+      return `the database ${file} cannot be written: make it and its folder writable, or give --db another file`;
+  }
+}
+
+/** Refuse an owner every call would refuse (402 Free plan, 403 blocked), saying how to mend it. */
+function checkOwner(owner: OwnerRow, who: string, file: string, otherwise: string): void {
+  const name = `${who} (owner ${owner.id}, ${owner.name})`;
+  const run = (command: string) => `run "workspace-mcp admin ${command} --owner ${owner.id} --db ${file}", ${otherwise}`;
+  if (owner.plan !== 'pro') throw new StartError(`${name} is on the Free plan and the API needs Pro, so every tool would answer 402: ${run('set-plan --plan pro')}`);
+  if (owner.blocked_at) throw new StartError(`${name} is blocked, so every tool would answer 403: ${run('unblock-owner')}`);
+}
+
+/** The secrets that open this database's encrypted values; refuses a secret that does not. */
+function checkSecrets(store: Store, file: string): { secrets: Secrets; saved?: string } {
+  let source: SecretSource;
+  try {
+    source = findSecret(file);
+  } catch (e) {
+    if (e instanceof SecretError) throw new StartError(e.message);
+    throw e;
+  }
+  if (source.kind === 'memory') return { secrets: deriveSecrets(source.master) };
+  const check = store.core.setting(SECRET_CHECK_SETTING);
+  const sample = check === undefined ? store.lists.oneEncryptedValue() : undefined;
+  if (source.kind === 'new') {
+    if (check !== undefined || sample)
+      throw new StartError(
+        `the secret of the database ${file} is missing (its file ${source.file}; the encrypted list values need it): put that file back beside the database, or set WORKSPACE_SECRET to the secret it held`,
+      );
+    const secrets = deriveSecrets(saveSecret(source));
+    store.core.setSetting(SECRET_CHECK_SETTING, sealCheck(secrets));
+    return { secrets, saved: source.file };
+  }
+  const secrets = deriveSecrets(source.master);
+  const ok = check !== undefined ? opens(secrets, check) : !sample || opens(secrets, sample.value, { recordId: sample.record_id, slug: sample.slug });
+  if (!ok)
+    throw new StartError(
+      source.kind === 'env'
+        ? `WORKSPACE_SECRET does not open the encrypted values of ${file}: set it to the secret the database was made with, or unset it to use ${file}.secret`
+        : `${source.file} does not open the encrypted values of ${file} (is it another database's?): put the database's own secret file back, or set WORKSPACE_SECRET to its secret`,
+    );
+  if (check === undefined) store.core.setSetting(SECRET_CHECK_SETTING, sealCheck(secrets));
+  return { secrets };
+}
+
+function summary(store: Store, owner: OwnerRow): OwnerSummary {
+  const p = store.core.firstProject(owner.id);
+  return { id: owner.id, name: owner.name, ...(p ? { project: p.uuid, ...(p.bot_id !== null ? { bot: p.bot_id } : {}) } : {}) };
+}
+
+/** Map a file the store will not open to the line that says why and what to do. */
+function openCheckedStore<T>(file: string, create: boolean, check: (store: Store) => T): { store: Store; result: T } {
+  try {
+    return Store.openChecked(file, { create, lockWaitMs: LOCK_WAIT_MS }, check);
+  } catch (e) {
+    if (e instanceof DbProblem) throw new StartError(problemLine(e, file));
+    throw e;
+  }
+}
+
+/**
+ * The store for `seed` and `admin`, with the same checks of the folder and file as a server's
+ * start (no owner or secret). Only `seed` (`create`) may make a new database.
+ */
+export function openStore(loc: DbLocation, opts: { create: boolean }): Store {
+  const exists = checkPath(loc);
+  if (!exists && !opts.create) throw new StartError(`there is no database at ${loc.file}: give --db an existing database (a server's first start or "workspace-mcp seed" makes one)`);
+  if (!exists && loc.source === 'default') makeDataDir(dirname(loc.file));
+  return openCheckedStore(loc.file, !exists, () => undefined).store;
+}
+
+/** Check everything, then open the service over the database at `loc`. Throws StartError. */
+export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
+  const { file } = loc;
+  // What needs no file comes first: a bad value must not leave a new database behind.
+  try {
+    envSecret();
+  } catch (e) {
+    if (e instanceof SecretError) throw new StartError(e.message);
+    throw e;
+  }
+  const apiKey = opts.actAs?.apiKey;
+  if (apiKey === '') throw new StartError("WORKSPACE_API_KEY is set but empty: put an owner's key in it, or unset it to act as the database's default owner");
+  const exists = checkPath(loc);
+  if (!exists && apiKey !== undefined)
+    throw new StartError(
+      `WORKSPACE_API_KEY is set, but the database ${file} does not exist yet, so no owner has that key: unset it for the first run (a new database makes its own owner and key), or seed the database first ("workspace-mcp seed FIXTURE.json --db ${file}")`,
+    );
+  if (!exists && loc.source === 'default') makeDataDir(dirname(file));
+
+  let savedSecret: string | undefined;
+  try {
+    const { store, result } = openCheckedStore(file, !exists, (store) => {
+      const newKey = bootstrap(store);
+      let owner: OwnerRow | undefined;
+      let identity: Opened['identity'] | undefined;
+      if (apiKey !== undefined) {
+        owner = store.core.ownerByKey(apiKey);
+        if (!owner)
+          throw new StartError(
+            `WORKSPACE_API_KEY is no owner's key in ${file}: use the key shown when the database was made, or make a new one with "workspace-mcp admin regenerate-key --owner ID --db ${file}"`,
+          );
+        checkOwner(owner, 'the owner of WORKSPACE_API_KEY', file, "or use a Pro owner's key");
+        identity = { apiKey };
+      } else {
+        owner = defaultOwner(store);
+        if (opts.actAs) {
+          if (!owner) throw new StartError(`the database ${file} has no owner: seed one ("workspace-mcp seed FIXTURE.json --db ${file}")`);
+          checkOwner(owner, "the database's default owner", file, "or set WORKSPACE_API_KEY to a Pro owner's key");
+        }
+        identity = { ownerId: owner?.id ?? 0 };
+      }
+      const { secrets, saved } = checkSecrets(store, file);
+      savedSecret = saved;
+      return { newKey, owner: owner && summary(store, owner), identity, secrets };
+    });
+    const service = new Service(store, { rateLimit: opts.rateLimit, secrets: result.secrets, logger: opts.logger });
+    return { service, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity };
+  } catch (e) {
+    // The secret file belongs to a database this start did not keep.
+    if (savedSecret) rmSync(savedSecret, { force: true });
+    throw e;
+  }
 }

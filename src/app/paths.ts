@@ -1,6 +1,9 @@
-/** Where the database lives when no `--db` or `$WORKSPACE_DB` says: the user's data folder. */
+/**
+ * Where the files live: the database given by `--db` or `$WORKSPACE_DB` (`~` is the home
+ * folder: an MCP client's config has no shell to expand it), else one in the user's data folder.
+ */
 import { homedir, platform } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export function defaultDataDir(): string {
   const home = homedir();
@@ -9,6 +12,26 @@ export function defaultDataDir(): string {
   return join(process.env.XDG_DATA_HOME || join(home, '.local', 'share'), 'workspace-mcp');
 }
 
+/** `~` and `~/…` (`~\…` too) as the home folder; other paths as they are. */
+export function expandHome(path: string): string {
+  if (path === '~') return homedir();
+  if (path.startsWith('~/') || path.startsWith('~\\')) return join(homedir(), path.slice(2));
+  return path;
+}
+
+/** The database file to use (absolute) and who named it: a named file's folder must exist. */
+export interface DbLocation {
+  file: string;
+  source: '--db' | 'WORKSPACE_DB' | 'default';
+}
+
+export function locateDb(flag: string | undefined): DbLocation {
+  if (flag !== undefined) return { file: resolve(expandHome(flag)), source: '--db' };
+  const env = process.env.WORKSPACE_DB;
+  if (env) return { file: resolve(expandHome(env)), source: 'WORKSPACE_DB' };
+  return { file: join(defaultDataDir(), 'workspace.db'), source: 'default' };
+}
+
 export function resolveDbFile(flag: string | undefined): string {
-  return flag ?? (process.env.WORKSPACE_DB || join(defaultDataDir(), 'workspace.db'));
+  return locateDb(flag).file;
 }

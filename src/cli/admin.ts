@@ -1,7 +1,7 @@
 /** `workspace-mcp admin`: the dashboard operations that are not API methods. */
 import { findMethod } from '../api/catalog.js';
-import { resolveDbFile } from '../app/paths.js';
-import { Store } from '../store/index.js';
+import { openStore } from '../app/open.js';
+import { locateDb } from '../app/paths.js';
 import { normalizeTime } from '../store/time.js';
 import { intFlag, parse, UsageError } from './args.js';
 
@@ -43,7 +43,8 @@ export function runAdmin(argv: string[]): void {
     if (v === undefined) throw new UsageError(`admin ${command} needs --${name} ID`);
     return v;
   };
-  const store = Store.open(resolveDbFile(values.db as string | undefined));
+  if (values.db === '') throw new UsageError('--db needs a file path');
+  const store = openStore(locateDb(values.db as string | undefined), { create: false });
   const found = (ok: boolean | undefined, what: string) => {
     if (!ok) throw new UsageError(`${what} not found`);
   };

@@ -8,10 +8,29 @@ export interface Parsed {
   positionals: string[];
 }
 
+/**
+ * `--rate-limit -1` as `--rate-limit=-1`: parseArgs reads a value that starts with a dash as
+ * the next option and answers with its own advice; a number belongs to the flag before it, so
+ * that our range check speaks instead.
+ */
+function joinNegativeNumbers(args: string[], options: ParseArgsConfig['options']): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const next = args[i + 1];
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : undefined;
+    if (name !== undefined && options?.[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 export function parse(args: string[], options: ParseArgsConfig['options'], positionals = 0): Parsed {
   let parsed;
   try {
-    parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
+    parsed = parseArgs({ args: joinNegativeNumbers(args, options), options, allowPositionals: positionals > 0, strict: true });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
@@ -19,9 +38,13 @@ export function parse(args: string[], options: ParseArgsConfig['options'], posit
   return { values: parsed.values as Parsed['values'], positionals: parsed.positionals };
 }
 
-export function intFlag(v: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
+/** A whole-number flag; `hint` says what the number means, for the error line. */
+export function intFlag(v: unknown, name: string, min = 0, max = Number.MAX_SAFE_INTEGER, hint = ''): number | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  if (typeof v !== 'string' || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+    const given = typeof v === 'string' && v !== '' ? `, not ${v}` : '';
+    throw new UsageError(`--${name} must be a whole number ${range}${given}${hint ? ` (${hint})` : ''}`);
+  }
   return Number(v);
 }

@@ -4,14 +4,14 @@
  * stderr and exit status 2. Only deliberate command output goes to stdout.
  */
 import { readFileSync } from 'node:fs';
-import { openService } from '../app/open.js';
-import { resolveDbFile } from '../app/paths.js';
+import { openService, openStore, StartError } from '../app/open.js';
+import { locateDb } from '../app/paths.js';
 import { listen } from '../http/server.js';
 import { log } from '../service/log.js';
-import { Store } from '../store/index.js';
 import { FixtureError, loadFixture } from '../store/seed.js';
 import { runAdmin } from './admin.js';
 import { intFlag, parse, UsageError } from './args.js';
+import { printBanner } from './banner.js';
 
 const USAGE = `usage:
   workspace-mcp [mcp] [--db FILE [--rate-limit N] | --remote BASE_URL] [--http [--port N] [--host H]]
@@ -28,9 +28,31 @@ async function serve(args: string[]): Promise<void> {
     'rate-limit': { type: 'string' },
   });
   const port = intFlag(values.port, 'port', 0, 65535) ?? 8080;
-  const rateLimit = intFlag(values['rate-limit'], 'rate-limit') ?? 120;
-  const service = openService(resolveDbFile(values.db as string | undefined), { rateLimit, logger: log });
-  const { server, baseUrl } = await listen(service, (values.host as string | undefined) ?? '127.0.0.1', port, { logger: log });
+  // The spec's limit: 120 requests a minute per owner, every method counted.
+  const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 120;
+  if (values.db === '') throw new UsageError('--db needs a file path');
+  const host = (values.host as string | undefined) ?? '127.0.0.1';
+  const opened = openService(locateDb(values.db as string | undefined), { rateLimit, logger: log });
+  const service = opened.service;
+  let listening;
+  try {
+    listening = await listen(service, host, port, { logger: log });
+  } catch (e) {
+    service.store.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
+    throw e;
+  }
+  const { server, baseUrl } = listening;
+  printBanner({
+    ready: `Workspace API ready at ${baseUrl} (${rateLimit > 0 ? `${rateLimit} requests a minute per owner` : 'no rate limit'})`,
+    database: { file: opened.file, created: opened.created },
+    owner: opened.owner,
+    newKey: opened.newKey,
+    connectLabel: 'try',
+    connect: `curl -H 'Accept: application/json' -H 'Authorization: Bearer <key>' ${baseUrl}/getMe`,
+  });
   process.stdout.write(`${baseUrl}\n`); // stdout-ok: serve announces its base URL
   const stop = () => {
     server.close();
@@ -52,7 +74,8 @@ function seed(args: string[]): void {
   } catch (e) {
     throw new UsageError(`cannot read fixture ${file}: ${(e as Error).message}`);
   }
-  const store = Store.open(resolveDbFile(values.db as string | undefined));
+  if (values.db === '') throw new UsageError('--db needs a file path');
+  const store = openStore(locateDb(values.db as string | undefined), { create: true });
   try {
     const counts = loadFixture(store, fixture);
     const summary = Object.entries(counts)
@@ -95,11 +118,10 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  let e = err;
-  // A --db that is a folder, or not a database: a bad flag, so exit status 2 as well.
-  const code = (e as { code?: unknown }).code;
-  if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_NOTADB') e = new UsageError(`cannot open the database: ${(e as Error).message}`);
-  if (e instanceof UsageError) {
+  const e = err;
+  // Bad flags and bad start-up input (a missing folder, a file that is not ours, a wrong key):
+  // one line naming the problem and the fix, exit status 2.
+  if (e instanceof UsageError || e instanceof StartError) {
     // One line, always: some parser messages carry their own line breaks.
     process.stderr.write(`workspace-mcp: ${e.message.replace(/\s*\n\s*/g, ' ')}\n`);
     process.exit(2);

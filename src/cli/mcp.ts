@@ -4,10 +4,11 @@
  * In stdio mode stdout carries only the protocol: every message of ours goes to stderr.
  */
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { DEFAULT_OWNER_SETTING, openService } from '../app/open.js';
-import { defaultDataDir, resolveDbFile } from '../app/paths.js';
-import { createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { makeDataDir, openService, StartError, type OwnerSummary } from '../app/open.js';
+import { defaultDataDir, expandHome, locateDb } from '../app/paths.js';
+import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
 import { OrderedStdioServerTransport } from '../mcp/stdio.js';
 import { Workspace } from '../mcp/workspace.js';
 import type { RemoteBackend } from '../remote/client.js';
@@ -16,6 +17,7 @@ import { log } from '../service/log.js';
 import { Store } from '../store/index.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import { intFlag, parse, UsageError } from './args.js';
+import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
 
 /** What a backend needs besides itself: where idempotency keys live, where exports go, how to close. */
 export interface BackendSetup {
@@ -23,6 +25,8 @@ export interface BackendSetup {
   keys: IdempotencyStore;
   dataDir: string;
   close(): Promise<void>;
+  /** For the start-up banner. */
+  banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey'>;
 }
 
 /** The client of a remote Workspace API (`src/remote/`). */
@@ -36,42 +40,74 @@ export async function createRemoteBackend(baseUrl: string, apiKey: string): Prom
   }
 }
 
-/** The data folder of the MCP server's own files (exports; with --remote, its key file). */
+/**
+ * The data folder of the MCP server's own files (exports; with --remote, its key file), absolute.
+ * `$WORKSPACE_DATA_DIR` must exist; the default one is made (owner-only) when first needed.
+ */
 function dataDirFor(dbFile: string | undefined): string {
-  return process.env.WORKSPACE_DATA_DIR || (dbFile ? dirname(dbFile) : defaultDataDir());
+  const named = process.env.WORKSPACE_DATA_DIR;
+  if (named) {
+    const dir = resolve(expandHome(named));
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new StartError(`WORKSPACE_DATA_DIR ${dir} is not an existing folder: create it first, or unset it to use ${dbFile ? dirname(dbFile) : defaultDataDir()}`);
+    return dir;
+  }
+  return dbFile ? dirname(dbFile) : defaultDataDir();
 }
 
 function openLocal(dbFlag: string | undefined, rateLimit: number): BackendSetup {
-  const dbFile = resolveDbFile(dbFlag);
-  const service = openService(dbFile, { rateLimit, logger: log });
-  const store = service.store;
-  const apiKey = process.env.WORKSPACE_API_KEY;
-  let identity: { apiKey: string } | { ownerId: number };
-  if (apiKey) identity = { apiKey };
-  else {
-    const setting = store.core.setting(DEFAULT_OWNER_SETTING);
-    const ownerId = setting !== undefined ? Number(setting) : store.core.firstOwner()?.id;
-    if (ownerId === undefined || !Number.isInteger(ownerId)) throw new UsageError(`database ${dbFile} has no owner`);
-    identity = { ownerId };
-  }
-  const backend = new LocalBackend(service, identity);
-  return { backend, keys: store.idempotency, dataDir: dataDirFor(dbFile), close: () => backend.close() };
+  if (dbFlag === '') throw new UsageError('--db needs a file path');
+  const loc = locateDb(dbFlag);
+  const dataDir = dataDirFor(loc.file);
+  const opened = openService(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
+  const backend = new LocalBackend(opened.service, opened.identity);
+  const owner: (OwnerSummary & { via?: string }) | undefined =
+    opened.owner && ('apiKey' in opened.identity ? { ...opened.owner, via: 'WORKSPACE_API_KEY' } : opened.owner);
+  return {
+    backend,
+    keys: opened.service.store.idempotency,
+    dataDir,
+    close: () => backend.close(),
+    banner: { database: { file: opened.file, created: opened.created }, owner, newKey: opened.newKey },
+  };
 }
 
-async function openRemote(baseUrl: string): Promise<BackendSetup> {
+/**
+ * The remote base URL, checked for form before anything is sent: http(s), ending in `/v1`
+ * (`https://host/api/v1`). A URL without it gets the one to use instead.
+ */
+function remoteBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new StartError(`${source} ${raw} is not a URL: give the API's base URL, e.g. https://host/api/v1`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StartError(`${source} ${raw} is not an http(s) URL: give the API's base URL, e.g. https://host/api/v1`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/v1$/.test(path)) return `${url.origin}${path}`;
+  // A method URL (…/api/v1/getMe) names its base; otherwise add what is missing.
+  const base = /^(.*\/v1)\/[^/]+$/.exec(path)?.[1] ?? (path.endsWith('/api') ? `${path}/v1` : `${path}/api/v1`);
+  throw new StartError(`${source} ${raw} is not the API's base URL, which ends in /api/v1: use ${url.origin}${base}`);
+}
+
+async function openRemote(raw: string, source: string): Promise<BackendSetup> {
+  const baseUrl = remoteBaseUrl(raw, source);
   const apiKey = process.env.WORKSPACE_API_KEY;
-  if (!apiKey) throw new UsageError('--remote needs the API key in $WORKSPACE_API_KEY');
+  if (!apiKey) throw new StartError(`--remote needs the API key in WORKSPACE_API_KEY${apiKey === '' ? ' (it is set but empty)' : ''}: set it to your key of ${baseUrl}`);
+  const dataDir = dataDirFor(undefined);
   const backend = await createRemoteBackend(baseUrl, apiKey);
   const { checkRemote } = await import('../remote/client.js');
-  // A key that fails getMe (401, 402, 403) or an unreachable URL is a start-up error.
+  // A key that fails getMe (401, 402, 403), an unreachable URL or another kind of server is a
+  // start-up error, found before the local key file is made.
+  let me;
   try {
-    const me = await checkRemote(backend, baseUrl);
-    log.info({ owner: me.id, remote: baseUrl }, 'remote backend ready');
+    me = await checkRemote(backend, baseUrl);
   } catch (e) {
     await backend.close();
-    throw new UsageError((e as Error).message);
+    throw new StartError((e as Error).message);
   }
-  const dataDir = dataDirFor(undefined);
+  if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
   // The remote API has no idempotency keys of ours: keep them in a local SQLite file.
   const state = Store.open(join(dataDir, 'mcp-state.db'));
   return {
@@ -82,6 +118,7 @@ async function openRemote(baseUrl: string): Promise<BackendSetup> {
       await backend.close();
       state.close();
     },
+    banner: { remote: baseUrl, owner: me.id ? { id: me.id, name: me.name, via: 'WORKSPACE_API_KEY' } : undefined },
   };
 }
 
@@ -105,11 +142,13 @@ export async function runMcp(args: string[]): Promise<void> {
     tools: { type: 'string' },
     'exclude-tools': { type: 'string' },
   });
+  const remoteSource = values.remote !== undefined ? '--remote' : 'WORKSPACE_BASE_URL';
   const remote = (values.remote as string | undefined) ?? (values.db === undefined ? process.env.WORKSPACE_BASE_URL || undefined : undefined);
   if (values.remote !== undefined && values.db !== undefined) throw new UsageError('--db and --remote cannot be used together');
   if (remote !== undefined && values['rate-limit'] !== undefined) throw new UsageError('--rate-limit applies to the local backend only');
   if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new UsageError('--port and --host need --http');
-  const rateLimit = intFlag(values['rate-limit'], 'rate-limit') ?? 120;
+  // One person's own database: no rate limit unless asked for (serve keeps the spec's 120).
+  const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 0;
   const port = intFlag(values.port, 'port', 0, 65535) ?? 8765;
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const filter: ToolFilter = {
@@ -117,29 +156,39 @@ export async function runMcp(args: string[]): Promise<void> {
     tools: nameList(values.tools),
     excludeTools: nameList(values['exclude-tools']),
   };
-
-  const setup = remote !== undefined ? await openRemote(remote) : openLocal(values.db as string | undefined, rateLimit);
-  const ws = new Workspace({ backend: setup.backend, keys: setup.keys, dataDir: setup.dataDir });
-  let tools;
   try {
-    tools = selectTools(ws, filter);
+    checkToolFilter(filter);
   } catch (e) {
-    await setup.close();
     throw new UsageError((e as Error).message);
   }
+
+  const setup = remote !== undefined ? await openRemote(remote, remoteSource) : openLocal(values.db as string | undefined, rateLimit);
+  const ws = new Workspace({ backend: setup.backend, keys: setup.keys, dataDir: setup.dataDir });
+  const tools = selectTools(ws, filter);
 
   if (values.http) {
     // The Streamable HTTP transport is loaded only when asked for: stdio starts faster.
     const { isLoopback, serveMcpHttp } = await import('../mcp/http.js');
-    let token = process.env.WORKSPACE_MCP_TOKEN || undefined;
-    if (!token && !isLoopback(host)) {
-      token = randomBytes(24).toString('base64url');
-      process.stderr.write(
-        `workspace-mcp: bound to ${host}, so clients must send "Authorization: Bearer ${token}" ` +
-          '(set $WORKSPACE_MCP_TOKEN to choose the token)\n',
-      );
+    const chosen = process.env.WORKSPACE_MCP_TOKEN || undefined;
+    const token = chosen ?? (isLoopback(host) ? undefined : randomBytes(24).toString('base64url'));
+    let http;
+    try {
+      http = await serveMcpHttp(ws, tools, { host, port, token });
+    } catch (e) {
+      await setup.close();
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
+      throw e;
     }
-    const http = await serveMcpHttp(ws, tools, { host, port, token });
+    const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
+    printBanner({
+      ready: `MCP server ready at ${http.url} (Streamable HTTP)`,
+      ...setup.banner,
+      // A token made here is shown: clients need it, and it changes with every start.
+      ...(token !== undefined && !chosen ? { token: `${token} (clients must send "Authorization: Bearer ${token}"; set WORKSPACE_MCP_TOKEN to choose it)` } : {}),
+      connect: `claude mcp add --transport http workspace ${http.url}${header}`,
+    });
     process.stdout.write(`${http.url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
     const stop = () => {
       void http.close().then(() => setup.close()).finally(() => process.exit(0));
@@ -169,4 +218,19 @@ export async function runMcp(args: string[]): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await server.connect(transport);
+  printBanner({
+    ready: 'MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)',
+    ...setup.banner,
+    connect: stdioConfig(stdioArgs(values, remote, setup)),
+  });
+}
+
+/** The arguments that start this same server from a client's config: absolute paths, same flags. */
+function stdioArgs(values: Record<string, string | boolean | undefined>, remote: string | undefined, setup: BackendSetup): string[] {
+  const out = remote !== undefined ? ['--remote', setup.banner.remote!] : ['--db', setup.banner.database!.file];
+  if (values['rate-limit'] !== undefined) out.push('--rate-limit', String(values['rate-limit']));
+  if (values['read-only']) out.push('--read-only');
+  if (typeof values.tools === 'string') out.push('--tools', values.tools);
+  if (typeof values['exclude-tools'] === 'string') out.push('--exclude-tools', values['exclude-tools']);
+  return out;
 }

@@ -67,11 +67,23 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The tool's name and annotations, which the tool filter reads before any backend is open. */
+export const EXPORT_TOOL_INFO = {
+  name: 'exportContacts',
+  annotations: {
+    title: 'Export contacts to a file',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+} as const;
+
 export function exportTool(ws: Workspace): ToolSpec {
   const strict = shapeToZod(params);
   return {
-    name: 'exportContacts',
-    title: 'Export contacts to a file',
+    name: EXPORT_TOOL_INFO.name,
+    title: EXPORT_TOOL_INFO.annotations.title,
     description:
       'Writes EVERY contact matching bot_id / date_from / date_to (all optional) to a file in the MCP server\'s data folder, ' +
       'as JSONL (default) or CSV, and returns how many were written, the file path and a resource link to read it. ' +
@@ -80,13 +92,7 @@ export function exportTool(ws: Workspace): ToolSpec {
       'export starts are not included. Preview contacts are left out, as in getContacts. Changes nothing in the workspace.',
     inputSchema: toJsonSchema(strict),
     outputSchema: toJsonSchema(ResultSchema),
-    annotations: {
-      title: 'Export contacts to a file',
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    annotations: { ...EXPORT_TOOL_INFO.annotations },
     async run(args, extra) {
       const unknown = unknownArguments(params, args);
       if (unknown.size > 0) return unknownArgumentsResult(unknown);
@@ -100,8 +106,9 @@ export function exportTool(ws: Workspace): ToolSpec {
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
       const name = `contacts-${p.bot_id ?? 'all'}-${stamp}-${Math.random().toString(36).slice(2, 8)}.${format}`;
       const file = join(dir, name);
-      mkdirSync(dir, { recursive: true });
-      const fd = openSync(file, 'wx');
+      // Contacts are personal data: the folder and file are the server owner's only.
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const fd = openSync(file, 'wx', 0o600);
       let ok = false;
       try {
         if (format === 'csv') writeSync(fd, CSV_COLUMNS.join(',') + '\r\n');

@@ -17,7 +17,9 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../service/log.js';
-import { exportTool } from './export.js';
+import { METHODS } from '../api/catalog.js';
+import type { MethodDef } from '../api/define.js';
+import { EXPORT_TOOL_INFO, exportTool } from './export.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { completeSchemaId, LIST_TEMPLATE, listResources, readResource, TEMPLATES } from './resources.js';
 import { errorResult } from './results.js';
@@ -43,19 +45,49 @@ const INSTRUCTIONS =
   'idempotency_key. To get all contacts use exportContacts rather than paging getContacts. Lists are also resources ' +
   'at workspace://lists/{schema_id}.';
 
-/** All tools, then the filter; a name in --tools or --exclude-tools that no tool has is an error. */
-export function selectTools(ws: Workspace, filter: ToolFilter = {}): ToolSpec[] {
-  const all = [...methodTools(ws), exportTool(ws)];
+interface Described {
+  name: string;
+  annotations: { readOnlyHint?: boolean };
+}
+
+/**
+ * The filter over `all`: a name in --tools or --exclude-tools that no tool has is an error, and
+ * so are flags that leave no tool at all (a server with nothing to call).
+ */
+function pick<T extends Described>(all: readonly T[], filter: ToolFilter): T[] {
   const names = new Set(all.map((t) => t.name));
   for (const n of [...(filter.tools ?? []), ...(filter.excludeTools ?? [])]) {
     if (!names.has(n)) throw new Error(`unknown tool: ${n} (tools: ${[...names].join(', ')})`);
   }
-  return all.filter(
+  const left = all.filter(
     (t) =>
       (!filter.readOnly || t.annotations.readOnlyHint === true) &&
       (!filter.tools || filter.tools.includes(t.name)) &&
       !(filter.excludeTools ?? []).includes(t.name),
   );
+  if (left.length === 0) {
+    const flags = [
+      ...(filter.readOnly ? ['--read-only'] : []),
+      ...(filter.tools ? [`--tools ${filter.tools.join(',')}`] : []),
+      ...(filter.excludeTools ? [`--exclude-tools ${filter.excludeTools.join(',')}`] : []),
+    ];
+    const readOnly = all.filter((t) => t.annotations.readOnlyHint === true).map((t) => t.name);
+    throw new Error(
+      `the flags ${flags.join(' ')} leave no tool to serve: ` +
+        (filter.readOnly ? `with --read-only name tools that change nothing (${readOnly.join(', ')}), or drop --read-only` : 'name at least one tool the other flags allow'),
+    );
+  }
+  return left;
+}
+
+/** Check the tool flags against the catalog alone, before any backend or file is opened. */
+export function checkToolFilter(filter: ToolFilter): void {
+  pick([...(METHODS as readonly MethodDef[]), EXPORT_TOOL_INFO], filter);
+}
+
+/** All tools, then the filter (see `pick`). */
+export function selectTools(ws: Workspace, filter: ToolFilter = {}): ToolSpec[] {
+  return pick([...methodTools(ws), exportTool(ws)], filter);
 }
 
 /** One MCP server (one per session over HTTP) over a shared workspace and tool set. */

@@ -234,18 +234,25 @@ export class RemoteBackend implements Backend {
   }
 }
 
-/** Check a remote key at start-up with getMe; throws a clear, key-free error (id 0: getMe is gone). */
+/**
+ * Check a remote at start-up with getMe: the key's owner, or an error whose one-line message
+ * names the problem and the fix and never shows the key (id 0: getMe is switched off).
+ */
 export async function checkRemote(backend: RemoteBackend, baseUrl: string): Promise<{ id: number; name: string }> {
   const r = await backend.call('getMe', {});
-  if (r.status === 200) return (r.body as { data: { id: number; name: string } }).data;
+  const body = r.body as { code?: string; message?: string; data?: { id?: unknown; name?: unknown } } | undefined;
+  if (r.status === 200 && typeof body?.data?.id === 'number') return { id: body.data.id, name: String(body.data.name ?? '') };
   // getMe switched off after its sunset: the key got past authentication, so it is good.
   if (r.status === 410) return { id: 0, name: '' };
   const why: Record<number, string> = {
-    401: 'the key was refused (401): check WORKSPACE_API_KEY',
-    402: 'the key owner has no Pro plan (402)',
-    403: 'the key owner is blocked (403)',
+    401: 'the key was refused (401): set WORKSPACE_API_KEY to an API key of this service',
+    402: "the key's owner is on the Free plan (402) and the API needs Pro: upgrade the plan or use a Pro owner's key",
+    403: "the key's owner is blocked (403): have the owner unblocked or use another owner's key",
   };
-  const body = r.body as { code?: string; message?: string } | undefined;
-  const unreachable = body?.code === 'upstream_unreachable' || body?.code === 'bad_upstream_response';
-  throw new Error(`remote ${baseUrl}: ${why[r.status] ?? (unreachable ? body!.message : `getMe answered ${r.status}`)}`);
+  if (why[r.status]) throw new Error(`remote ${baseUrl}: ${why[r.status]}`);
+  if (body?.code === 'upstream_unreachable')
+    throw new Error(`remote ${baseUrl} ${body.message!.replace(/^The service /, '').replace(/\.$/, '')}: check the URL and that the service is up`);
+  // An HTML page, a 404, or JSON of another shape: something answers, but not the Workspace API.
+  const answered = body?.code === 'bad_upstream_response' ? 'a body that is not JSON' : r.status === 200 ? 'JSON without an owner' : `status ${r.status}`;
+  throw new Error(`remote ${baseUrl} is not a Workspace API (getMe answered ${answered}): give --remote the API's base URL, the one that ends in /api/v1`);
 }

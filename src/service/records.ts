@@ -1,12 +1,11 @@
 /**
  * Handlers of list records: values checked by field type, required fields on add, filters,
- * ordering, paging, and AES-256-GCM encryption at rest of `is_encryptable` fields.
+ * ordering, paging, and AES-256-GCM encryption at rest of `is_encryptable` fields (secrets.ts).
  *
  * Encrypted fields hold ciphertext in SQL, so they cannot be filtered or sorted on: such a
  * filter or order is refused with a 422, and `bot_id` / `contact_id` look only at bot and
  * contact fields that are not encrypted.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { fail } from '../api/errors.js';
 import type { OrderedMap as OrderedMapType } from '../api/ordered.js';
 import { OrderedMap } from '../api/ordered.js';
@@ -18,6 +17,7 @@ import { isoTime } from '../store/time.js';
 import type { Ctx } from './context.js';
 import { listFields, requireList, type P } from './lists.js';
 import { pageNumber, paginate } from './paginate.js';
+import { openValue as decrypt, sealValue as encrypt } from './secrets.js';
 
 type Bag = Map<string, string[]>;
 
@@ -111,28 +111,6 @@ function checkValue(ctx: Ctx, field: StoredField, key: string, v: unknown, owned
     default:
       return { error: `The ${key} field has an unknown type.` };
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// Encryption at rest: "v1:" + base64(iv 12 | tag 16 | ciphertext of the JSON value), the
-// record ID and slug bound as associated data so a value cannot be moved to another cell.
-
-function encrypt(key: Buffer, recordId: string, slug: string, value: unknown): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', key, iv);
-  c.setAAD(Buffer.from(`${recordId}\u0000${slug}`));
-  const ct = Buffer.concat([c.update(JSON.stringify(value), 'utf8'), c.final()]);
-  return 'v1:' + Buffer.concat([iv, c.getAuthTag(), ct]).toString('base64');
-}
-
-function decrypt(key: Buffer, recordId: string, slug: string, stored: unknown): unknown {
-  if (typeof stored !== 'string' || !stored.startsWith('v1:')) return stored;
-  const raw = Buffer.from(stored.slice(3), 'base64');
-  const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
-  d.setAAD(Buffer.from(`${recordId}\u0000${slug}`));
-  d.setAuthTag(raw.subarray(12, 28));
-  const text = Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
-  return JSON.parse(text) as unknown;
 }
 
 /** A record as the API shows it: own keys, then every field in order, null where unset. */

@@ -48,7 +48,7 @@ export interface ProjectRow {
 
 export class CoreStore {
   private readonly s;
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.s = {
       ownerByHash: db.prepare<[string], OwnerRow>('SELECT * FROM owners WHERE key_hash = ?'),
       owner: db.prepare<[number], OwnerRow>('SELECT * FROM owners WHERE id = ?'),
@@ -177,6 +177,15 @@ export class CoreStore {
   /** Live bots of the owner's own projects. */
   ownerBotIds(ownerId: number): number[] {
     return this.s.ownerBotIds.all(ownerId).map((r) => r.id);
+  }
+  /** The owner's first project and its first live bot (the start-up banner's); prepared here, it runs once. */
+  firstProject(ownerId: number): { uuid: string; bot_id: number | null } | undefined {
+    return this.db
+      .prepare<[number], { uuid: string; bot_id: number | null }>(
+        `SELECT p.uuid, (SELECT min(b.id) FROM bots b WHERE b.project_uuid = p.uuid AND b.deleted_at IS NULL) AS bot_id
+         FROM projects p WHERE p.owner_id = ? ORDER BY p.rowid LIMIT 1`,
+      )
+      .get(ownerId);
   }
   /** Who a contact belongs to, and whether it or its bot is deleted. */
   contactAccess(id: number): ContactAccessRow | undefined {

@@ -11,7 +11,7 @@ import { MessageStore } from './messages.js';
 import { ReferralStore } from './referrals.js';
 import { TagStore } from './tags.js';
 import { VariableStore } from './variables.js';
-import { openDb, type Db } from './db.js';
+import { openChecked, openDb, type CheckedOpen, type Db } from './db.js';
 
 export class Store {
   readonly core: CoreStore;
@@ -44,6 +44,16 @@ export class Store {
 
   static open(file: string): Store {
     return new Store(openDb(file));
+  }
+
+  /**
+   * Open for a server's start (see `openChecked`): `check` runs on the store inside the opening
+   * transaction, so when it throws the file is left as it was.
+   */
+  static openChecked<T>(file: string, opts: CheckedOpen, check: (store: Store) => T): { store: Store; result: T } {
+    let store: Store | undefined;
+    const { result } = openChecked(file, opts, (db) => check((store = new Store(db))));
+    return { store: store!, result };
   }
 
   /** Run `fn` in one IMMEDIATE transaction: all of it is written, or none. */

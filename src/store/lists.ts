@@ -195,6 +195,22 @@ export class ListStore {
     }).immediate();
   }
 
+  /**
+   * One stored value of an encrypted field (record ID, slug, stored text), to check at start-up
+   * that the secret at hand opens them. Prepared here: it runs once in a database's life.
+   */
+  oneEncryptedValue(): { record_id: string; slug: string; value: string } | undefined {
+    return this.db
+      .prepare<[], { record_id: string; slug: string; value: string }>(
+        `SELECT r.id AS record_id, f.slug, json_extract(r.data, '$."' || f.slug || '"') AS value
+         FROM (SELECT s.seq, json_extract(x.value, '$.slug') AS slug
+               FROM list_schemas s, json_each(s.fields) x WHERE json_extract(x.value, '$.is_encryptable') = 1) f
+         JOIN list_records r ON r.schema_seq = f.seq
+         WHERE json_type(r.data, '$."' || f.slug || '"') = 'text' LIMIT 1`,
+      )
+      .get();
+  }
+
   record(id: string): RecordWithList | undefined {
     return this.s.record.get(id);
   }

@@ -1,5 +1,5 @@
 /** The database's default place: the user's data folder, with empty variables read as unset. */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { defaultDataDir, resolveDbFile } from '../../src/app/paths.js';
 
@@ -17,6 +17,6 @@ it('an empty XDG_DATA_HOME or WORKSPACE_DB counts as unset (never the current fo
   expect(defaultDataDir()).not.toBe('workspace-mcp');
   expect(resolveDbFile(undefined)).toBe(join(defaultDataDir(), 'workspace.db'));
   process.env.WORKSPACE_DB = 'x.db';
-  expect(resolveDbFile(undefined)).toBe('x.db');
-  expect(resolveDbFile('flag.db')).toBe('flag.db');
+  expect(resolveDbFile(undefined)).toBe(resolve('x.db'));
+  expect(resolveDbFile('flag.db')).toBe(resolve('flag.db'));
 });

@@ -122,7 +122,7 @@ describe('serve on a new database', () => {
     const first = await spawnServe(['--db', db]);
     try {
       await new Promise((r) => setTimeout(r, 100));
-      const m = /API key is (\S+)/.exec(first.stderr());
+      const m = /API key\s+(\S+)/.exec(first.stderr());
       expect(m).not.toBeNull();
       const me = await get(first.baseUrl, 'getMe', m![1]!);
       expect(me.status).toBe(200);
@@ -133,7 +133,7 @@ describe('serve on a new database', () => {
     const second = await spawnServe(['--db', db]);
     try {
       await new Promise((r) => setTimeout(r, 100));
-      expect(second.stderr()).not.toMatch(/API key is/);
+      expect(second.stderr()).not.toMatch(/API key/);
     } finally {
       second.proc.kill();
     }
@@ -145,7 +145,7 @@ describe('seed after serve', () => {
     const db = join(tempDir(), 'first-serve.db');
     const first = await spawnServe(['--db', db]);
     await new Promise((r) => setTimeout(r, 100));
-    const key = /API key is (\S+)/.exec(first.stderr())![1]!;
+    const key = /API key\s+(\S+)/.exec(first.stderr())![1]!;
     first.proc.kill();
     await new Promise((r) => first.proc.once('exit', r));
     const r = runCli(['seed', DEMO_FIXTURE, '--db', db]);

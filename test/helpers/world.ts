@@ -141,3 +141,18 @@ export async function startWorld(
   const { server, baseUrl } = await listen(service, '127.0.0.1', 0);
   return new World(dir, dbFile, store, service, server, baseUrl);
 }
+
+/** A maker of temp dirs for one test file; `removeAll` (in afterAll) removes every one it made. */
+export function tempDirs(): { fresh: () => string; removeAll: () => void } {
+  const made: string[] = [];
+  return {
+    fresh: () => {
+      const d = tempDir();
+      made.push(d);
+      return d;
+    },
+    removeAll: () => {
+      for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}

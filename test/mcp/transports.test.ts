@@ -4,7 +4,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,20 +12,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
-import { CLI, spawnAnnounced } from '../helpers/cli.js';
-import { tempDir } from '../helpers/world.js';
+import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
+import { tempDirs } from '../helpers/world.js';
 import { firstJson, mcpFixture } from './harness.js';
 
 let dbFile: string;
-const dirs: string[] = [];
-function freshDir(): string {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const { fresh: freshDir, removeAll } = tempDirs();
+afterAll(removeAll);
 beforeAll(() => {
   dbFile = join(freshDir(), 'workspace.db');
   const store = Store.open(dbFile);
@@ -39,11 +31,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-function env(extra: Record<string, string> = {}): Record<string, string> {
-  const e: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKSPACE_')) e[k] = v;
-  return { ...e, WORKSPACE_LOG_LEVEL: 'warn', ...extra };
-}
+const env = cliEnv;
 
 describe('stdio', () => {
   test('nothing but JSON-RPC on stdout, through initialize, tools, an error, progress and a resource', async () => {
@@ -82,7 +70,7 @@ describe('stdio', () => {
     expect((await waitFor(2)).result.tools.length).toBeGreaterThan(5);
     // A new database acts as its default owner, announced on stderr.
     expect((await waitFor(3)).result.structuredContent.data.name).toBe('Default owner');
-    expect(err).toMatch(/default owner's API key/);
+    expect(err).toMatch(/API key\s+\S+ \(the new default owner's; shown this once\)/);
     const e = await waitFor(4);
     expect(e.result.isError).toBe(true);
     expect(JSON.parse(e.result.content[0].text)).toMatchObject({ status: 404 });
