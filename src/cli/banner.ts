@@ -40,13 +40,17 @@ export function printBanner(info: BannerInfo): void {
   process.stderr.write(lines.join('\n') + '\n');
 }
 
-/** The command line that starts this server again, as an MCP client's config wants it (JSON). */
-export function stdioConfig(args: string[]): string {
+/**
+ * The command line that starts this server again, as an MCP client's config wants it (JSON).
+ * A key in use is named, never shown: the config gets a placeholder for it.
+ */
+export function stdioConfig(args: string[], withKey: boolean): string {
   let entry = process.argv[1] ?? 'workspace-mcp';
   try {
     entry = realpathSync(entry);
   } catch {
     // Keep it as given.
   }
-  return `MCP client config ${JSON.stringify({ command: process.execPath, args: [entry, ...args] })}`;
+  const env = withKey ? { env: { WORKSPACE_API_KEY: '<your key>' } } : {};
+  return `MCP client config ${JSON.stringify({ command: process.execPath, args: [entry, ...args], ...env })}`;
 }

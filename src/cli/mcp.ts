@@ -221,7 +221,7 @@ export async function runMcp(args: string[]): Promise<void> {
   printBanner({
     ready: 'MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)',
     ...setup.banner,
-    connect: stdioConfig(stdioArgs(values, remote, setup)),
+    connect: stdioConfig(stdioArgs(values, remote, setup), remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY'),
   });
 }
 

@@ -113,6 +113,9 @@ describe('the banner', () => {
       expect(rows(err.text()).owner).toMatch(/^1 Default owner \(WORKSPACE_API_KEY\) · project /);
       expect(err.text()).not.toMatch(/API key/);
       expect(rows(err.text()).database).toBe(db);
+      // The key in use is named in the config, never shown.
+      expect(JSON.parse(rows(err.text()).connect!.replace(/^MCP client config /, '')).env).toEqual({ WORKSPACE_API_KEY: '<your key>' });
+      expect(err.text()).not.toContain(key!);
     } finally {
       await client.close();
     }
@@ -257,6 +260,11 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await refusedUnchanged(dir, ['--db', db], key('no-such-key'), /WORKSPACE_API_KEY is no owner's key in .*w\.db: .*admin regenerate-key/);
     await refusedUnchanged(dir, ['--db', db], key('fran-key'), /\(owner 3, Fran\) is on the Free plan .* 402: run "workspace-mcp admin set-plan --plan pro --owner 3 --db /);
     await refusedUnchanged(dir, ['--db', db], key('blocked-key'), /\(owner 4, Blocked\) is blocked, so every tool would answer 403: run "workspace-mcp admin unblock-owner --owner 4 --db /);
+    // A database with no owner gets the default one in the same transaction as the key check:
+    // refused, the owner is not kept.
+    const empty = join(dir, 'empty.db');
+    Store.open(empty).close();
+    await refusedUnchanged(dir, ['--db', empty], key('alice-key'), /WORKSPACE_API_KEY is no owner's key in .*empty\.db/);
     // A key cannot be anyone's in a database that does not exist yet: none is made.
     await refusedUnchanged(dir, ['--db', join(dir, 'new.db')], key('alice-key'), /does not exist yet, so no owner has that key/);
   });
