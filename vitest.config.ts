@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One temp folder per run, checked at the end; each file's temp folders go when it ends.
+    globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup.ts'],
     projects: [
       { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'] } },
       {

@@ -7,15 +7,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnServe } from '../helpers/cli.js';
+import { callApi } from '../helpers/http.js';
+import { stop } from '../helpers/temp.js';
 import { DEMO_FIXTURE, tempDir } from '../helpers/world.js';
 
-async function get(baseUrl: string, method: string, key: string, params: Record<string, string> = {}) {
-  const q = new URLSearchParams(params).toString();
-  const res = await fetch(`${baseUrl}/${method}${q ? `?${q}` : ''}`, {
-    headers: { Accept: 'application/json', Authorization: `Bearer ${key}` },
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json().catch(() => undefined)) as any };
-}
+const get = (baseUrl: string, method: string, key: string, params: Record<string, unknown> = {}) => callApi(baseUrl, method, params, { key, verb: 'GET' });
 
 describe('seed', () => {
   it('loads the shared demo fixture', () => {
@@ -121,22 +117,17 @@ describe('serve on a new database', () => {
     const db = join(tempDir(), 'fresh.db');
     const first = await spawnServe(['--db', db]);
     try {
-      await new Promise((r) => setTimeout(r, 100));
-      const m = /API key\s+(\S+)/.exec(first.stderr());
-      expect(m).not.toBeNull();
-      const me = await get(first.baseUrl, 'getMe', m![1]!);
+      const m = await first.waitForStderr(/API key\s+(\S+)/);
+      const me = await get(first.baseUrl, 'getMe', m[1]!);
       expect(me.status).toBe(200);
       expect(me.headers.get('x-ratelimit-limit')).toBe('120');
     } finally {
-      first.proc.kill();
+      await stop(first.proc);
     }
     const second = await spawnServe(['--db', db]);
-    try {
-      await new Promise((r) => setTimeout(r, 100));
-      expect(second.stderr()).not.toMatch(/API key/);
-    } finally {
-      second.proc.kill();
-    }
+    // Everything it had to say is written once it has exited.
+    await stop(second.proc);
+    expect(second.stderr()).not.toMatch(/API key/);
   });
 });
 
@@ -144,10 +135,8 @@ describe('seed after serve', () => {
   it('an untouched default world makes way for a fixture that reuses its ids', async () => {
     const db = join(tempDir(), 'first-serve.db');
     const first = await spawnServe(['--db', db]);
-    await new Promise((r) => setTimeout(r, 100));
-    const key = /API key\s+(\S+)/.exec(first.stderr())![1]!;
-    first.proc.kill();
-    await new Promise((r) => first.proc.once('exit', r));
+    const key = (await first.waitForStderr(/API key\s+(\S+)/))[1]!;
+    await stop(first.proc);
     const r = runCli(['seed', DEMO_FIXTURE, '--db', db]);
     expect(r.status, r.stderr).toBe(0);
     const second = await spawnServe(['--db', db]);
@@ -155,7 +144,7 @@ describe('seed after serve', () => {
       expect((await get(second.baseUrl, 'getMe', 'demo-dana-key')).body.data.id).toBe(1);
       expect((await get(second.baseUrl, 'getMe', key)).status).toBe(401);
     } finally {
-      second.proc.kill();
+      await stop(second.proc);
     }
   });
 
@@ -179,9 +168,7 @@ describe('admin commands change what the API answers', () => {
     expect(runCli(['seed', DEMO_FIXTURE, '--db', db]).status).toBe(0);
     server = await spawnServe(['--db', db, '--rate-limit', '0']);
   });
-  afterAll(() => {
-    server.proc.kill();
-  });
+  afterAll(() => stop(server.proc));
 
   it('regenerate-key prints the new key; the old one answers 401 at once', async () => {
     expect((await get(server.baseUrl, 'getMe', 'demo-oleg-key')).status).toBe(200);
@@ -222,16 +209,11 @@ describe('admin commands change what the API answers', () => {
   });
 
   it('block-account makes a debit answer account_blocked; unblock-account lifts it', async () => {
-    const accounts = await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1001' });
+    const accounts = await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: 1001 });
     expect(accounts.status).toBe(200);
     const account = accounts.body.data[0];
     runCli(['admin', 'block-account', '--account', String(account.id), '--db', db]);
-    const post = (params: object) =>
-      fetch(`${server.baseUrl}/withdrawFundsFromContactAccount`, {
-        method: 'POST',
-        headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: 'Bearer demo-dana-key' },
-        body: JSON.stringify(params),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const post = (params: Record<string, unknown>) => callApi(server.baseUrl, 'withdrawFundsFromContactAccount', params, { key: 'demo-dana-key' });
     const blocked = await post({ account_id: account.id, amount: 1, description: 'coffee' });
     expect(blocked.body.code).toBe('account_blocked');
     runCli(['admin', 'unblock-account', '--account', String(account.id), '--db', db]);
@@ -243,12 +225,12 @@ describe('admin commands change what the API answers', () => {
   });
 
   it('delete-contact and delete-bot make the contact 404', async () => {
-    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1002' })).status).toBe(200);
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: 1002 })).status).toBe(200);
     runCli(['admin', 'delete-contact', '--contact', '1002', '--db', db]);
-    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1002' })).status).toBe(404);
-    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1001' })).status).toBe(200);
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: 1002 })).status).toBe(404);
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: 1001 })).status).toBe(200);
     runCli(['admin', 'delete-bot', '--bot', '11', '--db', db]);
-    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: '1001' })).status).toBe(404);
+    expect((await get(server.baseUrl, 'getContactAccounts', 'demo-dana-key', { contact_id: 1001 })).status).toBe(404);
   });
 
   it('deprecate refuses a method the API does not have', () => {

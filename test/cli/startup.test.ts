@@ -10,19 +10,18 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Service } from '../../src/service/pipeline.js';
 import { deriveSecrets } from '../../src/service/secrets.js';
 import { Store } from '../../src/store/index.js';
-import { loadFixture } from '../../src/store/seed.js';
 import { CLI, cliEnv, collect, runCliAsync, snapshot, spawnAnnounced, type CliRun } from '../helpers/cli.js';
-import { baseFixture, ROOT, tempDirs } from '../helpers/world.js';
+import { baseFixture, ROOT, seedDb, tempDir } from '../helpers/world.js';
 
-const { fresh: freshDir, removeAll } = tempDirs();
-afterAll(removeAll);
+/** Removed when the file ends (test/helpers/temp.ts). */
+const freshDir = tempDir;
 
 const POSIX = process.platform !== 'win32';
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
@@ -33,13 +32,7 @@ function homeEnv(home: string, extra: Record<string, string> = {}): Record<strin
 }
 
 /** A database seeded with the base world: Alice and Bob (Pro), Fran (Free), Blocked. */
-function seeded(dir: string, name = 'w.db'): string {
-  const file = join(dir, name);
-  const store = Store.open(file);
-  loadFixture(store, baseFixture());
-  store.close();
-  return file;
-}
+const seeded = (dir: string, name = 'w.db'): string => seedDb(baseFixture(), name, dir);
 
 /** Exit 2, exactly one stderr line matching each of `says`, nothing on stdout. */
 function expectRefused(r: CliRun, ...says: RegExp[]): void {
@@ -273,11 +266,8 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     const dir = freshDir();
     const fixture = baseFixture();
     const owners = fixture.owners as Array<Record<string, unknown>>;
-    const db = join(dir, 'w.db');
-    const store = Store.open(db);
     // The first owner is the default of a seeded database.
-    loadFixture(store, { ...fixture, owners: [{ ...owners[0], plan: 'free' }, ...owners.slice(1)] });
-    store.close();
+    const db = seedDb({ ...fixture, owners: [{ ...owners[0], plan: 'free' }, ...owners.slice(1)] }, 'w.db', dir);
     await refusedUnchanged(dir, ['--db', db], cliEnv(), /the database's default owner \(owner 1, Alice\) is on the Free plan/, /or set WORKSPACE_API_KEY to a Pro owner's key/);
     const admin = Store.open(db);
     admin.core.setPlan(1, 'pro');

@@ -1,28 +1,34 @@
 /**
- * Test worlds: a temp SQLite file seeded with a fixture, the real service over real HTTP on
- * 127.0.0.1, and a small client that keeps status, headers, raw text and parsed body.
+ * Test worlds: the fixtures, a temp SQLite file seeded with one, the real service over real
+ * HTTP on 127.0.0.1, and `useWorld` for a suite that shares one world across its tests.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
-import qs from 'qs';
+import { afterAll, beforeAll } from 'vitest';
 import { listen } from '../../src/http/server.js';
-import { Service } from '../../src/service/pipeline.js';
+import { Service, type ServiceOptions } from '../../src/service/pipeline.js';
 import { deriveSecrets } from '../../src/service/secrets.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
+import { callApi, type CallOptions, type CallResult } from './http.js';
+import { removeTempDir, tempDir } from './temp.js';
+
+export { tempDir } from './temp.js';
+export type { CallOptions, CallResult } from './http.js';
+
+export type Fixture = Record<string, unknown>;
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_FIXTURE = join(ROOT, 'fixtures', 'demo.json');
 
-export function demoFixture(): Record<string, unknown> {
-  return JSON.parse(readFileSync(DEMO_FIXTURE, 'utf8')) as Record<string, unknown>;
+export function demoFixture(): Fixture {
+  return JSON.parse(readFileSync(DEMO_FIXTURE, 'utf8')) as Fixture;
 }
 
 /** A small world every suite can extend: two pro owners, a free one, a blocked one. */
-export function baseFixture(): Record<string, unknown> {
+export function baseFixture(): Fixture {
   return {
     owners: [
       { id: 1, name: 'Alice', email: 'alice@example.com', plan: 'pro', api_key: 'alice-key' },
@@ -42,30 +48,45 @@ export function baseFixture(): Record<string, unknown> {
   };
 }
 
-/** The base world with Alice's contact 100 (Ann) in bot 10 and her USD account 500 of 10.00. */
-export function accountFixture(): Record<string, unknown> {
+/** Alice's contact Ann in her bot 10. */
+export const ANN = { id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' } as const;
+
+/**
+ * The base world with Ann and her accounts: by default USD account 500 of 10.00; `accounts`
+ * (without contact_id) replaces them.
+ */
+export function accountFixture(
+  accounts: Array<{ id: number; currency: string; amount: number }> = [{ id: 500, currency: 'USD', amount: 1000 }],
+): Fixture {
   return {
     ...baseFixture(),
-    contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' }],
-    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
+    contacts: [{ ...ANN }],
+    accounts: accounts.map((a) => ({ ...a, contact_id: ANN.id })),
   };
 }
 
-export interface CallOptions {
-  key?: string | null;
-  verb?: string;
-  /** Send params as form fields (POST) instead of JSON. */
-  form?: boolean;
-  headers?: Record<string, string>;
-  /** Raw body text (overrides params for POST). */
-  rawBody?: string;
+/** A database file `name` in `dir` (by default a new temp folder), seeded with `fixture`; returns its path. */
+export function seedDb(fixture: Fixture, name = 'workspace.db', dir = tempDir()): string {
+  const dbFile = join(dir, name);
+  const store = Store.open(dbFile);
+  try {
+    loadFixture(store, fixture);
+  } finally {
+    store.close();
+  }
+  return dbFile;
 }
 
-export interface CallResult {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: any;
+export interface WorldOptions {
+  /** Requests per minute per owner; 0 (the default here) is no limit. */
+  rateLimit?: number;
+  now?: () => Date;
+}
+
+/** The service as the suite runs it: fixed secrets, and no rate limit unless asked for. */
+export function testService(store: Store, opts: WorldOptions = {}): Service {
+  const o: ServiceOptions = { rateLimit: opts.rateLimit ?? 0, secrets: deriveSecrets(Buffer.alloc(32, 7)), now: opts.now };
+  return new Service(store, o);
 }
 
 export class World {
@@ -76,38 +97,13 @@ export class World {
     readonly service: Service,
     readonly server: Server,
     readonly baseUrl: string,
+    /** Whether closing removes `dir` (a world over another's file leaves it). */
+    private readonly ownsDir: boolean,
   ) {}
 
   /** Call a method over HTTP as `key` (default alice-key). GET puts params in the query. */
-  async call(method: string, params: Record<string, unknown> = {}, o: CallOptions = {}): Promise<CallResult> {
-    const verb = o.verb ?? 'POST';
-    const headers: Record<string, string> = { Accept: 'application/json', ...o.headers };
-    const key = o.key === undefined ? 'alice-key' : o.key;
-    if (key !== null) headers.Authorization = `Bearer ${key}`;
-    let url = `${this.baseUrl}/${method}`;
-    let body: string | undefined;
-    if (verb === 'GET' || verb === 'HEAD') {
-      const q = qs.stringify(params, { encodeValuesOnly: true });
-      if (q) url += `?${q}`;
-    } else if (o.rawBody !== undefined) {
-      headers['Content-Type'] ??= 'application/json';
-      body = o.rawBody;
-    } else if (o.form) {
-      headers['Content-Type'] = 'application/x-www-form-urlencoded';
-      body = qs.stringify(params, { encodeValuesOnly: true });
-    } else {
-      headers['Content-Type'] ??= 'application/json';
-      body = JSON.stringify(params);
-    }
-    const res = await fetch(url, { method: verb, headers, body, redirect: 'manual' });
-    const text = await res.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed };
+  call(method: string, params: Record<string, unknown> = {}, o: CallOptions = {}): Promise<CallResult> {
+    return callApi(this.baseUrl, method, params, o);
   }
 
   async close(): Promise<void> {
@@ -116,43 +112,42 @@ export class World {
       this.server.closeAllConnections();
     });
     this.store.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.ownsDir) removeTempDir(this.dir);
   }
 }
 
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'workspace-mcp-test-'));
+/** Serve an existing database file (a second process's view of it, say) on an ephemeral port. */
+export async function serveDb(dbFile: string, opts: WorldOptions = {}, ownsDir = false): Promise<World> {
+  const store = Store.open(dbFile);
+  const service = testService(store, opts);
+  const { server, baseUrl } = await listen(service, '127.0.0.1', 0);
+  return new World(dirname(dbFile), dbFile, store, service, server, baseUrl, ownsDir);
 }
 
 /** Seed `fixture` into a fresh database file and serve it on an ephemeral port. */
-export async function startWorld(
-  fixture: Record<string, unknown> = baseFixture(),
-  opts: { rateLimit?: number; now?: () => Date } = {},
-): Promise<World> {
-  const dir = tempDir();
-  const dbFile = join(dir, 'workspace.db');
-  const store = Store.open(dbFile);
-  loadFixture(store, fixture);
-  const service = new Service(store, {
-    rateLimit: opts.rateLimit ?? 0,
-    secrets: deriveSecrets(Buffer.alloc(32, 7)),
-    now: opts.now,
-  });
-  const { server, baseUrl } = await listen(service, '127.0.0.1', 0);
-  return new World(dir, dbFile, store, service, server, baseUrl);
+export function startWorld(fixture: Fixture = baseFixture(), opts: WorldOptions = {}): Promise<World> {
+  return serveDb(seedDb(fixture), opts, true);
 }
 
-/** A maker of temp dirs for one test file; `removeAll` (in afterAll) removes every one it made. */
-export function tempDirs(): { fresh: () => string; removeAll: () => void } {
-  const made: string[] = [];
-  return {
-    fresh: () => {
-      const d = tempDir();
-      made.push(d);
-      return d;
+/**
+ * One world for the whole suite (the file, or the describe block it is called in): started in
+ * beforeAll, closed in afterAll. The returned object stands for that world: use it inside tests
+ * and hooks, where it forwards to the running world.
+ */
+export function useWorld(fixture: Fixture | (() => Fixture) = baseFixture, opts: WorldOptions = {}): World {
+  let current: World | undefined;
+  beforeAll(async () => {
+    current = await startWorld(typeof fixture === 'function' ? fixture() : fixture, opts);
+  });
+  afterAll(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return new Proxy({} as World, {
+    get(_, prop) {
+      if (!current) throw new Error(`useWorld: no running world (read .${String(prop)} inside a test or hook)`);
+      const v: unknown = Reflect.get(current, prop, current);
+      return typeof v === 'function' ? v.bind(current) : v;
     },
-    removeAll: () => {
-      for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
-    },
-  };
+  });
 }

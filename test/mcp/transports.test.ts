@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,12 +13,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
 import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
-import { tempDirs } from '../helpers/world.js';
+import { tempDir } from '../helpers/world.js';
 import { firstJson, mcpFixture } from './harness.js';
 
 let dbFile: string;
-const { fresh: freshDir, removeAll } = tempDirs();
-afterAll(removeAll);
+/** Removed when the file ends (test/helpers/temp.ts). */
+const freshDir = tempDir;
 beforeAll(() => {
   dbFile = join(freshDir(), 'workspace.db');
   const store = Store.open(dbFile);

@@ -1,0 +1,48 @@
+/**
+ * The repo stands alone: no tracked file names a path outside it or a path of the machine it
+ * was written on, and the suite makes its temp folders only through its one helper (which
+ * removes them). The searched-for strings are built, so this file does not match itself.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/world.js';
+
+function trackedFiles(): string[] {
+  const r = spawnSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' });
+  expect(r.status, `git ls-files: ${r.stderr}`).toBe(0);
+  return r.stdout.split('\0').filter(Boolean);
+}
+
+/** Tracked text files whose content contains `needle`, as "file:line". */
+function mentions(needle: string, files = trackedFiles()): string[] {
+  const hits: string[] = [];
+  for (const file of files) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    if (text.includes('\0')) continue; // binary
+    text.split('\n').forEach((line, i) => {
+      if (line.includes(needle)) hits.push(`${file}:${i + 1}`);
+    });
+  }
+  return hits;
+}
+
+describe('the repo stands alone', () => {
+  it('no tracked file names the sibling folder of the reference documents', () => {
+    const sibling = ['..', 'shared'];
+    for (const needle of [sibling.join('/'), sibling.join('\\')]) expect(mentions(needle), needle).toEqual([]);
+  });
+
+  it('no tracked file names an absolute path of this machine (the checkout, the home folder, the work folder)', () => {
+    const needles = [ROOT, `${homedir()}/`, `/${'work'}/`].filter((n) => n.length > 2);
+    for (const needle of needles) expect(mentions(needle), needle).toEqual([]);
+  });
+
+  it('the tests make temp folders only through test/helpers/temp.ts, which removes them', () => {
+    const own = ['test/helpers/temp.ts', 'test/global-setup.ts'];
+    const tests = trackedFiles().filter((f) => f.startsWith('test/') && !own.includes(f));
+    expect(mentions(['mk', 'dtemp'].join(''), tests)).toEqual([]);
+  });
+});
