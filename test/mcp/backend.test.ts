@@ -1,14 +1,13 @@
 /** The behaviour suites really run over the backend their project names (a guard for the setup). */
-import { afterAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { RemoteBackend } from '../../src/remote/client.js';
 import { LocalBackend } from '../../src/service/backend.js';
-import { startMcp, TEST_BACKEND, type McpWorld } from './harness.js';
+import { TEST_BACKEND, useMcp } from './harness.js';
 
-let world: McpWorld | undefined;
-afterAll(() => world?.close());
+const startMcp = useMcp();
 
 test(`the suite runs over the ${TEST_BACKEND} backend`, async () => {
-  world = await startMcp();
+  const world = await startMcp();
   const backend = (world.workspace as unknown as { opts?: { backend: unknown }; backend?: unknown });
   const b = backend.backend ?? backend.opts?.backend;
   expect(b).toBeInstanceOf(TEST_BACKEND === 'remote' ? RemoteBackend : LocalBackend);

@@ -1,28 +1,23 @@
 /** The extended methods as MCP tools, over the real Client: sendMessage reaches a person; a short link round trip. */
-import { afterEach, describe, expect, test } from 'vitest';
-import { startMcp, type McpWorld } from './harness.js';
+import { describe, expect, test } from 'vitest';
+import { useMcp } from './harness.js';
 
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcp = useMcp();
 
 describe('extended tools', () => {
   test('sendMessage is marked as reaching a person: openWorldHint, not read-only, not idempotent; --read-only hides it', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const tool = (await world.client.listTools()).tools.find((t) => t.name === 'sendMessage')!;
     expect(tool.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: true });
-    await world.close();
-    world = await startMcp({ filter: { readOnly: true } });
-    const names = (await world.client.listTools()).tools.map((t) => t.name);
+    const readOnly = await startMcp({ filter: { readOnly: true } });
+    const names = (await readOnly.client.listTools()).tools.map((t) => t.name);
     expect(names).not.toContain('sendMessage');
     expect(names).toContain('decodeShortLink');
     expect(names).toContain('getReferrers');
   });
 
   test('a media variable\'s short link decodes to a signed link to the file', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const vars = await world.call('getContactVariables', { contact_id: 100 });
     const link = (vars.structuredContent as { data: Array<{ value: string }> }).data[0]!.value;
     expect(link).toMatch(/^http:\/\/localhost\/s\//);

@@ -1,16 +1,12 @@
 /** Output budget, exportContacts, list resources, prompts and tool filters, over the real Client. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { ResourceListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../../src/service/backend.js';
-import { mcpFixture, firstJson, startMcp, type McpWorld } from './harness.js';
+import { mcpFixture, firstJson, useMcp, type McpWorld } from './harness.js';
 
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcp = useMcp();
 
 /** The base world with `n` more contacts in bot 10, one a second from 2026-02-01. */
 function manyContacts(n: number, nameLength = 10): Record<string, unknown> {
@@ -39,7 +35,7 @@ function recording(calls: Array<{ method: string; params: Record<string, unknown
 
 describe('output budget', () => {
   test('no text over about 20 000 characters: a long page is cut there and says how to get the rest', async () => {
-    world = await startMcp({ fixture: manyContacts(400, 60) });
+    const world = await startMcp({ fixture: manyContacts(400, 60) });
     const r = await world.call('getContacts', { bot_id: 10, offset: 0, limit: 1000 });
     expect(r.isError).toBeFalsy();
     const text = (r.content[0] as { text: string }).text;
@@ -59,7 +55,7 @@ describe('output budget', () => {
   });
 
   test('a page within the budget is untouched and has no warnings', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const r = await world.call('getContacts', { bot_id: 10 });
     expect(r.structuredContent).not.toHaveProperty('warnings');
   });
@@ -68,7 +64,7 @@ describe('output budget', () => {
 describe('exportContacts', () => {
   test('writes every matching contact as JSONL and returns count, file and a resource link, not the rows', async () => {
     const calls: Array<{ method: string; params: Record<string, unknown> }> = [];
-    world = await startMcp({ fixture: manyContacts(2500), wrap: recording(calls) });
+    const world = await startMcp({ fixture: manyContacts(2500), wrap: recording(calls) });
     const progress: number[] = [];
     const r = (await world.client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, {
       onprogress: (p) => progress.push(p.progress),
@@ -93,7 +89,7 @@ describe('exportContacts', () => {
   });
 
   test('CSV: a header and one quoted row a contact; date_from/date_to filter', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const r = await world.call('exportContacts', {
       bot_id: 10,
       format: 'csv',
@@ -111,22 +107,21 @@ describe('exportContacts', () => {
   test('a growing bot still ends: contacts created after the cap are not exported', async () => {
     const f = mcpFixture();
     (f.contacts as unknown[]).push({ id: 300, bot_id: 10, messenger: 'telegram', name: 'Future', telegram_id: '7', created_at: '2099-01-01T00:00:00Z' });
-    world = await startMcp({ fixture: f });
+    const world = await startMcp({ fixture: f });
     const r = await world.call('exportContacts', { bot_id: 10 });
     expect((r.structuredContent as any).count).toBe(3);
   });
 
   test('errors come back in the API shape: a bad format is a 422, a bad key the pipeline\'s 401', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     expect(firstJson(await world.call('exportContacts', { format: 'xml' }))).toMatchObject({ status: 422, errors: { format: [expect.any(String)] } });
-    await world.close();
-    world = await startMcp({ apiKey: 'nobody' });
-    expect(firstJson(await world.call('exportContacts', {}))).toMatchObject({ status: 401, error: 'unauthorized' });
-    expect(existsSync(join(world.dir, 'exports')) ? readdirSync(join(world.dir, 'exports')) : []).toEqual([]);
+    const nobody = await startMcp({ apiKey: 'nobody' });
+    expect(firstJson(await nobody.call('exportContacts', {}))).toMatchObject({ status: 401, error: 'unauthorized' });
+    expect(existsSync(join(nobody.dir, 'exports')) ? readdirSync(join(nobody.dir, 'exports')) : []).toEqual([]);
   });
 
   test('cancellable: a cancelled export stops between pages and keeps no file', async () => {
-    world = await startMcp({ fixture: manyContacts(5000) });
+    const world = await startMcp({ fixture: manyContacts(5000) });
     const ac = new AbortController();
     const call = world.client.callTool({ name: 'exportContacts', arguments: {} }, undefined, {
       signal: ac.signal,
@@ -145,7 +140,7 @@ describe('resources', () => {
   }
 
   test('every list schema at workspace://lists/{schema_id}, application/json, the schema object itself', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const id = await createList(world, 'Orders');
     const { resources } = await world.client.listResources();
     expect(resources).toEqual([expect.objectContaining({ uri: `workspace://lists/${id}`, name: 'Orders', mimeType: 'application/json' })]);
@@ -156,7 +151,7 @@ describe('resources', () => {
   });
 
   test('resources/list pages with a cursor (50 lists a page)', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     for (let i = 0; i < 52; i++) await createList(world, `L${i}`);
     const first = await world.client.listResources();
     expect(first.resources).toHaveLength(50);
@@ -167,7 +162,7 @@ describe('resources', () => {
   });
 
   test('a resource template describes the lists, and completes schema_id', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const id = await createList(world, 'Orders');
     await createList(world, 'Stock');
     const { resourceTemplates } = await world.client.listResourceTemplates();
@@ -180,12 +175,12 @@ describe('resources', () => {
   });
 
   test('a missing list is a resource error', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     await expect(world.client.readResource({ uri: 'workspace://lists/nope' })).rejects.toThrow(/not found/i);
   });
 
   test('notifications/resources/list_changed when a tool creates or deletes a list', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     let changes = 0;
     world.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
       changes++;
@@ -200,7 +195,7 @@ describe('resources', () => {
 
 describe('prompts', () => {
   test('prompts for a loyalty balance, a bot export and an orders list', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const { prompts } = await world.client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['setupLoyaltyBalance', 'exportBotContacts', 'designOrdersList']);
     const p = await world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: '100', amount: '5.00' } });
@@ -215,7 +210,7 @@ describe('prompts', () => {
 
 describe('tool filters', () => {
   test('--read-only leaves only the read tools', async () => {
-    world = await startMcp({ filter: { readOnly: true } });
+    const world = await startMcp({ filter: { readOnly: true } });
     const { tools } = await world.client.listTools();
     expect(tools.length).toBeGreaterThan(3);
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
@@ -226,10 +221,8 @@ describe('tool filters', () => {
   });
 
   test('--tools keeps the named tools; --exclude-tools drops them; an unknown name is refused', async () => {
-    world = await startMcp({ filter: { tools: ['getMe', 'getContacts'], excludeTools: ['getContacts'] } });
+    const world = await startMcp({ filter: { tools: ['getMe', 'getContacts'], excludeTools: ['getContacts'] } });
     expect((await world.client.listTools()).tools.map((t) => t.name)).toEqual(['getMe']);
-    await world.close();
-    world = undefined;
     await expect(startMcp({ filter: { tools: ['getMee'] } })).rejects.toThrow(/unknown tool: getMee/);
   });
 });

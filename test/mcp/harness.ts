@@ -6,8 +6,8 @@
  * WORKSPACE_TEST_BACKEND=remote, the remote client (undici) pointed at the same service served
  * over real HTTP on 127.0.0.1: the same behaviour suites then run against both, unchanged.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
+import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -15,29 +15,23 @@ import type { Server } from 'node:http';
 import { listen } from '../../src/http/server.js';
 import { RemoteBackend } from '../../src/remote/client.js';
 import { LocalBackend, type Backend } from '../../src/service/backend.js';
-import { Service } from '../../src/service/pipeline.js';
-import { deriveSecrets } from '../../src/service/secrets.js';
+import type { Service } from '../../src/service/pipeline.js';
 import { Store } from '../../src/store/index.js';
-import { loadFixture } from '../../src/store/seed.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../../src/mcp/server.js';
 import { Workspace } from '../../src/mcp/workspace.js';
-import { baseFixture, tempDir } from '../helpers/world.js';
+import { removeTempDir } from '../helpers/temp.js';
+import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
 
-/** The base world plus contacts in Alice's bot 10 and Bob's bot 20, and one USD account. */
-export function mcpFixture(): Record<string, unknown> {
-  const f = baseFixture();
+/** The account world (Ann and her USD account 500) plus more contacts in Alice's bot 10 and Bob's bot 20. */
+export function mcpFixture(): Fixture {
   return {
-    ...f,
+    ...accountFixture(),
     contacts: [
-      {
-        id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001', created_at: '2026-01-01T00:00:00Z', tags: ['vip'],
-        variables: [{ name: 'photo', value: 'https://example.com/ann.jpg', type: 1 }],
-      },
+      { ...ANN, created_at: '2026-01-01T00:00:00Z', tags: ['vip'], variables: [{ name: 'photo', value: 'https://example.com/ann.jpg', type: 1 }] },
       { id: 101, bot_id: 10, messenger: 'telegram', name: 'Ben', telegram_id: '5002', created_at: '2026-01-02T00:00:00Z', referrer_id: 100 },
       { id: 102, bot_id: 10, messenger: 'vk', name: 'Cid, "the third"', vk_user_id: 7003, created_at: '2026-01-03T00:00:00Z' },
       { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob fan', telegram_id: '6001', created_at: '2026-01-01T00:00:00Z' },
     ],
-    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1000 }],
   };
 }
 
@@ -51,11 +45,14 @@ export interface McpWorld {
   workspace: Workspace;
   client: Client;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** Close it (again is a no-op). */
   close(): Promise<void>;
 }
 
 export interface StartOptions {
-  fixture?: Record<string, unknown>;
+  fixture?: Fixture;
+  /** Serve this existing database file (left in place on close) instead of seeding a new one. */
+  dbFile?: string;
   filter?: ToolFilter;
   /** Act by this key instead of as owner 1. */
   apiKey?: string;
@@ -65,10 +62,10 @@ export interface StartOptions {
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
-  const dir = tempDir();
-  const store = Store.open(join(dir, 'workspace.db'));
-  loadFixture(store, o.fixture ?? mcpFixture());
-  const service = new Service(store, { rateLimit: o.rateLimit ?? 0, secrets: deriveSecrets(Buffer.alloc(32, 7)) });
+  const dbFile = o.dbFile ?? seedDb(o.fixture ?? mcpFixture());
+  const dir = dirname(dbFile);
+  const store = Store.open(dbFile);
+  const service = testService(store, { rateLimit: o.rateLimit });
   let http: Server | undefined;
   let inner: Backend;
   if (TEST_BACKEND === 'remote') {
@@ -84,6 +81,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   const workspace = new Workspace({ backend, keys: store.idempotency, dataDir: dir });
   const server = createMcpServer(workspace, selectTools(workspace, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
+  let closed = false;
   const client = new Client({ name: 'test', version: '1.0.0' });
   await server.connect(a);
   await client.connect(b);
@@ -95,6 +93,8 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     client,
     call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
     async close() {
+      if (closed) return;
+      closed = true;
       await client.close();
       await server.close();
       if (TEST_BACKEND === 'remote') await inner.close();
@@ -106,8 +106,24 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
         });
       }
       store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!o.dbFile) removeTempDir(dir);
     },
+  };
+}
+
+/**
+ * For suites that start a world per test: the returned `start` starts one (or more), and every
+ * world it started is closed after each test.
+ */
+export function useMcp(): (o?: StartOptions) => Promise<McpWorld> {
+  const open: McpWorld[] = [];
+  afterEach(async () => {
+    for (const w of open.splice(0)) await w.close();
+  });
+  return async (o) => {
+    const w = await startMcp(o);
+    open.push(w);
+    return w;
   };
 }
 

@@ -1,12 +1,9 @@
 /** Money safety: idempotency keys on the two money tools, kept in the database. */
-import { afterEach, expect, test } from 'vitest';
-import { firstJson, startMcp, type McpWorld } from './harness.js';
+import { expect, test } from 'vitest';
+import { seedDb } from '../helpers/world.js';
+import { firstJson, mcpFixture, useMcp, type McpWorld } from './harness.js';
 
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcp = useMcp();
 
 async function balance(w: McpWorld): Promise<number> {
   const r = await w.call('getContactAccounts', { contact_id: 100 });
@@ -16,7 +13,7 @@ async function balance(w: McpWorld): Promise<number> {
 const topUp = { account_id: 500, amount: 250, description: 'Bonus', idempotency_key: 'order-1' };
 
 test('same key and same arguments: the first result again, replayed: true, and no money moves', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   const first = await world.call('addFundsToContactAccount', topUp);
   expect(first.isError).toBeFalsy();
   expect((first.structuredContent as any).data.amount).toBe(1250);
@@ -29,7 +26,7 @@ test('same key and same arguments: the first result again, replayed: true, and n
 });
 
 test('same key with other arguments is an error (idempotency_conflict on idempotency_key), and nothing moves', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   await world.call('addFundsToContactAccount', topUp);
   const other = await world.call('addFundsToContactAccount', { ...topUp, amount: 300 });
   expect(other.isError).toBe(true);
@@ -45,15 +42,21 @@ test('same key with other arguments is an error (idempotency_conflict on idempot
 });
 
 test('the key is kept in the database: a new server over the same file still replays', async () => {
-  world = await startMcp();
-  await world.call('withdrawFundsFromContactAccount', { ...topUp, amount: 100 });
-  const row = world.store.idempotency.get(1, 'order-1');
-  expect(row).toMatchObject({ method: 'withdrawFundsFromContactAccount', status: 200 });
-  expect(JSON.parse(row!.body).data.amount).toBe(900);
+  const dbFile = seedDb(mcpFixture());
+  const debit = { ...topUp, amount: 100 };
+  const first = await startMcp({ dbFile });
+  const done = await first.call('withdrawFundsFromContactAccount', debit);
+  expect((done.structuredContent as any).data.amount).toBe(900);
+  await first.close();
+  const second = await startMcp({ dbFile });
+  const again = await second.call('withdrawFundsFromContactAccount', debit);
+  expect(again.isError).toBeFalsy();
+  expect(again.structuredContent).toEqual({ ...(done.structuredContent as object), replayed: true });
+  expect(await balance(second)).toBe(900);
 });
 
 test('a failed call moves nothing and gives its key back: the same key works once the debit can succeed', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   const debit = { account_id: 500, amount: 5000, description: 'Big buy', idempotency_key: 'buy-1' };
   const refused = await world.call('withdrawFundsFromContactAccount', debit);
   expect(firstJson(refused)).toMatchObject({ status: 422, code: 'insufficient_funds' });
@@ -64,22 +67,32 @@ test('a failed call moves nothing and gives its key back: the same key works onc
 });
 
 test('concurrent calls with one key move the money once', async () => {
-  world = await startMcp();
-  const results = await Promise.all(Array.from({ length: 5 }, () => world!.call('addFundsToContactAccount', topUp)));
+  const world = await startMcp();
+  const results = await Promise.all(Array.from({ length: 5 }, () => world.call('addFundsToContactAccount', topUp)));
   expect(results.filter((r) => !r.isError && !(r.structuredContent as any).replayed)).toHaveLength(1);
   expect(await balance(world)).toBe(1250);
 });
 
-test('keys belong to one owner: another owner with the same key is not replayed', async () => {
-  world = await startMcp();
-  await world.call('addFundsToContactAccount', topUp);
-  world.store.idempotency.reserve(2, 'order-1', 'addFundsToContactAccount', 'x');
-  expect(world.store.idempotency.get(1, 'order-1')?.status).toBe(200);
-  expect(world.store.idempotency.get(2, 'order-1')?.status).toBe(0);
+test('keys belong to one owner: another owner using the same key gets his own call done, not a replay or a conflict', async () => {
+  const dbFile = seedDb(mcpFixture());
+  const alice = await startMcp({ dbFile });
+  const bob = await startMcp({ dbFile, apiKey: 'bob-key' });
+  const opened = await bob.call('addContactAccount', { contact_id: 200, currency: 'USD' });
+  const bobAccount = (opened.structuredContent as any).data.id as number;
+  expect((await alice.call('addFundsToContactAccount', topUp)).isError).toBeFalsy();
+  // The same key, other arguments: Bob's own top-up runs.
+  const his = await bob.call('addFundsToContactAccount', { ...topUp, account_id: bobAccount, amount: 70 });
+  expect(his.isError, JSON.stringify(his.content)).toBeFalsy();
+  expect(his.structuredContent).not.toHaveProperty('replayed');
+  expect((his.structuredContent as any).data).toMatchObject({ id: bobAccount, amount: 70 });
+  // Each owner's key still replays his own answer.
+  expect(((await alice.call('addFundsToContactAccount', topUp)).structuredContent as any).replayed).toBe(true);
+  expect(((await bob.call('addFundsToContactAccount', { ...topUp, account_id: bobAccount, amount: 70 })).structuredContent as any).replayed).toBe(true);
+  expect(await balance(alice)).toBe(1250);
 });
 
 test('a bad idempotency_key value is a 422 on idempotency_key', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   const r = await world.call('addFundsToContactAccount', { ...topUp, idempotency_key: '' });
   expect(firstJson(r)).toMatchObject({ status: 422, errors: { idempotency_key: [expect.any(String)] } });
   expect(await balance(world)).toBe(1000);
@@ -87,7 +100,7 @@ test('a bad idempotency_key value is a 422 on idempotency_key', async () => {
 
 test('a lost answer (5xx or outcome_unknown) keeps the key: a retry with it is refused, never sent again', async () => {
   let calls = 0;
-  world = await startMcp({
+  const world = await startMcp({
     wrap: (b) => ({
       call: async (m, p, o) => {
         if (m !== 'addFundsToContactAccount') return b.call(m, p, o);
@@ -105,7 +118,7 @@ test('a lost answer (5xx or outcome_unknown) keeps the key: a retry with it is r
 });
 
 test('a definite refusal (4xx) gives the key back: the same key may be used again', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   const refused = await world.call('addFundsToContactAccount', { ...topUp, account_id: 999 });
   expect(firstJson(refused).status).toBe(404);
   const ok = await world.call('addFundsToContactAccount', topUp);

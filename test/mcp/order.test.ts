@@ -2,19 +2,15 @@
  * "Fields are stored in the order sent", also for slugs that look like numbers: the tool's
  * text content and the list resource keep that order, on both backends.
  */
-import { afterEach, expect, test } from 'vitest';
-import { startMcp, type McpWorld } from './harness.js';
+import { expect, test } from 'vitest';
+import { useMcp } from './harness.js';
 
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcp = useMcp();
 
 const SLUGS = ['b', '10', 'a', '2'];
 
 test('createListSchema, getListSchema and the resource keep the slugs in the order sent', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   const created = await world.call('createListSchema', {
     name: 'Ordered',
     bot_id: 10,

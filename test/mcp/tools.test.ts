@@ -2,20 +2,32 @@
  * The tools over the SDK's real Client and InMemoryTransport: one tool per catalog method,
  * each called with a success and with errors, in the contract's result shapes.
  */
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { METHODS, findMethod } from '../../src/api/catalog.js';
 import type { MethodDef } from '../../src/api/define.js';
 import { isListMethod } from '../../src/mcp/tools.js';
 import type { Backend } from '../../src/service/backend.js';
-import { firstJson, startMcp, type McpWorld } from './harness.js';
+import { firstJson, useMcp, type McpWorld } from './harness.js';
 import { SAMPLES, type SampleState } from './samples.js';
 
 const DEFS = METHODS as readonly MethodDef[];
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcp = useMcp();
+
+/**
+ * The tools, written out: one per API method in the catalog's order, then exportContacts. Read
+ * from nowhere else, so a tool that goes missing (or a method that lands without a tool) fails.
+ */
+const TOOLS = [
+  'getMe', 'getBalance',
+  'getListSchemas', 'getListSchema', 'createListSchema', 'deleteListSchema', 'addListSchemaField', 'deleteListSchemaField',
+  'getListItems', 'addListItem', 'updateListItem', 'deleteListItem',
+  'getContactAccounts', 'addContactAccount', 'deleteContactAccount', 'addFundsToContactAccount', 'withdrawFundsFromContactAccount',
+  'getContacts', 'getNumberOfContacts', 'createOrUpdateContact',
+  'getContactVariables', 'setContactVariable', 'deleteContactVariable',
+  'getBotTags', 'getContactTags', 'attachTagToContact', 'detachTagFromContact',
+  'sendMessage', 'getReferrers', 'getReferrals', 'getCountReferrals', 'decodeShortLink',
+  'exportContacts',
+];
 
 function countingBackend(calls: string[]) {
   return (b: Backend): Backend => ({
@@ -29,15 +41,17 @@ function countingBackend(calls: string[]) {
 
 describe('tools/list', () => {
   test('one tool per API method, named as the method; aliases are not tools', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const { tools } = await world.client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual([...DEFS.map((d) => d.name), 'exportContacts']);
-    for (const d of DEFS) for (const a of d.aliases ?? []) expect(names).not.toContain(a);
+    expect(names).toEqual(TOOLS);
+    expect(DEFS.map((d) => d.name)).toEqual(TOOLS.slice(0, -1));
+    expect(DEFS.flatMap((d) => d.aliases ?? [])).toEqual(['createContactAccount']);
+    expect(names).not.toContain('createContactAccount');
   });
 
   test('every tool has a title, a description, strict input, an output schema and all four annotations', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const { tools } = await world.client.listTools();
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
@@ -57,7 +71,7 @@ describe('tools/list', () => {
   });
 
   test('the money tools take an optional idempotency_key; no other tool does', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const { tools } = await world.client.listTools();
     for (const t of tools) {
       const has = Object.hasOwn(t.inputSchema.properties ?? {}, 'idempotency_key');
@@ -67,7 +81,7 @@ describe('tools/list', () => {
   });
 
   test('list tools state the output budget and point to exportContacts', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const { tools } = await world.client.listTools();
     const lists = DEFS.filter(isListMethod).map((d) => d.name);
     expect(lists).toContain('getContacts');
@@ -79,19 +93,15 @@ describe('tools/list', () => {
 });
 
 describe('every tool succeeds once', () => {
-  test('each catalog method has a success sample', () => {
-    const sampled = new Set(SAMPLES.map((s) => s.name));
-    const missing = DEFS.map((d) => d.name).filter((n) => !sampled.has(n));
-    expect(missing, 'add a success sample in test/mcp/samples.ts').toEqual([]);
+  test('each tool has one success sample', () => {
+    expect(SAMPLES.map((s) => s.name).sort(), 'one success sample per tool in test/mcp/samples.ts').toEqual([...TOOLS].sort());
   });
 
   test('success: structuredContent is the API body ({} for a 204) and the text carries the same JSON', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const state: SampleState = {};
-    const names = new Set((await world.client.listTools()).tools.map((t) => t.name));
     let called = 0;
     for (const s of SAMPLES) {
-      if (!names.has(s.name)) continue;
       const r = await world.call(s.name, s.args(state));
       expect(r.isError, `${s.name}: ${JSON.stringify(r.content)}`).toBeFalsy();
       expect(firstJson(r), s.name).toEqual(r.structuredContent);
@@ -105,15 +115,16 @@ describe('every tool succeeds once', () => {
       s.keep?.(state, r.structuredContent);
       called++;
     }
-    expect(called).toBe(names.size);
+    expect(called).toBe(TOOLS.length);
   });
 });
 
 describe('every tool fails in the API error shape', () => {
   test('an unknown argument (a misspelt name) is a 422 naming it, and the API is not called', async () => {
     const calls: string[] = [];
-    world = await startMcp({ wrap: countingBackend(calls) });
+    const world = await startMcp({ wrap: countingBackend(calls) });
     const { tools } = await world.client.listTools();
+    expect(tools).toHaveLength(TOOLS.length);
     for (const t of tools) {
       const r = await world.call(t.name, { surplus_arg: 1 });
       expect(r.isError, t.name).toBe(true);
@@ -126,7 +137,7 @@ describe('every tool fails in the API error shape', () => {
   });
 
   test('"ammount" is refused with a hint, not dropped: no money moves', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const r = await world.call('addFundsToContactAccount', { account_id: 500, ammount: 5, description: 'x' });
     const body = firstJson(r);
     expect(body).toMatchObject({ status: 422, errors: { ammount: [expect.stringMatching(/Did you mean amount\?/)] } });
@@ -134,7 +145,7 @@ describe('every tool fails in the API error shape', () => {
   });
 
   test('an unknown key inside an object argument is refused with its dot path', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const r = await world.call('createListSchema', {
       name: 'X',
       bot_id: 10,
@@ -144,8 +155,9 @@ describe('every tool fails in the API error shape', () => {
   });
 
   test('every tool answers the pipeline\'s error: a key without the Pro plan gives 402 pro_required', async () => {
-    world = await startMcp({ apiKey: 'fran-key' });
+    const world = await startMcp({ apiKey: 'fran-key' });
     const { tools } = await world.client.listTools();
+    expect(tools).toHaveLength(TOOLS.length);
     const state: SampleState = { schemaId: 'x', itemId: 'x', accountId: 500, shortLink: 'http://localhost/s/x' };
     for (const t of tools) {
       const sample = SAMPLES.find((s) => s.name === t.name);
@@ -157,22 +169,22 @@ describe('every tool fails in the API error shape', () => {
   });
 
   test('a wrong value is the API\'s own 422, Laravel style', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const r = await world.call('addFundsToContactAccount', { account_id: 500, amount: 0, description: 'x' });
     expect(firstJson(r)).toEqual({ status: 422, message: expect.any(String), errors: { amount: [expect.any(String)] } });
   });
 
   test('a 404 and a 403 come back with status and the API body', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     expect(firstJson(await world.call('getContactAccounts', { contact_id: 999 }))).toMatchObject({ status: 404, error: expect.any(String) });
     expect(firstJson(await world.call('getContactAccounts', { contact_id: 200 }))).toMatchObject({ status: 403, error: expect.any(String) });
   });
 
-  test('rate limit: past the limit a tool answers 429 Too Many Attempts, and says when to retry', async () => {
-    world = await startMcp({ rateLimit: 2 });
-    await world.call('getMe');
-    await world.call('getMe');
-    const refused = firstJson(await world.call('getMe'));
+  test('rate limit ("per account, all methods combined"): past the limit any tool answers 429 Too Many Attempts, and says when to retry', async () => {
+    const world = await startMcp({ rateLimit: 2 });
+    expect((await world.call('getMe')).isError).toBeFalsy();
+    expect((await world.call('getBalance')).isError).toBeFalsy();
+    const refused = firstJson(await world.call('getContactAccounts', { contact_id: 100 }));
     expect(refused).toEqual({ status: 429, message: 'Too Many Attempts.', warnings: [expect.stringMatching(/retry in \d+ s/)] });
     // The window is a minute: the wait is at most that.
     const seconds = Number(/retry in (\d+) s/.exec(refused.warnings[0])![1]);
@@ -181,7 +193,7 @@ describe('every tool fails in the API error shape', () => {
   });
 
   test('an unknown tool is an error result, not a crash', async () => {
-    world = await startMcp();
+    const world = await startMcp();
     const r = await world.call('createContactAccount', { contact_id: 100, currency: 'EUR' });
     expect(r.isError).toBe(true);
     expect(firstJson(r)).toMatchObject({ status: 404 });

@@ -2,7 +2,6 @@
  * The built CLI as clients meet it: `node dist/cli/main.js mcp` over stdio (stdout carries only
  * JSON-RPC) and `--http` over Streamable HTTP (Host, Origin and bearer token checked).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -10,20 +9,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Store } from '../../src/store/index.js';
-import { loadFixture } from '../../src/store/seed.js';
-import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
-import { tempDir } from '../helpers/world.js';
+import { CLI, cliEnv as env, INITIALIZE, runCli, spawnAnnounced, spawnRpc, type Announced } from '../helpers/cli.js';
+import { stop } from '../helpers/temp.js';
+import { seedDb, tempDir } from '../helpers/world.js';
 import { firstJson, mcpFixture } from './harness.js';
 
 let dbFile: string;
-/** Removed when the file ends (test/helpers/temp.ts). */
-const freshDir = tempDir;
 beforeAll(() => {
-  dbFile = join(freshDir(), 'workspace.db');
-  const store = Store.open(dbFile);
-  loadFixture(store, mcpFixture());
-  store.close();
+  dbFile = seedDb(mcpFixture());
 });
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -31,34 +24,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-const env = cliEnv;
-
 describe('stdio', () => {
   test('nothing but JSON-RPC on stdout, through initialize, tools, an error, progress and a resource', async () => {
-    const proc = spawn(process.execPath, [CLI, 'mcp', '--db', join(freshDir(), 'fresh.db')], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });
-    cleanups.push(() => void proc.kill());
-    let out = '';
-    let err = '';
-    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const send = (m: object) => proc.stdin.write(JSON.stringify(m) + '\n');
-    const waitFor = (id: number) =>
-      new Promise<any>((resolve) => {
-        const check = () => {
-          const hit = out
-            .split('\n')
-            .slice(0, -1) // the last piece may be a line still arriving
-            .map((l) => JSON.parse(l))
-            .find((m) => m.id === id);
-          if (hit) {
-            proc.stdout.off('data', check);
-            resolve(hit);
-          }
-        };
-        proc.stdout.on('data', check);
-        check();
-      });
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const rpc = spawnRpc(['mcp', '--db', join(tempDir(), 'fresh.db')]);
+    cleanups.push(() => stop(rpc.proc));
+    const { send, answer: waitFor } = rpc;
+    send({ ...INITIALIZE, id: 1 });
     expect((await waitFor(1)).result.serverInfo.name).toBe('workspace-mcp');
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
@@ -70,14 +41,14 @@ describe('stdio', () => {
     expect((await waitFor(2)).result.tools.length).toBeGreaterThan(5);
     // A new database acts as its default owner, announced on stderr.
     expect((await waitFor(3)).result.structuredContent.data.name).toBe('Default owner');
-    expect(err).toMatch(/API key\s+\S+ \(the new default owner's; shown this once\)/);
+    expect(rpc.stderr()).toMatch(/API key\s+\S+ \(the new default owner's; shown this once\)/);
     const e = await waitFor(4);
     expect(e.result.isError).toBe(true);
     expect(JSON.parse(e.result.content[0].text)).toMatchObject({ status: 404 });
     expect((await waitFor(5)).result.structuredContent.count).toBe(0);
     expect((await waitFor(6)).result.resources).toEqual([]);
     expect((await waitFor(7)).error.code).toBe(-32601);
-    const lines = out.split('\n').filter(Boolean);
+    const lines = rpc.lines();
     for (const l of lines) expect(JSON.parse(l).jsonrpc, l).toBe('2.0');
     expect(lines.some((l) => JSON.parse(l).method === 'notifications/progress')).toBe(true);
   });
@@ -107,38 +78,29 @@ describe('stdio', () => {
     expect(firstJson(bad)).toMatchObject({ status: 422, code: 'insufficient_funds', errors: { account_id: [expect.any(String)] } });
   });
 
-  test('bad flags: one line on stderr and exit status 2; --remote needs $WORKSPACE_API_KEY', async () => {
-    const run = (args: string[], extra: Record<string, string> = {}) =>
-      new Promise<{ code: number | null; err: string; out: string }>((resolve) => {
-        const p = spawn(process.execPath, [CLI, ...args], { env: env(extra) });
-        let err = '';
-        let out = '';
-        p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        p.on('exit', (code) => resolve({ code, err, out }));
-      });
-    const a = await run(['mcp', '--bogus']);
-    expect(a.code).toBe(2);
-    expect(a.out).toBe('');
-    const b = await run(['mcp', '--db', dbFile, '--tools', 'getMee']);
-    expect(b.code).toBe(2);
-    expect(b.err).toMatch(/unknown tool: getMee/);
-    const c = await run(['mcp', '--remote', 'http://127.0.0.1:9/api/v1']);
-    expect(c.code).toBe(2);
-    expect(c.err).toMatch(/WORKSPACE_API_KEY/);
+  test('bad flags: one line on stderr and exit status 2; --remote needs $WORKSPACE_API_KEY', () => {
+    const a = runCli(['mcp', '--bogus']);
+    expect(a.status).toBe(2);
+    expect(a.stdout).toBe('');
+    const b = runCli(['mcp', '--db', dbFile, '--tools', 'getMee']);
+    expect(b.status).toBe(2);
+    expect(b.stderr).toMatch(/unknown tool: getMee/);
+    const c = runCli(['mcp', '--remote', 'http://127.0.0.1:9/api/v1']);
+    expect(c.status).toBe(2);
+    expect(c.stderr).toMatch(/WORKSPACE_API_KEY/);
   });
 });
 
 describe('Streamable HTTP', () => {
-  async function startHttp(args: string[], extra: Record<string, string> = {}): Promise<{ url: string; proc: ChildProcess; stderr: () => string }> {
+  async function startHttp(args: string[], extra: Record<string, string> = {}): Promise<Announced> {
     const started = await spawnAnnounced(['mcp', '--db', dbFile, '--http', '--port', '0', ...args], /(http:\/\/\S+\/mcp)/, env({ WORKSPACE_API_KEY: 'alice-key', ...extra }));
-    cleanups.push(() => void started.proc.kill());
+    cleanups.push(() => stop(started.proc));
     return started;
   }
 
   function raw(url: string, headers: Record<string, string>): Promise<number> {
     return new Promise((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      const body = JSON.stringify({ ...INITIALIZE, id: 1 });
       const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);

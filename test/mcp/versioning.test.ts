@@ -2,17 +2,13 @@
  * Versioning through the tools, on both backends: Deprecation and Sunset headers become a
  * warning in the tool result; after the sunset, 410 method_removed passes through.
  */
-import { afterEach, expect, test } from 'vitest';
-import { firstJson, startMcp, type McpWorld } from './harness.js';
+import { expect, test } from 'vitest';
+import { firstJson, useMcp } from './harness.js';
 
-let world: McpWorld | undefined;
-afterEach(async () => {
-  await world?.close();
-  world = undefined;
-});
+const startMcp = useMcp();
 
 test('a deprecated method answers as before, with a warning naming its sunset', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   world.store.core.setDeprecation('getContactAccounts', '2999-01-01T00:00:00+00:00');
   const r = await world.call('getContactAccounts', { contact_id: 100 });
   expect(r.isError).toBeFalsy();
@@ -22,7 +18,7 @@ test('a deprecated method answers as before, with a warning naming its sunset', 
 });
 
 test('after its sunset date a method answers 410 with code method_removed', async () => {
-  world = await startMcp();
+  const world = await startMcp();
   world.store.core.setDeprecation('getContactAccounts', '2020-01-01T00:00:00+00:00');
   const r = await world.call('getContactAccounts', { contact_id: 100 });
   expect(r.isError).toBe(true);
@@ -30,7 +26,7 @@ test('after its sunset date a method answers 410 with code method_removed', asyn
 });
 
 test("a backend's own warning (a lost write) reaches the model beside the error", async () => {
-  world = await startMcp({
+  const world = await startMcp({
     wrap: (b) => ({
       call: async (m, p, o) =>
         m === 'addFundsToContactAccount'
