@@ -1,14 +1,11 @@
 /**
  * The spec's Conventions, Authentication, Limits, Versioning and Errors parts, over real HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountFixture, baseFixture, startWorld, type World } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { callApi } from '../helpers/http.js';
+import { accountFixture, baseFixture, startWorld, useWorld } from '../helpers/world.js';
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(accountFixture());
-});
-afterAll(() => w.close());
+const w = useWorld(accountFixture);
 
 describe('Authentication', () => {
   it('the key is passed as Authorization: Bearer <API_KEY>', async () => {
@@ -65,16 +62,10 @@ describe('Authentication', () => {
 
 describe('Conventions', () => {
   it('POST parameters as multipart form fields, brackets and api_token included', async () => {
-    const form = new FormData();
-    form.append('api_token', 'alice-key');
-    form.append('contact_id', '100');
-    const res = await fetch(`${w.baseUrl}/getContactAccounts`, { method: 'POST', headers: { Accept: 'application/json' }, body: form });
+    const res = await w.call('getContactAccounts', { api_token: 'alice-key', contact_id: '100' }, { key: null, multipart: true });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(1);
-    const bad = new FormData();
-    bad.append('fields[0][name]', 'A');
-    const r = await fetch(`${w.baseUrl}/createListSchema`, { method: 'POST', headers: { Accept: 'application/json', Authorization: 'Bearer alice-key' }, body: bad });
-    const body = (await r.json()) as { errors: Record<string, string[]> };
+    expect(res.body.data).toHaveLength(1);
+    const { body } = await w.call('createListSchema', { 'fields[0][name]': 'A' }, { multipart: true });
     expect(Object.keys(body.errors)).toContain('fields.0.slug');
   });
 
@@ -116,11 +107,12 @@ describe('Conventions', () => {
     const r = await w.call('noSuchMethod');
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ message: 'The route api/v1/noSuchMethod could not be found.' });
-    const res = await fetch(w.baseUrl.replace('/api/v1', '/elsewhere'), { headers: { Accept: 'application/json' } });
+    const site = w.baseUrl.replace('/api/v1', '');
+    const res = await callApi(site, 'elsewhere', {}, { verb: 'GET', key: null });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ message: 'The route elsewhere could not be found.' });
-    const root = await fetch(w.baseUrl.replace('/api/v1', '/'), { headers: { Accept: 'application/json' } });
-    expect(await root.json()).toEqual({ message: 'The route / could not be found.' });
+    expect(res.body).toEqual({ message: 'The route elsewhere could not be found.' });
+    const root = await callApi(site, '', {}, { verb: 'GET', key: null });
+    expect(root.body).toEqual({ message: 'The route / could not be found.' });
   });
 
   it('without Accept: application/json, validation errors come back as a redirect', async () => {
@@ -188,9 +180,7 @@ describe('Conventions', () => {
   it('prototype keys in JSON and brackets change nothing and are no 500', async () => {
     const json = await w.call('addFundsToContactAccount', {}, { rawBody: '{"__proto__": {"account_id": 500}, "constructor": {"x": 1}}' });
     expect(json.status).toBe(422);
-    const res = await fetch(`${w.baseUrl}/getMe?__proto__[x]=1&constructor[prototype][y]=2&a[b][c][d][e][f][g][h][i][j][k][l]=1`, {
-      headers: { Accept: 'application/json', Authorization: 'Bearer alice-key' },
-    });
+    const res = await w.call('getMe', {}, { verb: 'GET', rawQuery: '__proto__[x]=1&constructor[prototype][y]=2&a[b][c][d][e][f][g][h][i][j][k][l]=1' });
     expect(res.status).toBe(200);
   });
 });
@@ -267,9 +257,7 @@ describe('Versioning', () => {
   });
 
   it('the version is part of the address: only /api/v1/ routes exist', async () => {
-    const res = await fetch(w.baseUrl.replace('/v1', '/v2') + '/getMe', {
-      headers: { Accept: 'application/json', Authorization: 'Bearer alice-key' },
-    });
+    const res = await callApi(w.baseUrl.replace('/v1', '/v2'), 'getMe', {}, { verb: 'GET' });
     expect(res.status).toBe(404);
   });
 });

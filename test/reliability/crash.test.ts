@@ -4,63 +4,49 @@
  * record lacks its balance change, and each account's journal sums to its balance.
  */
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/index.js';
-import { loadFixture } from '../../src/store/seed.js';
 import { spawnServe } from '../helpers/cli.js';
-import { baseFixture, tempDir } from '../helpers/world.js';
+import { callApi } from '../helpers/http.js';
+import { stop } from '../helpers/temp.js';
+import { accountFixture, seedDb } from '../helpers/world.js';
 
 const ACCOUNTS = [501, 502, 503];
 
 describe('crash in the middle of a money storm', () => {
   it('keeps every acknowledged move and a journal that sums to each balance', async () => {
-    const db = join(tempDir(), 'crash.db');
-    const store = Store.open(db);
-    loadFixture(store, {
-      ...baseFixture(),
-      contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' }],
-      accounts: ACCOUNTS.map((id, i) => ({ id, contact_id: 100, currency: ['USD', 'EUR', 'JPY'][i], amount: 5000 })),
-    });
-    store.close();
+    const db = seedDb(accountFixture(ACCOUNTS.map((id, i) => ({ id, currency: ['USD', 'EUR', 'JPY'][i]!, amount: 5000 }))), 'crash.db');
 
     const servers = await Promise.all([spawnServe(['--db', db, '--rate-limit', '0']), spawnServe(['--db', db, '--rate-limit', '0'])]);
     const acked: string[] = [];
     let n = 0;
-    let stop = false;
+    let stopped = false;
     const worker = async (w: number) => {
-      while (!stop) {
+      while (!stopped) {
         const id = `op-${w}-${n++}`;
         const server = servers[n % 2]!;
         const withdraw = n % 3 === 0;
         try {
-          const res = await fetch(`${server.baseUrl}/${withdraw ? 'withdrawFundsFromContactAccount' : 'addFundsToContactAccount'}`, {
-            method: 'POST',
-            headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: 'Bearer alice-key' },
-            body: JSON.stringify({ account_id: ACCOUNTS[n % 3], amount: 1 + (n % 7), description: id }),
-          });
+          const method = withdraw ? 'withdrawFundsFromContactAccount' : 'addFundsToContactAccount';
+          const res = await callApi(server.baseUrl, method, { account_id: ACCOUNTS[n % 3], amount: 1 + (n % 7), description: id });
           if (res.status === 200) acked.push(id);
-          await res.text();
         } catch {
           // The server died under this request: not acknowledged, may or may not be written.
         }
       }
     };
     const storm = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));
+    // Let the storm run a while, then kill both servers in the middle of it.
     await new Promise((r) => setTimeout(r, 700));
-    for (const s of servers) s.proc.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 100));
-    stop = true;
+    await Promise.all(servers.map((s) => new Promise((r) => s.proc.once('exit', r).kill('SIGKILL'))));
+    stopped = true;
     await storm;
     expect(acked.length).toBeGreaterThan(20);
 
     // Restart on the same file: it opens and answers.
     const again = await spawnServe(['--db', db, '--rate-limit', '0']);
     try {
-      const res = await fetch(`${again.baseUrl}/getContactAccounts?contact_id=100`, {
-        headers: { Accept: 'application/json', Authorization: 'Bearer alice-key' },
-      });
-      const accounts = ((await res.json()) as { data: { id: number; amount: number }[] }).data;
+      const res = await callApi(again.baseUrl, 'getContactAccounts', { contact_id: 100 });
+      const accounts = res.body.data as { id: number; amount: number }[];
       const conn = new Database(db, { readonly: true });
       const journal = conn.prepare('SELECT account_id, operation, amount, description, balance_after FROM account_journal ORDER BY id').all() as {
         account_id: number;
@@ -80,7 +66,7 @@ describe('crash in the middle of a money storm', () => {
         expect(rows.at(-1)!.balance_after).toBe(a.amount);
       }
     } finally {
-      again.proc.kill();
+      await stop(again.proc);
     }
   });
 });

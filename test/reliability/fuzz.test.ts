@@ -5,11 +5,11 @@
  * spec's shape, and a refused request changes nothing in the database.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { METHODS } from '../../src/api/catalog.js';
 import type { MethodDef } from '../../src/api/define.js';
 import type { Db } from '../../src/store/db.js';
-import { baseFixture, startWorld, type World } from '../helpers/world.js';
+import { ANN, baseFixture, useWorld } from '../helpers/world.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 
@@ -91,21 +91,17 @@ const rawBodies = fc.oneof(
   ),
 );
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld({
-    ...baseFixture(),
-    contacts: [
-      { id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001', tags: ['vip'], variables: [{ name: 'utm_source', value: 'ads', type: 0 }] },
-      { id: 200, bot_id: 20, messenger: 'vk', name: 'Bob contact', vk_user_id: 77 },
-    ],
-    accounts: [
-      { id: 500, contact_id: 100, currency: 'USD', amount: 1000 },
-      { id: 600, contact_id: 200, currency: 'EUR', amount: 50 },
-    ],
-  });
-});
-afterAll(() => w.close());
+const w = useWorld(() => ({
+  ...baseFixture(),
+  contacts: [
+    { ...ANN, tags: ['vip'], variables: [{ name: 'utm_source', value: 'ads', type: 0 }] },
+    { id: 200, bot_id: 20, messenger: 'vk', name: 'Bob contact', vk_user_id: 77 },
+  ],
+  accounts: [
+    { id: 500, contact_id: 100, currency: 'USD', amount: 1000 },
+    { id: 600, contact_id: 200, currency: 'EUR', amount: 50 },
+  ],
+}));
 
 function checkShape(status: number, body: any, text: string, where: string) {
   expect(status, `${where}: ${text.slice(0, 300)}`).toBeLessThan(500);

@@ -4,11 +4,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RemoteBackend, checkRemote, toQuery } from '../../src/remote/client.js';
 import { Pacer } from '../../src/remote/pacer.js';
 import { LocalBackend } from '../../src/service/backend.js';
-import { accountFixture, startWorld, type World } from '../helpers/world.js';
+import { accountFixture, useWorld } from '../helpers/world.js';
 
 const KEY = 'super-secret-key-123';
 
@@ -65,11 +65,7 @@ function remote(baseUrl: string, extra: Partial<ConstructorParameters<typeof Rem
 }
 
 describe('against our own service, answers pass through unchanged', () => {
-  let w: World;
-  beforeAll(async () => {
-    w = await startWorld(accountFixture());
-  });
-  afterAll(() => w.close());
+  const w = useWorld(accountFixture);
 
   it('the same status and body as the built-in service, for success and error', async () => {
     const r = new RemoteBackend({ baseUrl: w.baseUrl, apiKey: 'alice-key', pacePerMinute: 0 });

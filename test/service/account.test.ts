@@ -1,13 +1,9 @@
 /** getBalance (extended: `{data: {balance, currency}}`, the platform account's own balance), over real HTTP. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extendedFixture } from '../helpers/extended.js';
-import { startWorld, type World } from '../helpers/world.js';
+import { useWorld } from '../helpers/world.js';
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(extendedFixture());
-});
-afterAll(() => w.close());
+const w = useWorld(extendedFixture);
 
 describe('getBalance', () => {
   it('answers {data: {balance, currency}}: a new owner has 0 USD', async () => {

@@ -3,14 +3,10 @@
  * reserved and repeated slugs, ISO 4217 currencies, a slug already in the list) are listed in
  * the same answer as the parameter rules, in Laravel's order.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseFixture, startWorld, type World } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { baseFixture, useWorld } from '../helpers/world.js';
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(baseFixture());
-});
-afterAll(() => w.close());
+const w = useWorld(baseFixture);
 
 describe('createListSchema lists every failing field at once', () => {
   it('rule failures and database checks together, top-level keys first', async () => {

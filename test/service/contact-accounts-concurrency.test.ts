@@ -2,14 +2,15 @@
  * "The balance never goes below zero, even under simultaneous requests": four real `serve`
  * processes on ONE database file, debits fired at one account through all of them at once.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/index.js';
-import { loadFixture } from '../../src/store/seed.js';
-import { CLI, spawnServe } from '../helpers/cli.js';
-import { baseFixture, ROOT, tempDir } from '../helpers/world.js';
+import { CLI, spawnServe, type Served } from '../helpers/cli.js';
+import { callApi } from '../helpers/http.js';
+import { stop } from '../helpers/temp.js';
+import { accountFixture, ROOT, seedDb } from '../helpers/world.js';
 
 const PROCESSES = 4;
 const REQUESTS = 160;
@@ -17,27 +18,21 @@ const START = 100_037;
 const DEBIT = 1_000; // floor(100037 / 1000) = 100 of the 160 succeed
 const TOPUPS_PER_PROCESS = 10;
 
-let dir: string;
 let dbFile: string;
-let servers: Array<{ proc: ChildProcess; baseUrl: string; stderr: () => string }> = [];
+let servers: Served[] = [];
 
 beforeAll(async () => {
   if (!existsSync(CLI)) {
     // The CLI is built by `npm test`; build it here when this file runs alone.
     spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT });
   }
-  dir = tempDir();
-  dbFile = join(dir, 'ledger.db');
-  const store = Store.open(dbFile);
-  loadFixture(store, {
-    ...baseFixture(),
-    contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' }],
-    accounts: [
-      { id: 500, contact_id: 100, currency: 'USD', amount: START },
-      { id: 501, contact_id: 100, currency: 'EUR', amount: 0 },
-    ],
-  });
-  store.close();
+  dbFile = seedDb(
+    accountFixture([
+      { id: 500, currency: 'USD', amount: START },
+      { id: 501, currency: 'EUR', amount: 0 },
+    ]),
+    'ledger.db',
+  );
   // One after another: each opens the file and its secret before the next starts.
   for (let i = 0; i < PROCESSES; i++) {
     servers.push(await spawnServe(['--db', dbFile, '--rate-limit', '0']));
@@ -45,28 +40,11 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(
-    servers.map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          if (s.proc.exitCode !== null) return resolve();
-          s.proc.once('exit', () => resolve());
-          s.proc.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all(servers.map((s) => stop(s.proc)));
   servers = [];
-  rmSync(dir, { recursive: true, force: true });
 });
 
-async function post(baseUrl: string, method: string, params: Record<string, unknown>) {
-  const res = await fetch(`${baseUrl}/${method}`, {
-    method: 'POST',
-    headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: 'Bearer alice-key' },
-    body: JSON.stringify(params),
-  });
-  return { status: res.status, body: (await res.json()) as { data?: { amount: number }; code?: string } };
-}
+const post = (baseUrl: string, method: string, params: Record<string, unknown>) => callApi(baseUrl, method, params);
 
 describe('withdrawFundsFromContactAccount across processes', () => {
   it('the balance never goes below zero, even under simultaneous requests from 4 processes on one file', async () => {
@@ -135,10 +113,8 @@ describe('addContactAccount across processes', () => {
       expect(r.status).toBe(422);
       expect(r.body.code).toBe('currency_exists');
     }
-    const list = await fetch(`${servers[0]!.baseUrl}/getContactAccounts?contact_id=100`, {
-      headers: { Accept: 'application/json', Authorization: 'Bearer alice-key' },
-    });
-    const currencies = ((await list.json()) as { data: Array<{ currency: string }> }).data.map((a) => a.currency);
+    const list = await callApi(servers[0]!.baseUrl, 'getContactAccounts', { contact_id: 100 });
+    const currencies = (list.body.data as Array<{ currency: string }>).map((a) => a.currency);
     expect(currencies).toEqual(['USD', 'EUR', 'JPY']);
   }, 60_000);
 });

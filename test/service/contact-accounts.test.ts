@@ -2,40 +2,33 @@
  * The spec's contact account parts (resource, states and transitions, the five endpoints, the
  * account errors, the limits, the alias), sentence by sentence, over real HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/store/seed.js';
-import { baseFixture, startWorld, type World } from '../helpers/world.js';
+import { baseFixture, useWorld } from '../helpers/world.js';
 
 const MAX_SAFE = 9007199254740991;
 const T0 = new Date('2026-03-01T10:00:00Z');
 
-let w: World;
 let clock = T0;
 let nextContact = 1000;
 
-beforeAll(async () => {
-  w = await startWorld(
-    {
-      ...baseFixture(),
-      bots: [
-        ...(baseFixture().bots as object[]),
-        { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Old bot', deleted: true },
-      ],
-      contacts: [
-        { id: 101, bot_id: 10, messenger: 'telegram', name: 'Gone', telegram_id: '6001', deleted: true },
-        { id: 110, bot_id: 11, messenger: 'telegram', name: 'On deleted bot', telegram_id: '6002' },
-        { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob customer', telegram_id: '7001' },
-      ],
-      accounts: [
-        { id: 601, contact_id: 101, currency: 'USD', amount: 0 },
-        { id: 610, contact_id: 110, currency: 'USD', amount: 0 },
-        { id: 620, contact_id: 200, currency: 'USD', amount: 300 },
-      ],
-    },
-    { now: () => clock },
-  );
-});
-afterAll(() => w.close());
+const w = useWorld(() => ({
+  ...baseFixture(),
+  bots: [
+    ...(baseFixture().bots as object[]),
+    { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Old bot', deleted: true },
+  ],
+  contacts: [
+    { id: 101, bot_id: 10, messenger: 'telegram', name: 'Gone', telegram_id: '6001', deleted: true },
+    { id: 110, bot_id: 11, messenger: 'telegram', name: 'On deleted bot', telegram_id: '6002' },
+    { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob customer', telegram_id: '7001' },
+  ],
+  accounts: [
+    { id: 601, contact_id: 101, currency: 'USD', amount: 0 },
+    { id: 610, contact_id: 110, currency: 'USD', amount: 0 },
+    { id: 620, contact_id: 200, currency: 'USD', amount: 300 },
+  ],
+}), { now: () => clock });
 
 /** A fresh contact of Alice's bot 10, with the given accounts seeded; returns their ids. */
 function seedContact(accounts: Array<{ currency: string; amount?: number; blocked?: boolean }> = []) {

@@ -8,13 +8,11 @@
  */
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/index.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
-import { loadFixture } from '../../src/store/seed.js';
-import { baseFixture, startWorld, tempDir, type World } from '../helpers/world.js';
+import { baseFixture, seedDb, tempDir, useWorld, type Fixture } from '../helpers/world.js';
 
 interface Seeded {
   id: number;
@@ -46,13 +44,7 @@ function fixture(): Record<string, unknown> {
   return f;
 }
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(fixture());
-});
-afterAll(async () => {
-  await w.close();
-});
+const w = useWorld(fixture);
 
 function expected(bots: number[], from = -Infinity, to = Infinity): number[] {
   return seeded.filter((c) => c.listed && bots.includes(c.bot) && c.ts >= from && c.ts <= to).map((c) => c.id).sort((a, b) => a - b);
@@ -117,7 +109,6 @@ describe('date windows over block counts when contacts are in time order', () =>
   const OWNER: Record<number, string> = { 20: 'bob-key', 21: 'bob-key', 10: 'alice-key', 11: 'alice-key' };
   const model: Seeded[] = [];
   let clock = new Date((T0 + 10_000 * 60) * 1000);
-  let v: World;
 
   function orderedFixture(): Record<string, unknown> {
     const f = baseFixture() as Record<string, any>;
@@ -141,12 +132,7 @@ describe('date windows over block counts when contacts are in time order', () =>
     return f;
   }
 
-  beforeAll(async () => {
-    v = await startWorld(orderedFixture(), { now: () => clock });
-  });
-  afterAll(async () => {
-    await v.close();
-  });
+  const v = useWorld(orderedFixture, { now: () => clock });
 
   function want(bots: number[], from?: number, to?: number): number[] {
     return model
@@ -285,15 +271,12 @@ describe('the time-order flag (migration 4) is kept by triggers', () => {
   const contact = (id: number, bot: number, min: number, extra: Record<string, unknown> = {}) => ({
     id, bot_id: bot, messenger: 'telegram', telegram_id: String(id), name: `F${id}`, created_at: at(min), ...extra,
   });
-  function withStore(fixture: Record<string, unknown>, fn: (store: Store) => void): void {
-    const dir = tempDir();
-    const store = Store.open(join(dir, 'flag.db'));
+  function withStore(fixture: Fixture, fn: (store: Store) => void): void {
+    const store = Store.open(seedDb(fixture, 'flag.db'));
     try {
-      loadFixture(store, fixture);
       fn(store);
     } finally {
       store.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   }
 
@@ -346,7 +329,6 @@ describe('the time-order flag (migration 4) is kept by triggers', () => {
       expect(store.contacts.count([2], { to: 45 })).toBe(1);
     } finally {
       store.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,11 +1,6 @@
 /** createOrUpdateContact over real HTTP, sentence by sentence of the spec. */
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen } from '../../src/http/server.js';
-import { Service } from '../../src/service/pipeline.js';
-import { deriveSecrets } from '../../src/service/secrets.js';
-import { Store } from '../../src/store/index.js';
-import { demoFixture, startWorld, type World } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { demoFixture, serveDb, useWorld } from '../helpers/world.js';
 
 const DANA = { key: 'demo-dana-key' };
 const OLEG = { key: 'demo-oleg-key' };
@@ -16,13 +11,7 @@ function fixture(): Record<string, unknown> {
   return f;
 }
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(fixture());
-});
-afterAll(async () => {
-  await w.close();
-});
+const w = useWorld(fixture);
 
 const upsert = (params: Record<string, unknown>, o: Record<string, unknown> = DANA) => w.call('createOrUpdateContact', params, o);
 const subscribers = (bot: number) => w.store.core.bot(bot)!.subscriber_count;
@@ -275,20 +264,13 @@ describe('createOrUpdateContact: errors and limits', () => {
 
 describe('createOrUpdateContact: simultaneous calls', () => {
   it('two simultaneous calls for the same messenger id make one contact, never two (also over two connections)', async () => {
-    const store2 = Store.open(w.dbFile);
-    const service2 = new Service(store2, { rateLimit: 0, secrets: deriveSecrets(Buffer.alloc(32, 7)) });
-    const { server, baseUrl } = await listen(service2, '127.0.0.1', 0);
+    // A second service with its own connection to the same file, as a second process has.
+    const second = await serveDb(w.dbFile);
     try {
-      expect((server.address() as AddressInfo).port).toBeGreaterThan(0);
       const id = tgId();
       const params = { bot_id: 11, messenger: 'telegram', telegram_id: id, name: 'Racer' };
       const subs = subscribers(11);
-      const viaSecond = () =>
-        fetch(`${baseUrl}/createOrUpdateContact`, {
-          method: 'POST',
-          headers: { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: 'Bearer demo-dana-key' },
-          body: JSON.stringify(params),
-        }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data: { id: number } } }));
+      const viaSecond = () => second.call('createOrUpdateContact', params, DANA);
       const results = await Promise.all([upsert(params), viaSecond(), upsert(params), viaSecond()]);
       const statuses = results.map((r) => r.status).sort();
       expect(statuses).toEqual([200, 200, 200, 201]);
@@ -297,8 +279,7 @@ describe('createOrUpdateContact: simultaneous calls', () => {
       const all = await w.call('getContacts', { bot_id: 11, limit: 1000 }, DANA);
       expect(all.body.data.filter((c: { telegram_id: string }) => c.telegram_id === String(id)).length).toBe(1);
     } finally {
-      await new Promise<void>((r) => server.close(() => r()));
-      store2.close();
+      await second.close();
     }
   });
 });

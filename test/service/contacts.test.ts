@@ -1,6 +1,6 @@
 /** Contacts over real HTTP: the contact shape, getContacts and getNumberOfContacts, as the spec words them. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFixture, startWorld, type World } from '../helpers/world.js';
+import { describe, expect, it } from 'vitest';
+import { demoFixture, useWorld } from '../helpers/world.js';
 
 const DANA = { key: 'demo-dana-key' };
 const OLEG = { key: 'demo-oleg-key' };
@@ -26,13 +26,7 @@ function fixture(): Record<string, unknown> {
   return f;
 }
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(fixture());
-});
-afterAll(async () => {
-  await w.close();
-});
+const w = useWorld(fixture);
 
 /** Every id the holder can export, via offset paging. */
 async function allIds(params: Record<string, unknown> = {}, key = DANA): Promise<number[]> {

@@ -3,22 +3,20 @@
  * the six list endpoints, the List methods errors, the list limits), sentence by sentence,
  * over real HTTP.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findMethod } from '../../src/api/catalog.js';
 import { RESERVED_SLUGS } from '../../src/api/lists.js';
 import { newObjectId } from '../../src/store/lists.js';
-import { baseFixture, startWorld, type World } from '../helpers/world.js';
+import { baseFixture, startWorld, useWorld } from '../helpers/world.js';
 
 const ALICE_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
 const BOB_PROJECT = '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11';
 const ALICE_SIDE_PROJECT = '6c3d4e5f-2222-4c1e-9a55-0b6f3d2e1a12';
 const EMPTY_PROJECT = '7d4e5f60-3333-4c1e-9a55-0b6f3d2e1a13';
 
-let w: World;
-
-beforeAll(async () => {
+const w = useWorld(() => {
   const base = baseFixture();
-  w = await startWorld({
+  return {
     ...base,
     projects: [
       ...(base.projects as object[]),
@@ -30,9 +28,8 @@ beforeAll(async () => {
       { id: 12, project_uuid: ALICE_SIDE_PROJECT, name: 'Side bot' },
       { id: 13, project_uuid: ALICE_PROJECT, name: 'Deleted bot', deleted: true },
     ],
-  });
+  };
 });
-afterAll(() => w.close());
 
 const F = (slug: string, type = 'string', extra: Record<string, unknown> = {}) => ({ name: `Field ${slug}`, slug, type, ...extra });
 

@@ -3,17 +3,13 @@
  * contact_external_id; the built-in service appends to the conversation, which
  * `admin conversation --contact ID` (the built CLI) prints.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { extendedFixture } from '../helpers/extended.js';
-import { startWorld, type World } from '../helpers/world.js';
+import { useWorld } from '../helpers/world.js';
 
 const T0 = new Date('2026-04-01T12:00:00Z');
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(extendedFixture(), { now: () => T0 });
-});
-afterAll(() => w.close());
+const w = useWorld(extendedFixture, { now: () => T0 });
 
 function outbox(contactId: number) {
   return w.store.db

@@ -4,32 +4,28 @@
  * encryption at rest checked in the SQLite file itself.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseFixture, startWorld, type World } from '../helpers/world.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ANN, baseFixture, useWorld, type Fixture } from '../helpers/world.js';
 
 const ALICE_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
 const BOB_PROJECT = '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11';
 
-let w: World;
 let clock = new Date('2026-03-01T10:00:00Z');
 
-beforeAll(async () => {
+function fixture(): Fixture {
   const base = baseFixture();
-  w = await startWorld(
-    {
-      ...base,
-      bots: [...(base.bots as object[]), { id: 11, project_uuid: ALICE_PROJECT, name: 'Second bot' }],
-      contacts: [
-        { id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001' },
-        { id: 101, bot_id: 10, messenger: 'telegram', name: 'Gone', telegram_id: '5002', deleted: true },
-        { id: 102, bot_id: 11, messenger: 'telegram', name: 'Ben', telegram_id: '5003' },
-        { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob customer', telegram_id: '7001' },
-      ],
-    },
-    { now: () => clock },
-  );
-});
-afterAll(() => w.close());
+  return {
+    ...base,
+    bots: [...(base.bots as object[]), { id: 11, project_uuid: ALICE_PROJECT, name: 'Second bot' }],
+    contacts: [
+      { ...ANN },
+      { id: 101, bot_id: 10, messenger: 'telegram', name: 'Gone', telegram_id: '5002', deleted: true },
+      { id: 102, bot_id: 11, messenger: 'telegram', name: 'Ben', telegram_id: '5003' },
+      { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob customer', telegram_id: '7001' },
+    ],
+  };
+}
+const w = useWorld(fixture, { now: () => clock });
 
 const F = (slug: string, type = 'string', extra: Record<string, unknown> = {}) => ({ name: `Field ${slug}`, slug, type, ...extra });
 

@@ -1,12 +1,10 @@
 /** Referrals (extended): getReferrers (nested to depth, or flat), getReferrals (paged, tag filters), getCountReferrals. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extendedFixture } from '../helpers/extended.js';
-import { startWorld, type World } from '../helpers/world.js';
-
-let w: World;
+import { useWorld } from '../helpers/world.js';
 
 // Chain: 300 ← 301 ← 302 ← 303 (303 was referred by 302, ...). 300 referred 301 and 25 more (310..334).
-beforeAll(async () => {
+const w = useWorld(() => {
   const f = extendedFixture();
   const c = (id: number, referrer_id: number | null, extra: Record<string, unknown> = {}) => ({
     id, bot_id: 10, messenger: 'telegram', name: `C${id}`, telegram_id: `t${id}`, created_at: '2026-02-01T00:00:00Z', referrer_id, ...extra,
@@ -24,9 +22,8 @@ beforeAll(async () => {
     c(341, 300, { preview: true, tags: ['promo'] }),
     { id: 210, bot_id: 20, messenger: 'telegram', name: 'Bob ref', telegram_id: 'b210', referrer_id: 200 },
   ];
-  w = await startWorld(f);
+  return f;
 });
-afterAll(() => w.close());
 
 const node = (id: number) => ({ id, name: `C${id}`, messenger: 'telegram', created_at: '2026-02-01T00:00:00+00:00' });
 

@@ -2,18 +2,14 @@
  * decodeShortLink (extended) over real HTTP, and the signing functions: media variables show a
  * short link the service issued; decoding gives a signed, expiring link to the stored file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseShortLink, shortLinkFor, signFileLink, verifyFileLink } from '../../src/service/short-links.js';
 import { extendedFixture, PHOTO_URL } from '../helpers/extended.js';
-import { startWorld, type World } from '../helpers/world.js';
+import { useWorld } from '../helpers/world.js';
 
 const T0 = new Date('2026-04-01T12:00:00Z');
 const KEY = Buffer.alloc(32, 1);
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(extendedFixture(), { now: () => T0 });
-});
-afterAll(() => w.close());
+const w = useWorld(extendedFixture, { now: () => T0 });
 
 async function photoLink(): Promise<string> {
   const vars = (await w.call('getContactVariables', { contact_id: 100 })).body.data as Array<{ name: string; value: string }>;

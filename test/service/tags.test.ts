@@ -1,13 +1,9 @@
 /** Tags (extended): getBotTags, getContactTags, attachTagToContact, detachTagFromContact, over real HTTP. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extendedFixture } from '../helpers/extended.js';
-import { startWorld, type World } from '../helpers/world.js';
+import { useWorld } from '../helpers/world.js';
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(extendedFixture());
-});
-afterAll(() => w.close());
+const w = useWorld(extendedFixture);
 
 describe('getContactTags', () => {
   it('answers {data: ["name", ...]} in the contact\'s order', async () => {

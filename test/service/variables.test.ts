@@ -1,13 +1,9 @@
 /** Contact variables (extended): getContactVariables, setContactVariable, deleteContactVariable, over real HTTP. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { extendedFixture } from '../helpers/extended.js';
-import { startWorld, type World } from '../helpers/world.js';
+import { useWorld } from '../helpers/world.js';
 
-let w: World;
-beforeAll(async () => {
-  w = await startWorld(extendedFixture());
-});
-afterAll(() => w.close());
+const w = useWorld(extendedFixture);
 
 async function contact(id: number) {
   const res = await w.call('getContacts', { bot_id: 10, count: 500 });
