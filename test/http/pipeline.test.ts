@@ -24,6 +24,18 @@ describe('Authentication', () => {
     expect(viaForm.body.data.id).toBe(1);
   });
 
+  it('"the header is preferred": with both a Bearer header and api_token, the header decides (query, JSON and form)', async () => {
+    const bob = { key: 'bob-key' };
+    expect((await w.call('getMe', { api_token: 'alice-key' }, { ...bob, verb: 'GET' })).body.data.id).toBe(2);
+    expect((await w.call('getMe', { api_token: 'alice-key' }, bob)).body.data.id).toBe(2);
+    expect((await w.call('getMe', { api_token: 'alice-key' }, { ...bob, form: true })).body.data.id).toBe(2);
+    // A wrong header is not rescued by a right api_token, and the other way round.
+    expect((await w.call('getMe', { api_token: 'alice-key' }, { key: 'wrong-key', verb: 'GET' })).status).toBe(401);
+    expect((await w.call('getMe', { api_token: 'wrong-key' }, { key: 'alice-key', verb: 'GET' })).body.data.id).toBe(1);
+    // What the key reaches follows the header too: Alice's contact is not Bob's.
+    expect((await w.call('getContactAccounts', { contact_id: 100, api_token: 'alice-key' }, bob)).status).toBe(403);
+  });
+
   it('a missing or wrong key gives 401 {error: "unauthorized"}', async () => {
     for (const key of [null, 'wrong-key', '']) {
       const r = await w.call('getMe', {}, { key });
@@ -212,6 +224,32 @@ describe('Limits: 120 requests per minute per account, all methods combined', ()
       const again = await world.call('getMe');
       expect(again.status).toBe(200);
       expect(again.headers.get('x-ratelimit-remaining')).toBe('2');
+    } finally {
+      await world.close();
+    }
+  });
+});
+
+describe('Limits: "120 requests per minute per account, all methods combined"', () => {
+  it('every method draws on the one budget of its account; another account has its own', async () => {
+    const world = await startWorld(accountFixture(), { rateLimit: 3 });
+    try {
+      const calls: Array<[string, Record<string, unknown>]> = [['getMe', {}], ['getContactAccounts', { contact_id: 100 }], ['getBalance', {}]];
+      const remaining: Array<string | null> = [];
+      for (const [m, p] of calls) {
+        const r = await world.call(m, p);
+        expect(r.status, m).toBe(200);
+        remaining.push(r.headers.get('x-ratelimit-remaining'));
+      }
+      expect(remaining).toEqual(['2', '1', '0']);
+      // A fourth method, never called before in this window, is over the limit all the same.
+      const over = await world.call('getListSchemas', {}, { verb: 'GET' });
+      expect(over.status).toBe(429);
+      expect(over.body).toEqual({ message: 'Too Many Attempts.' });
+      expect((await world.call('getContactAccounts', { contact_id: 100 })).status).toBe(429);
+      // An alias counts against the same budget.
+      expect((await world.call('createContactAccount', { contact_id: 100, currency: 'EUR' })).status).toBe(429);
+      expect((await world.call('getListSchemas', {}, { key: 'bob-key' })).status).toBe(200);
     } finally {
       await world.close();
     }

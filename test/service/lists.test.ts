@@ -466,6 +466,20 @@ describe('addListSchemaField', () => {
     });
   });
 
+  it('"field.name: up to 255 characters", "slug … up to 255 characters" (characters, not UTF-16 units); nothing added past that', async () => {
+    const id = await createId({ fields: [F('a')] });
+    const long = await w.call('addListSchemaField', { schema_id: id, field: { name: 'n'.repeat(256), slug: 's'.repeat(256), type: 'string' } });
+    expect(long.status).toBe(422);
+    expect(long.body.errors).toEqual({
+      'field.name': ['The field.name field must not be greater than 255 characters.'],
+      'field.slug': ['The field.slug field must not be greater than 255 characters.'],
+    });
+    expect(Object.keys((await w.call('getListSchema', { schema_id: id })).body.data.fields)).toEqual(['a']);
+    const longest = { name: '😀'.repeat(255), slug: 'й'.repeat(255), type: 'string' };
+    expect((await w.call('addListSchemaField', { schema_id: id, field: longest })).status).toBe(204);
+    expect((await w.call('getListSchema', { schema_id: id })).body.data.fields['й'.repeat(255)].name).toBe(longest.name);
+  });
+
   it('"slug exists": 422 on field.slug; a reserved slug too', async () => {
     const id = await createId({ fields: [F('a')] });
     const dup = await w.call('addListSchemaField', { schema_id: id, field: F('a') });
