@@ -18,6 +18,10 @@ describe('crash in the middle of a money storm', () => {
 
     const servers = await Promise.all([spawnServe(['--db', db, '--rate-limit', '0']), spawnServe(['--db', db, '--rate-limit', '0'])]);
     const acked: string[] = [];
+    // The kill comes once this many moves are acknowledged, with the workers still sending.
+    const KILL_AFTER = 60;
+    let reached: () => void;
+    const enough = new Promise<void>((r) => (reached = r));
     let n = 0;
     let stopped = false;
     const worker = async (w: number) => {
@@ -28,19 +32,18 @@ describe('crash in the middle of a money storm', () => {
         try {
           const method = withdraw ? 'withdrawFundsFromContactAccount' : 'addFundsToContactAccount';
           const res = await callApi(server.baseUrl, method, { account_id: ACCOUNTS[n % 3], amount: 1 + (n % 7), description: id });
-          if (res.status === 200) acked.push(id);
+          if (res.status === 200 && acked.push(id) === KILL_AFTER) reached();
         } catch {
           // The server died under this request: not acknowledged, may or may not be written.
         }
       }
     };
     const storm = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));
-    // Let the storm run a while, then kill both servers in the middle of it.
-    await new Promise((r) => setTimeout(r, 700));
+    await enough;
     await Promise.all(servers.map((s) => new Promise((r) => s.proc.once('exit', r).kill('SIGKILL'))));
     stopped = true;
     await storm;
-    expect(acked.length).toBeGreaterThan(20);
+    expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER);
 
     // Restart on the same file: it opens and answers.
     const again = await spawnServe(['--db', db, '--rate-limit', '0']);
