@@ -4,6 +4,7 @@
  * the write see the same balance even with several processes on one file.
  */
 import type { Db } from './db.js';
+import { groupByContact } from './group.js';
 
 export interface AccountRow {
   id: number;
@@ -23,6 +24,9 @@ export class ContactAccountStore {
   constructor(db: Db) {
     this.s = {
       byContact: db.prepare<[number], AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = ? ORDER BY id'),
+      byContacts: db.prepare<[string], AccountRow>(
+        'SELECT * FROM contact_accounts WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, id',
+      ),
       byId: db.prepare<[number], AccountRow>('SELECT * FROM contact_accounts WHERE id = ?'),
       byCurrency: db.prepare<[number, string], AccountRow>(
         'SELECT * FROM contact_accounts WHERE contact_id = ? AND currency = ?',
@@ -45,6 +49,11 @@ export class ContactAccountStore {
   /** The contact's accounts in the order they were opened. */
   listByContact(contactId: number): AccountRow[] {
     return this.s.byContact.all(contactId);
+  }
+
+  /** The accounts of these contacts, each contact's in the order they were opened; one query. */
+  listByContacts(contactIds: readonly number[]): Map<number, AccountRow[]> {
+    return contactIds.length === 0 ? new Map() : groupByContact(this.s.byContacts.iterate(JSON.stringify(contactIds)));
   }
 
   get(id: number): AccountRow | undefined {

@@ -17,6 +17,7 @@
  * takes the plain path: totals are index range counts and offsets are skipped in the index.
  */
 import type { Db } from './db.js';
+import { groupByContact } from './group.js';
 import { unixSeconds } from './time.js';
 
 /** Ids per block of `contact_blocks`: `block = id >> 10`. */
@@ -296,26 +297,12 @@ export class ContactStore {
 
   /** Tags of these contacts, in their order, one query. */
   tagsByContact(ids: readonly number[]): Map<number, string[]> {
-    const out = new Map<number, string[]>();
-    if (ids.length === 0) return out;
-    for (const r of this.s.tags.iterate(JSON.stringify(ids))) {
-      const list = out.get(r.contact_id);
-      if (list) list.push(r.name);
-      else out.set(r.contact_id, [r.name]);
-    }
-    return out;
+    return ids.length === 0 ? new Map() : groupByContact(this.s.tags.iterate(JSON.stringify(ids)), (r) => r.name);
   }
 
   /** Variables of these contacts, oldest first, one query. */
   variablesByContact(ids: readonly number[]): Map<number, VariableRow[]> {
-    const out = new Map<number, VariableRow[]>();
-    if (ids.length === 0) return out;
-    for (const r of this.s.variables.iterate(JSON.stringify(ids))) {
-      const list = out.get(r.contact_id);
-      if (list) list.push(r);
-      else out.set(r.contact_id, [r]);
-    }
-    return out;
+    return ids.length === 0 ? new Map() : groupByContact(this.s.variables.iterate(JSON.stringify(ids)));
   }
 
   /**

@@ -1,11 +1,13 @@
 /**
- * Opening the SQLite file: pragmas, then any migrations it has not had yet. A file we create is
+ * Opening a SQLite file: pragmas, the SQL functions of the search index, then any migrations it
+ * has not had yet. A file we create is
  * readable by its owner only (SQLite gives its -wal and -shm files the same mode). Start-up
  * opens through `openChecked`, which refuses what is not ours and rolls back on a failed check.
  */
 import Database from 'better-sqlite3';
 import { closeSync, openSync, rmSync } from 'node:fs';
 import { MIGRATIONS } from './migrations.js';
+import { phoneKey, searchWords } from './search-text.js';
 
 export type Db = Database.Database;
 
@@ -46,20 +48,34 @@ function pragmas(db: Db, busyMs = BUSY_MS): void {
   db.pragma(`busy_timeout = ${busyMs}`);
 }
 
-/** Open (creating if needed) the database at `file` and bring its schema up to date. */
-export function openDb(file: string): Db {
+/**
+ * Open (creating if needed) the database at `file` and bring its schema up to date with
+ * `migrations` (the service's, unless another file of ours is opened).
+ */
+export function openDb(file: string, migrations: readonly string[] = MIGRATIONS): Db {
   if (file !== ':memory:') createPrivate(file);
   const db = new Database(file);
   pragmas(db);
-  migrate(db);
+  registerFunctions(db);
+  migrate(db, migrations);
   return db;
 }
 
-function migrate(db: Db): void {
+/**
+ * SQL functions the search index's triggers call (migration 6): registered on every
+ * connection before anything writes a contact.
+ */
+export function registerFunctions(db: Db): void {
+  const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
+  db.function('search_words', { deterministic: true }, (v: unknown) => searchWords(text(v)));
+  db.function('search_phone', { deterministic: true }, (v: unknown) => phoneKey(text(v)));
+}
+
+function migrate(db: Db, migrations: readonly string[] = MIGRATIONS): void {
   const apply = db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
-    for (let v = current; v < MIGRATIONS.length; v++) {
-      db.exec(MIGRATIONS[v]!);
+    for (let v = current; v < migrations.length; v++) {
+      db.exec(migrations[v]!);
       db.pragma(`user_version = ${v + 1}`);
     }
   });
@@ -102,6 +118,7 @@ export function openChecked<T>(file: string, opts: CheckedOpen, check: (db: Db) 
   try {
     db = new Database(file, { fileMustExist: true });
     inspect(db);
+    registerFunctions(db);
     try {
       pragmas(db, opts.lockWaitMs);
       db.exec('BEGIN IMMEDIATE');

@@ -5,10 +5,12 @@ import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
 import { CoreStore } from './core.js';
+import { DirectoryStore } from './directory.js';
 import { IdempotencyStore } from './idempotency.js';
 import { ListStore } from './lists.js';
 import { MessageStore } from './messages.js';
 import { ReferralStore } from './referrals.js';
+import { ContactSearch } from './search.js';
 import { TagStore } from './tags.js';
 import { VariableStore } from './variables.js';
 import { openChecked, openDb, type CheckedOpen, type Db } from './db.js';
@@ -25,6 +27,8 @@ export class Store {
   readonly tags: TagStore;
   readonly messages: MessageStore;
   readonly referrals: ReferralStore;
+  readonly search: ContactSearch;
+  readonly directory: DirectoryStore;
   /** One transaction wrapper for every call: making one per call costs more than a debit's SQL. */
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
   constructor(readonly db: Db) {
@@ -40,6 +44,8 @@ export class Store {
     this.tags = new TagStore(db);
     this.messages = new MessageStore(db);
     this.referrals = new ReferralStore(db);
+    this.search = new ContactSearch(db);
+    this.directory = new DirectoryStore(db);
   }
 
   static open(file: string): Store {

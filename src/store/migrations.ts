@@ -2,6 +2,87 @@
  * Numbered, forward-only schema migrations, applied in order under `PRAGMA user_version`.
  * Never edit a released entry: add the next one.
  */
+/**
+ * The contact search index over a table named `contacts` (the service's, or the remote index's
+ * copy, which has the columns used here). Only listed contacts (not preview, not deleted) are
+ * indexed. Kept by triggers, so every write to a contact (an upsert, a seed, an admin delete,
+ * any insert) updates the index in its own transaction; an update that changes no indexed
+ * column leaves it alone. It calls two functions that `db.ts`
+ * registers on every connection (`search-text.ts`): `search_words` folds a name for every
+ * script; `search_phone` gives a phone's digits last digit first.
+ *
+ * - `contact_words` (FTS5, contentless, rowid = contact id): the folded name; the handles
+ *   (usernames, an email's local part); and `b<bot id>`, so a search within the owner's bots is
+ *   one FTS query. Prefix indexes of 2 and 3 characters make short prefixes cheap.
+ * - `contact_search_keys`: exact identifiers: `p:` reversed phone digits (a phone suffix is a
+ *   key prefix: one index range), `e:` email and `u:` username in ASCII lower case, `i:` a
+ *   messenger id (telegram, MAX, VK, Viber).
+ *
+ * Frozen once released: migration 6 applies it to the service's database.
+ */
+export const SEARCH_SCHEMA = `
+  CREATE VIRTUAL TABLE contact_words USING fts5(
+    name, handles, bot,
+    content = '', contentless_delete = 1, prefix = '2 3',
+    tokenize = 'unicode61 remove_diacritics 2'
+  );
+  CREATE VIEW contact_words_source AS
+    SELECT id, search_words(name) AS name,
+      search_words(concat_ws(' ', telegram_username, max_username,
+        CASE WHEN instr(email, '@') > 1 THEN substr(email, 1, instr(email, '@') - 1) END)) AS handles,
+      'b' || bot_id AS bot
+    FROM contacts WHERE preview = 0 AND deleted_at IS NULL;
+
+  CREATE TABLE contact_search_keys (
+    key TEXT NOT NULL,
+    contact_id INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL,
+    PRIMARY KEY (key, contact_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX contact_search_keys_contact ON contact_search_keys(contact_id);
+  CREATE VIEW contact_search_key_source AS
+    SELECT id AS contact_id, bot_id, 'p:' || search_phone(phone) AS key FROM contacts
+      WHERE preview = 0 AND deleted_at IS NULL AND phone IS NOT NULL
+    UNION ALL SELECT id, bot_id, 'e:' || lower(trim(email)) FROM contacts
+      WHERE preview = 0 AND deleted_at IS NULL AND trim(email) <> ''
+    UNION ALL SELECT id, bot_id, 'u:' || lower(ltrim(trim(telegram_username), '@')) FROM contacts
+      WHERE preview = 0 AND deleted_at IS NULL AND trim(telegram_username) <> ''
+    UNION ALL SELECT id, bot_id, 'u:' || lower(ltrim(trim(max_username), '@')) FROM contacts
+      WHERE preview = 0 AND deleted_at IS NULL AND trim(max_username) <> ''
+    UNION ALL SELECT id, bot_id, 'i:' || coalesce(telegram_id, max_user_id, vk_user_id, viber_id) FROM contacts
+      WHERE preview = 0 AND deleted_at IS NULL AND coalesce(telegram_id, max_user_id, vk_user_id, viber_id) IS NOT NULL;
+
+  INSERT INTO contact_words (rowid, name, handles, bot) SELECT id, name, handles, bot FROM contact_words_source;
+  INSERT OR IGNORE INTO contact_search_keys (key, contact_id, bot_id)
+    SELECT key, contact_id, bot_id FROM contact_search_key_source WHERE key IS NOT NULL;
+
+  CREATE TRIGGER contact_search_insert AFTER INSERT ON contacts
+  WHEN NEW.preview = 0 AND NEW.deleted_at IS NULL
+  BEGIN
+    INSERT INTO contact_words (rowid, name, handles, bot) SELECT id, name, handles, bot FROM contact_words_source WHERE id = NEW.id;
+    INSERT OR IGNORE INTO contact_search_keys (key, contact_id, bot_id)
+      SELECT key, contact_id, bot_id FROM contact_search_key_source WHERE contact_id = NEW.id AND key IS NOT NULL;
+  END;
+  CREATE TRIGGER contact_search_update AFTER UPDATE OF id, bot_id, name, phone, email, telegram_id, telegram_username,
+    max_user_id, max_username, vk_user_id, viber_id, preview, deleted_at ON contacts
+  WHEN (OLD.id, OLD.bot_id, OLD.name, OLD.phone, OLD.email, OLD.telegram_id, OLD.telegram_username, OLD.max_user_id,
+      OLD.max_username, OLD.vk_user_id, OLD.viber_id, OLD.preview, OLD.deleted_at)
+    IS NOT (NEW.id, NEW.bot_id, NEW.name, NEW.phone, NEW.email, NEW.telegram_id, NEW.telegram_username, NEW.max_user_id,
+      NEW.max_username, NEW.vk_user_id, NEW.viber_id, NEW.preview, NEW.deleted_at)
+  BEGIN
+    DELETE FROM contact_words WHERE rowid = OLD.id;
+    DELETE FROM contact_search_keys WHERE contact_id = OLD.id;
+    INSERT INTO contact_words (rowid, name, handles, bot) SELECT id, name, handles, bot FROM contact_words_source WHERE id = NEW.id;
+    INSERT OR IGNORE INTO contact_search_keys (key, contact_id, bot_id)
+      SELECT key, contact_id, bot_id FROM contact_search_key_source WHERE contact_id = NEW.id AND key IS NOT NULL;
+  END;
+  CREATE TRIGGER contact_search_delete AFTER DELETE ON contacts
+  BEGIN
+    DELETE FROM contact_words WHERE rowid = OLD.id;
+    DELETE FROM contact_search_keys WHERE contact_id = OLD.id;
+  END;
+`;
+
 export const MIGRATIONS: readonly string[] = [
   // 1: the whole first schema.
   `
@@ -283,4 +364,6 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE id_watermarks SET max_id = max(max_id, NEW.id) WHERE name = 'contact_accounts';
   END;
   `,
+  // 6 (search): the contact search index of findContacts, built for the contacts already there.
+  SEARCH_SCHEMA,
 ];

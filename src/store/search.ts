@@ -1,0 +1,108 @@
+/**
+ * Contact search over the index of `SEARCH_SCHEMA` (migration 6): the service's database and
+ * the remote index file both have it, so both search through this class.
+ *
+ * A query is tried as every identifier it could be, each an index seek: a contact id, a
+ * messenger id, a phone (whole, or a suffix of 7+ digits: a prefix range over reversed
+ * digits), an email, a username. Then as words of a name or handle: whole words first, then
+ * each word as a prefix, ranked by FTS5's bm25 (the name weighs more than a handle). Exact
+ * identifiers come first, then names. Only contacts of the given bots are ever read.
+ */
+import type { Db } from './db.js';
+import { ftsExpression, MIN_PHONE_DIGITS, parseQuery, phoneKey } from './search-text.js';
+
+/** Which field a contact was found by. */
+export type MatchKind = 'id' | 'messenger_id' | 'phone' | 'email' | 'username' | 'name';
+
+export interface SearchHit {
+  id: number;
+  matched: MatchKind;
+}
+
+export interface SearchResult {
+  /** Best first, at most `limit`. */
+  hits: SearchHit[];
+  /** How many contacts match in all (name matches counted up to TOTAL_CAP). */
+  total: number;
+}
+
+/** Name matches are counted up to this many: a count past it costs more than it tells. */
+export const TOTAL_CAP = 10_000;
+/** Phone numbers without a country code are at least this long ("9165551234"). */
+const NATIONAL_DIGITS = 10;
+const IN_JSON = 'IN (SELECT value FROM json_each(?))';
+
+export class ContactSearch {
+  private readonly s;
+  constructor(db: Db) {
+    this.s = {
+      byId: db.prepare<[number, string], { id: number }>(
+        `SELECT id FROM contacts WHERE id = ? AND bot_id ${IN_JSON} AND preview = 0 AND deleted_at IS NULL`,
+      ),
+      byKey: db.prepare<[string, string, number], { id: number }>(
+        `SELECT contact_id AS id FROM contact_search_keys WHERE key = ? AND bot_id ${IN_JSON} ORDER BY contact_id LIMIT ?`,
+      ),
+      byKeyRange: db.prepare<[string, string, string, number], { id: number }>(
+        `SELECT contact_id AS id FROM contact_search_keys WHERE key >= ? AND key < ? AND bot_id ${IN_JSON}
+         ORDER BY key, contact_id LIMIT ?`,
+      ),
+      words: db.prepare<[string, number], { id: number }>(
+        `SELECT rowid AS id FROM contact_words WHERE contact_words MATCH ? ORDER BY bm25(contact_words, 10.0, 4.0, 0.0) LIMIT ?`,
+      ),
+      countWords: db.prepare<[string, number], { n: number }>(
+        'SELECT count(*) AS n FROM (SELECT rowid FROM contact_words WHERE contact_words MATCH ? LIMIT ?)',
+      ),
+    };
+  }
+
+  /** Contacts of `botIds` that match `query`, best first. */
+  search(query: string, botIds: readonly number[], limit: number): SearchResult {
+    const q = parseQuery(query);
+    if (botIds.length === 0 || limit <= 0 || q.text === '') return { hits: [], total: 0 };
+    const bots = JSON.stringify(botIds);
+    const found = new Map<number, MatchKind>();
+    // Exact identifiers are few; all of them are counted, up to the cap.
+    const add = (rows: { id: number }[], kind: MatchKind) => {
+      for (const r of rows) if (!found.has(r.id)) found.set(r.id, kind);
+    };
+    const key = (k: string, kind: MatchKind) => add(this.s.byKey.all(k, bots, TOTAL_CAP), kind);
+
+    if (q.number !== undefined && Number.isSafeInteger(Number(q.number))) add(this.s.byId.all(Number(q.number), bots), 'id');
+    if (q.number !== undefined) key(`i:${q.number}`, 'messenger_id');
+    if (q.text !== q.number) key(`i:${q.text}`, 'messenger_id'); // Viber ids are any text
+    if (q.digits !== undefined) {
+      const rev = phoneKey(q.digits)!;
+      key(`p:${rev}`, 'phone');
+      if (q.digits.length >= MIN_PHONE_DIGITS) {
+        const before = found.size;
+        this.phoneSuffix(rev, bots, add);
+        // A national form with a trunk prefix ("8 916 …" for "+7 916 …"): its last 10 digits.
+        if (found.size === before && q.digits.length > NATIONAL_DIGITS) this.phoneSuffix(rev.slice(0, NATIONAL_DIGITS), bots, add);
+      }
+    }
+    if (q.email !== undefined) key(`e:${q.email}`, 'email');
+    if (q.username !== undefined) key(`u:${q.username}`, 'username');
+
+    let nameTotal = 0;
+    const names: number[] = [];
+    if (q.words.length > 0) {
+      const want = limit + found.size;
+      for (const prefix of [false, true]) {
+        const expr = ftsExpression(q.words, botIds, prefix);
+        for (const r of this.s.words.all(expr, want)) if (!names.includes(r.id)) names.push(r.id);
+        if (prefix) nameTotal = this.s.countWords.get(expr, TOTAL_CAP)!.n;
+      }
+    }
+    const exact = found.size;
+    const alsoExact = names.filter((id) => found.has(id)).length;
+    for (const id of names) if (!found.has(id)) found.set(id, 'name');
+    const hits = [...found].slice(0, limit).map(([id, matched]) => ({ id, matched }));
+    return { hits, total: Math.min(exact + nameTotal - alsoExact, TOTAL_CAP) };
+  }
+
+  /** Contacts whose phone ends in the digits `rev` reverses: one range of the key index. */
+  private phoneSuffix(rev: string, bots: string, add: (rows: { id: number }[], kind: MatchKind) => void): void {
+    // Keys are `p:` and digits; ':' sorts right after '9', so this range is every key starting with `p:<rev>`.
+    add(this.s.byKeyRange.all(`p:${rev}`, `p:${rev}:`, bots, TOTAL_CAP), 'phone');
+  }
+}
