@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { makeDataDir, openService, StartError, type OwnerSummary } from '../app/open.js';
 import { defaultDataDir, expandHome, locateDb } from '../app/paths.js';
+import { SeenIds } from '../mcp/seen.js';
 import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
 import { OrderedStdioServerTransport } from '../mcp/stdio.js';
 import { Workspace } from '../mcp/workspace.js';
@@ -18,15 +19,22 @@ import { Store } from '../store/index.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
+import { localSearch, remoteSearch, type SearchParts } from './search.js';
 
 /** What a backend needs besides itself: where idempotency keys live, where exports go, how to close. */
-export interface BackendSetup {
+export interface BackendSetup extends SearchParts {
   backend: Backend;
   keys: IdempotencyStore;
   dataDir: string;
   close(): Promise<void>;
   /** For the start-up banner. */
   banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey'>;
+}
+
+/** What the user told getWorkspace and the default bot: `--bot`, `--project` or their env. */
+interface Configured {
+  botId?: number;
+  projectUuid?: string;
 }
 
 /** The client of a remote Workspace API (`src/remote/`). */
@@ -55,18 +63,27 @@ function dataDirFor(dbFile: string | undefined): string {
   return dbFile ? dirname(dbFile) : defaultDataDir();
 }
 
-function openLocal(dbFlag: string | undefined, rateLimit: number): BackendSetup {
+function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Configured): BackendSetup {
   if (dbFlag === '') throw new UsageError('--db needs a file path');
   const loc = locateDb(dbFlag);
   const dataDir = dataDirFor(loc.file);
   const opened = openService(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
+  const store = opened.service.store;
+  if (configured.botId !== undefined) {
+    const bot = store.core.bot(configured.botId);
+    if (!bot || bot.deleted_at || (opened.owner !== undefined && bot.owner_id !== opened.owner.id)) {
+      store.close();
+      throw new StartError(`--bot ${configured.botId} is not a bot of ${opened.owner ? `owner ${opened.owner.id}` : 'this owner'}: getWorkspace lists the bots`);
+    }
+  }
   const backend = new LocalBackend(opened.service, opened.identity);
   const owner: (OwnerSummary & { via?: string }) | undefined =
     opened.owner && ('apiKey' in opened.identity ? { ...opened.owner, via: 'WORKSPACE_API_KEY' } : opened.owner);
   return {
     backend,
-    keys: opened.service.store.idempotency,
+    keys: store.idempotency,
     dataDir,
+    ...localSearch(store, backend),
     close: () => backend.close(),
     banner: { database: { file: opened.file, created: opened.created }, owner, newKey: opened.newKey },
   };
@@ -91,7 +108,7 @@ function remoteBaseUrl(raw: string, source: string): string {
   throw new StartError(`${source} ${raw} is not the API's base URL, which ends in /api/v1: use ${url.origin}${base}`);
 }
 
-async function openRemote(raw: string, source: string): Promise<BackendSetup> {
+async function openRemote(raw: string, source: string, configured: Configured, seen: SeenIds): Promise<BackendSetup> {
   const baseUrl = remoteBaseUrl(raw, source);
   const apiKey = process.env.WORKSPACE_API_KEY;
   if (!apiKey) throw new StartError(`--remote needs the API key in WORKSPACE_API_KEY${apiKey === '' ? ' (it is set but empty)' : ''}: set it to your key of ${baseUrl}`);
@@ -110,11 +127,14 @@ async function openRemote(raw: string, source: string): Promise<BackendSetup> {
   if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
   // The remote API has no idempotency keys of ours: keep them in a local SQLite file.
   const state = Store.open(join(dataDir, 'mcp-state.db'));
+  const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen });
   return {
     backend,
     keys: state.idempotency,
     dataDir,
+    ...search,
     async close() {
+      await search.contacts.close?.();
       await backend.close();
       state.close();
     },
@@ -141,6 +161,8 @@ export async function runMcp(args: string[]): Promise<void> {
     'read-only': { type: 'boolean' },
     tools: { type: 'string' },
     'exclude-tools': { type: 'string' },
+    bot: { type: 'string' },
+    project: { type: 'string' },
   });
   const remoteSource = values.remote !== undefined ? '--remote' : 'WORKSPACE_BASE_URL';
   const remote = (values.remote as string | undefined) ?? (values.db === undefined ? process.env.WORKSPACE_BASE_URL || undefined : undefined);
@@ -162,8 +184,26 @@ export async function runMcp(args: string[]): Promise<void> {
     throw new UsageError((e as Error).message);
   }
 
-  const setup = remote !== undefined ? await openRemote(remote, remoteSource) : openLocal(values.db as string | undefined, rateLimit);
-  const ws = new Workspace({ backend: setup.backend, keys: setup.keys, dataDir: setup.dataDir });
+  const configured: Configured = {
+    botId: intFlag(values.bot ?? (process.env.WORKSPACE_BOT_ID || undefined), 'bot', 1, Number.MAX_SAFE_INTEGER, 'the default bot; also WORKSPACE_BOT_ID'),
+    projectUuid: (values.project as string | undefined) ?? (process.env.WORKSPACE_PROJECT_UUID || undefined),
+  };
+  if (configured.projectUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(configured.projectUuid))
+    throw new UsageError(`--project must be a project uuid, not ${configured.projectUuid}`);
+  const seen = new SeenIds();
+  const setup =
+    remote !== undefined
+      ? await openRemote(remote, remoteSource, configured, seen)
+      : openLocal(values.db as string | undefined, rateLimit, configured);
+  const ws = new Workspace({
+    backend: setup.backend,
+    keys: setup.keys,
+    dataDir: setup.dataDir,
+    contacts: setup.contacts,
+    directory: setup.directory,
+    defaultBotId: configured.botId,
+    seen,
+  });
   const tools = selectTools(ws, filter);
 
   if (values.http) {
@@ -232,5 +272,7 @@ function stdioArgs(values: Record<string, string | boolean | undefined>, remote:
   if (values['read-only']) out.push('--read-only');
   if (typeof values.tools === 'string') out.push('--tools', values.tools);
   if (typeof values['exclude-tools'] === 'string') out.push('--exclude-tools', values['exclude-tools']);
+  if (typeof values.bot === 'string') out.push('--bot', values.bot);
+  if (typeof values.project === 'string') out.push('--project', values.project);
   return out;
 }

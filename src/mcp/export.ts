@@ -9,12 +9,12 @@ import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { fail } from '../api/errors.js';
 import { toJsonText } from '../api/ordered.js';
-import { r, shapeToZod, validate } from '../api/rules.js';
-import { apiErrorResult, errorResult, isSuccess, responseWarnings, retryAfterSeconds, successResult, unknownArgumentsResult, unreachableResult } from './results.js';
-import { toJsonSchema, unknownArguments, type ToolExtra, type ToolSpec } from './tools.js';
+import { r, shapeToZod } from '../api/rules.js';
+import { errorResult, isSuccess, responseWarnings, retryAfterSeconds, successResult, unreachableResult } from './results.js';
+import { toJsonSchema, type ToolExtra, type ToolSpec } from './tools.js';
 import type { Workspace } from './workspace.js';
+import { checkArguments } from './arguments.js';
 
 export const EXPORT_PAGE = 1000;
 export const EXPORT_URI_PREFIX = 'workspace://exports/';
@@ -94,10 +94,8 @@ export function exportTool(ws: Workspace): ToolSpec {
     outputSchema: toJsonSchema(ResultSchema),
     annotations: { ...EXPORT_TOOL_INFO.annotations },
     async run(args, extra) {
-      const unknown = unknownArguments(params, args);
-      if (unknown.size > 0) return unknownArgumentsResult(unknown);
-      const checked = validate(params, args);
-      if (!checked.ok) return apiErrorResult(fail.validation(checked.errors));
+      const checked = checkArguments(params, args);
+      if ('error' in checked) return checked.error;
       const p = checked.params;
       const format = p.format ?? 'jsonl';
       const now = Math.floor(Date.now() / 1000);

@@ -1,8 +1,11 @@
 /**
  * Prompts for the jobs people bring: set up a loyalty balance for a contact, export a bot's
  * contacts, design a list for orders. Each is a user message that names the tools to use, in order.
+ * Arguments are checked as a tool's are: a name where an id belongs is refused with where to
+ * find the id, before any text is built.
  */
 import { ErrorCode, McpError, type GetPromptResult, type Prompt } from '@modelcontextprotocol/sdk/types.js';
+import { isCurrency } from '../api/currency.js';
 
 interface PromptDef extends Prompt {
   build(args: Record<string, string>): string;
@@ -14,7 +17,7 @@ const PROMPTS: PromptDef[] = [
     title: 'Set up a loyalty balance for a contact',
     description: 'Open (or find) a contact\'s account in a currency and credit a starting balance, safely.',
     arguments: [
-      { name: 'contact_id', description: 'The contact (an id from getContacts)', required: true },
+      { name: 'contact_id', description: 'The contact id (findContacts finds it by name, phone or username)', required: true },
       { name: 'currency', description: 'ISO 4217 code, e.g. USD (default USD)', required: false },
       { name: 'amount', description: 'Starting balance in MAJOR units, e.g. 5.00 (default: none)', required: false },
     ],
@@ -39,7 +42,7 @@ const PROMPTS: PromptDef[] = [
     title: "Export a bot's contacts",
     description: "Count a bot's contacts and write all of them to a file.",
     arguments: [
-      { name: 'bot_id', description: 'The bot whose contacts to export', required: true },
+      { name: 'bot_id', description: 'The bot whose contacts to export (getWorkspace lists your bots)', required: true },
       { name: 'format', description: 'jsonl (default) or csv', required: false },
       { name: 'since', description: 'Only contacts created since this date (ISO 8601), optional', required: false },
     ],
@@ -82,6 +85,46 @@ const PROMPTS: PromptDef[] = [
   },
 ];
 
+const WHOLE = /^\d{1,15}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Each argument's check: undefined when the value is good, else what is wrong and what to do. */
+const CHECKS: Record<string, (v: string) => string | undefined> = {
+  contact_id: (v) =>
+    WHOLE.test(v)
+      ? undefined
+      : `contact_id must be a contact id (a whole number), not ${JSON.stringify(v)}. To find a contact by name, phone, email or username, call findContacts and use the id it answers.`,
+  bot_id: (v) =>
+    WHOLE.test(v) ? undefined : `bot_id must be a bot id (a whole number), not ${JSON.stringify(v)}. getWorkspace lists your bots.`,
+  currency: (v) => (isCurrency(v.toUpperCase()) ? undefined : `currency must be an ISO 4217 code such as USD, not ${JSON.stringify(v)}.`),
+  amount: (v) => (/^\d{1,14}(\.\d{1,4})?$/.test(v) ? undefined : `amount must be a number in major units such as 5.00, not ${JSON.stringify(v)}.`),
+  format: (v) => (v === 'jsonl' || v === 'csv' ? undefined : `format must be jsonl or csv, not ${JSON.stringify(v)}.`),
+  since: (v) => (Number.isNaN(Date.parse(v)) ? `since must be an ISO 8601 date such as 2026-01-31, not ${JSON.stringify(v)}.` : undefined),
+  where: (v) =>
+    WHOLE.test(v) || UUID.test(v)
+      ? undefined
+      : `where must be a bot id (a whole number) or a project uuid, not ${JSON.stringify(v)}. getWorkspace lists both.`,
+};
+
+/** Refuse unknown, missing and ill-formed arguments with one message naming each. */
+function checkArguments(p: PromptDef, args: Record<string, string>): void {
+  const known = new Map((p.arguments ?? []).map((a) => [a.name, a]));
+  const problems: string[] = [];
+  for (const name of Object.keys(args)) {
+    if (!known.has(name)) problems.push(`${name} is not an argument of ${p.name} (arguments: ${[...known.keys()].join(', ')}).`);
+  }
+  for (const a of known.values()) {
+    const v = args[a.name];
+    if (v === undefined || v === '') {
+      if (a.required) problems.push(`Prompt ${p.name} needs the argument ${a.name}.`);
+      continue;
+    }
+    const why = CHECKS[a.name]?.(v.trim());
+    if (why) problems.push(why);
+  }
+  if (problems.length) throw new McpError(ErrorCode.InvalidParams, problems.join(' '));
+}
+
 export function listPrompts(): Prompt[] {
   return PROMPTS.map(({ build: _build, ...p }) => p);
 }
@@ -89,9 +132,7 @@ export function listPrompts(): Prompt[] {
 export function getPrompt(name: string, args: Record<string, string> = {}): GetPromptResult {
   const p = PROMPTS.find((x) => x.name === name);
   if (!p) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-  for (const a of p.arguments ?? []) {
-    if (a.required && !args[a.name]) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} needs the argument ${a.name}`);
-  }
+  checkArguments(p, args);
   return {
     description: p.description,
     messages: [{ role: 'user', content: { type: 'text', text: p.build(args) } }],

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { toJsonText } from '../api/ordered.js';
+import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 import { isSuccess } from './results.js';
 import type { Workspace } from './workspace.js';
@@ -74,11 +75,13 @@ export async function listResources(ws: Workspace, cursor: string | undefined): 
   if (!Number.isInteger(page) || page < 1) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
   const body = await listPage(ws, page);
   const last = body.meta?.last_page ?? page;
-  return { resources: body.data.map(describe), ...(page < last ? { nextCursor: String(page + 1) } : {}) };
+  const own = page === 1 && ws.directory ? [WORKSPACE_RESOURCE] : [];
+  return { resources: [...own, ...body.data.map(describe)], ...(page < last ? { nextCursor: String(page + 1) } : {}) };
 }
 
 /** resources/read for a list schema or an export file. */
 export async function readResource(ws: Workspace, uri: string): Promise<ReadResourceResult> {
+  if (uri === WORKSPACE_URI && ws.directory) return { contents: [{ uri, mimeType: 'application/json', text: await readWorkspace(ws) }] };
   if (uri.startsWith(LIST_URI_PREFIX)) {
     const id = decodeURIComponent(uri.slice(LIST_URI_PREFIX.length));
     const res = await ws.backend.call('getListSchema', { schema_id: id });

@@ -1,7 +1,7 @@
 /**
- * The MCP server over a Workspace: tools (every API method plus exportContacts, filtered by
- * --read-only / --tools / --exclude-tools), list-schema resources with a completing template,
- * and prompts. Built on the SDK's low-level `Server` so that tool arguments reach our own checks
+ * The MCP server over a Workspace: tools (every API method plus the composite exportContacts,
+ * findContacts and getWorkspace, filtered by --read-only / --tools / --exclude-tools), list-schema
+ * resources with a completing template, workspace://workspace, prompts and completions. Built on the SDK's low-level `Server` so that tool arguments reach our own checks
  * and every error comes back as a tool result in the API's JSON shape.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -19,9 +19,12 @@ import {
 import { log } from '../service/log.js';
 import { METHODS } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
+import { complete } from './completions.js';
+import { WORKSPACE_TOOL_INFO, workspaceTool } from './directory.js';
 import { EXPORT_TOOL_INFO, exportTool } from './export.js';
+import { FIND_TOOL_INFO, findContactsTool } from './find-contacts.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { completeSchemaId, LIST_TEMPLATE, listResources, readResource, TEMPLATES } from './resources.js';
+import { listResources, readResource, TEMPLATES } from './resources.js';
 import { errorResult } from './results.js';
 import { methodTools, type ToolSpec } from './tools.js';
 import type { Workspace } from './workspace.js';
@@ -38,12 +41,13 @@ export interface ToolFilter {
   excludeTools?: string[];
 }
 
-const INSTRUCTIONS =
-  'Tools for a chat-bot platform\'s Workspace API: list schemas (lists), contact accounts (per-currency internal ' +
-  'balances in MINOR units) and contacts. Each tool is one API method with the same parameters. Errors come back as ' +
-  'JSON {status, error, code, message, errors}: read errors to fix the arguments. For money moves pass an ' +
-  'idempotency_key. To get all contacts use exportContacts rather than paging getContacts. Lists are also resources ' +
-  'at workspace://lists/{schema_id}.';
+const INSTRUCTIONS = [
+  "Tools for a chat-bot platform's Workspace API: one tool per API method, same parameters, plus a few of the server's own.",
+  'Start with getWorkspace for your bot ids and project uuids (never guess them); a left-out bot_id means the default bot.',
+  'To find a person (by name, phone, email, @username or id) call findContacts: it also gives their accounts and balances.',
+  'Amounts are in MINOR units (cents). Pass an idempotency_key on addFundsToContactAccount and withdrawFundsFromContactAccount.',
+  'Errors are JSON {status, error, code, message, errors}: fix the arguments they name. For every contact use exportContacts, not getContacts pages.',
+].join('\n');
 
 interface Described {
   name: string;
@@ -82,12 +86,13 @@ function pick<T extends Described>(all: readonly T[], filter: ToolFilter): T[] {
 
 /** Check the tool flags against the catalog alone, before any backend or file is opened. */
 export function checkToolFilter(filter: ToolFilter): void {
-  pick([...(METHODS as readonly MethodDef[]), EXPORT_TOOL_INFO], filter);
+  pick([...(METHODS as readonly MethodDef[]), EXPORT_TOOL_INFO, FIND_TOOL_INFO, WORKSPACE_TOOL_INFO], filter);
 }
 
 /** All tools, then the filter (see `pick`). */
 export function selectTools(ws: Workspace, filter: ToolFilter = {}): ToolSpec[] {
-  return pick([...methodTools(ws), exportTool(ws)], filter);
+  const composite = [exportTool(ws), ...(ws.contacts ? [findContactsTool(ws)] : []), ...(ws.directory ? [workspaceTool(ws)] : [])];
+  return pick([...methodTools(ws), ...composite], filter);
 }
 
 /** One MCP server (one per session over HTTP) over a shared workspace and tool set. */
@@ -144,13 +149,9 @@ export function createMcpServer(ws: Workspace, tools: ToolSpec[]): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(ws, req.params.uri));
 
-  server.setRequestHandler(CompleteRequestSchema, async (req) => {
-    const { ref, argument } = req.params;
-    if (ref.type === 'ref/resource' && ref.uri === LIST_TEMPLATE && argument.name === 'schema_id') {
-      return { completion: await completeSchemaId(ws, argument.value) };
-    }
-    return { completion: { values: [], total: 0, hasMore: false } };
-  });
+  server.setRequestHandler(CompleteRequestSchema, async (req) => ({
+    completion: await complete(ws, req.params.ref, req.params.argument, req.params.context?.arguments),
+  }));
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
   server.setRequestHandler(GetPromptRequestSchema, (req) => getPrompt(req.params.name, req.params.arguments ?? {}));

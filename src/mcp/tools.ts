@@ -12,6 +12,7 @@ import type { MethodDef } from '../api/define.js';
 import { fail } from '../api/errors.js';
 import { Rule, r, shapeToZod, type Shape } from '../api/rules.js';
 import type { CallOptions } from '../service/backend.js';
+import { fillDefaultBot, takesDefaultBot, withOptionalBot } from './default-bot.js';
 import type { Workspace } from './workspace.js';
 import {
   apiErrorResult,
@@ -113,6 +114,7 @@ function descriptionOf(def: MethodDef): string {
   if (MONEY_TOOLS.has(def.name)) {
     text += ' Pass an idempotency_key so that a retry after a timeout cannot move the money twice.';
   }
+  if (takesDefaultBot(def)) text += ' bot_id defaults to the default bot.';
   return text;
 }
 
@@ -190,7 +192,7 @@ function budgetHint(def: MethodDef): BudgetHint {
 
 /** The tool of one API method. */
 export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
-  const shape = toolShape(def);
+  const shape = withOptionalBot(def, toolShape(def));
   const money = MONEY_TOOLS.has(def.name);
   const schemas: { input?: JsonSchema; output?: JsonSchema } = {};
 
@@ -204,6 +206,7 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     const notes = responseWarnings(def.name, res);
     if (!isSuccess(res.status)) return errorResult(res.status, res.body, notes);
     if (LIST_CHANGING_TOOLS.has(def.name)) ws.listsChanged();
+    ws.seen.record(res.body);
     const full = bodyText(res);
     const fit = fitBudget(res.body, full, budgetHint(def));
     const warnings = [...notes, ...fit.warnings];
@@ -227,7 +230,7 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
       if (unknown.size > 0) return unknownArgumentsResult(unknown);
       const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m) };
       const key = money ? args[IDEMPOTENCY_KEY] : undefined;
-      const params = { ...args };
+      const params = await fillDefaultBot(def, ws, { ...args });
       delete params[IDEMPOTENCY_KEY];
       if (key === undefined || key === null) return callApi(params, opts);
       if (typeof key !== 'string' || key.length < 1 || key.length > 255)

@@ -7,6 +7,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fail } from '../api/errors.js';
 import type { Backend } from '../service/backend.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
+import type { WorkspaceDirectory } from './directory.js';
+import type { ContactIndex } from './search.js';
+import { SeenIds } from './seen.js';
 import { apiErrorResult, errorResult, isSuccess, isUnreachable, responseWarnings, successResult, unreachableResult } from './results.js';
 
 export interface WorkspaceOptions {
@@ -15,6 +18,14 @@ export interface WorkspaceOptions {
   keys: IdempotencyStore;
   /** Folder exports are written into (its `exports/` subfolder). */
   dataDir: string;
+  /** Contact search (findContacts, completions). */
+  contacts?: ContactIndex;
+  /** What the owner may see (getWorkspace, completions). */
+  directory?: WorkspaceDirectory;
+  /** The configured default bot (`--bot`). */
+  defaultBotId?: number;
+  /** Where ids seen in answers are kept (shared with a remote directory). */
+  seen?: SeenIds;
 }
 
 /**
@@ -34,6 +45,11 @@ function outcomeUnknown(text: string | undefined): boolean {
 export class Workspace {
   readonly backend: Backend;
   readonly dataDir: string;
+  readonly contacts?: ContactIndex;
+  readonly directory?: WorkspaceDirectory;
+  /** Ids seen in the API's answers. */
+  readonly seen: SeenIds;
+  private readonly defaultBotId?: number;
   private readonly keys: IdempotencyStore;
   private readonly listeners = new Set<() => void>();
   private ownerId: number | undefined;
@@ -42,6 +58,17 @@ export class Workspace {
     this.backend = opts.backend;
     this.keys = opts.keys;
     this.dataDir = opts.dataDir;
+    this.contacts = opts.contacts;
+    this.directory = opts.directory;
+    this.defaultBotId = opts.defaultBotId;
+    this.seen = opts.seen ?? new SeenIds();
+  }
+
+  /** The bot a tool uses when bot_id is left out: the configured one, else the owner's only bot. */
+  async defaultBot(): Promise<number | undefined> {
+    if (this.defaultBotId !== undefined) return this.defaultBotId;
+    const owner = await this.owner();
+    return typeof owner === 'number' ? this.directory?.onlyBot(owner) : undefined;
   }
 
   /** Be told when a tool created or deleted a list; returns the unsubscribe function. */
@@ -55,7 +82,7 @@ export class Workspace {
   }
 
   /** The id of the owner the backend acts as (getMe), asked once; or the error result. */
-  private async owner(): Promise<number | CallToolResult> {
+  async owner(): Promise<number | CallToolResult> {
     if (this.ownerId !== undefined) return this.ownerId;
     let res;
     try {

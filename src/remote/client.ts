@@ -30,6 +30,8 @@ export interface RemoteOptions {
   readAttempts?: number;
   backoffMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Clock of the pacing, in ms (tests pair it with `sleep`). */
+  now?: () => number;
 }
 
 /** Which read tells the outcome of a write whose answer was lost. */
@@ -106,7 +108,7 @@ export class RemoteBackend implements Backend {
       bodyTimeout: o.bodyTimeoutMs ?? 30_000,
     });
     this.sleep = o.sleep ?? defaultSleep;
-    this.pacer = new Pacer(o.pacePerMinute ?? 110, 60_000, this.sleep);
+    this.pacer = new Pacer(o.pacePerMinute ?? 110, 60_000, this.sleep, o.now);
   }
 
   /** Redact the key from any text that might carry it (error messages, URLs). */

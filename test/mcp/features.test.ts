@@ -143,7 +143,10 @@ describe('resources', () => {
     const world = await startMcp();
     const id = await createList(world, 'Orders');
     const { resources } = await world.client.listResources();
-    expect(resources).toEqual([expect.objectContaining({ uri: `workspace://lists/${id}`, name: 'Orders', mimeType: 'application/json' })]);
+    expect(resources).toEqual([
+      expect.objectContaining({ uri: 'workspace://workspace' }),
+      expect.objectContaining({ uri: `workspace://lists/${id}`, name: 'Orders', mimeType: 'application/json' }),
+    ]);
     const read = await world.client.readResource({ uri: `workspace://lists/${id}` });
     const schema = (await world.call('getListSchema', { schema_id: id })).structuredContent as any;
     expect(read.contents[0]).toMatchObject({ uri: `workspace://lists/${id}`, mimeType: 'application/json' });
@@ -154,7 +157,7 @@ describe('resources', () => {
     const world = await startMcp();
     for (let i = 0; i < 52; i++) await createList(world, `L${i}`);
     const first = await world.client.listResources();
-    expect(first.resources).toHaveLength(50);
+    expect(first.resources).toHaveLength(51); // workspace://workspace, then 50 lists
     expect(first.nextCursor).toBe('2');
     const second = await world.client.listResources({ cursor: first.nextCursor });
     expect(second.resources).toHaveLength(2);

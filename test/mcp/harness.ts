@@ -12,8 +12,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from 'node:http';
+import { bootstrap } from '../../src/app/open.js';
+import { localSearch, remoteSearch, type SearchParts } from '../../src/cli/search.js';
 import { listen } from '../../src/http/server.js';
-import { RemoteBackend } from '../../src/remote/client.js';
+import type { SyncOptions } from '../../src/mcp/remote-index.js';
+import { SeenIds } from '../../src/mcp/seen.js';
+import { RemoteBackend, type RemoteOptions } from '../../src/remote/client.js';
 import { LocalBackend, type Backend } from '../../src/service/backend.js';
 import type { Service } from '../../src/service/pipeline.js';
 import { Store } from '../../src/store/index.js';
@@ -59,26 +63,45 @@ export interface StartOptions {
   rateLimit?: number;
   /** Wrap the backend (to count or fail calls). */
   wrap?: (b: Backend) => Backend;
+  /** `--bot`: the default bot. */
+  defaultBotId?: number;
+  /** Remote backend: the client's options (pacing, clock) and the search index's sync options. */
+  remote?: Partial<RemoteOptions>;
+  sync?: SyncOptions;
+  /** The service's clock. */
+  now?: () => Date;
+  /** This backend instead of the test project's. */
+  backend?: 'local' | 'remote';
+  /** A new database as `serve` and `mcp` make it (the default owner, project and bot), not a fixture. */
+  fresh?: boolean;
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
-  const dbFile = o.dbFile ?? seedDb(o.fixture ?? mcpFixture());
+  const dbFile = o.dbFile ?? seedDb(o.fresh ? {} : (o.fixture ?? mcpFixture()));
   const dir = dirname(dbFile);
   const store = Store.open(dbFile);
-  const service = testService(store, { rateLimit: o.rateLimit });
+  const kind = o.backend ?? TEST_BACKEND;
+  const apiKey = o.apiKey ?? (o.fresh ? bootstrap(store) : undefined);
+  const service = testService(store, { rateLimit: o.rateLimit, now: o.now });
   let http: Server | undefined;
   let inner: Backend;
-  if (TEST_BACKEND === 'remote') {
+  let baseUrl = '';
+  if (kind === 'remote') {
     const served = await listen(service, '127.0.0.1', 0);
     http = served.server;
+    baseUrl = served.baseUrl;
     // Owner 1 of the fixtures is Alice. 429s pass through as they do locally (no waiting),
     // and no pacing: the service under test has its own limit.
-    inner = new RemoteBackend({ baseUrl: served.baseUrl, apiKey: o.apiKey ?? 'alice-key', pacePerMinute: 0, max429Retries: 0 });
+    inner = new RemoteBackend({ baseUrl, apiKey: apiKey ?? 'alice-key', pacePerMinute: 0, max429Retries: 0, ...o.remote });
   } else {
-    inner = new LocalBackend(service, o.apiKey ? { apiKey: o.apiKey } : { ownerId: 1 });
+    inner = new LocalBackend(service, apiKey ? { apiKey } : { ownerId: 1 });
   }
   const backend = o.wrap ? o.wrap(inner) : inner;
-  const workspace = new Workspace({ backend, keys: store.idempotency, dataDir: dir });
+  const seen = new SeenIds();
+  // The search and the directory as the CLI wires them for each backend.
+  const search: SearchParts =
+    kind === 'remote' ? remoteSearch(backend, dir, { baseUrl, seen, botId: o.defaultBotId }, o.sync) : localSearch(store, backend);
+  const workspace = new Workspace({ backend, keys: store.idempotency, dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen });
   const server = createMcpServer(workspace, selectTools(workspace, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
   let closed = false;
@@ -97,7 +120,8 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
       closed = true;
       await client.close();
       await server.close();
-      if (TEST_BACKEND === 'remote') await inner.close();
+      await search.contacts.close?.();
+      if (kind === 'remote') await inner.close();
       if (http) {
         const h = http;
         await new Promise<void>((r) => {

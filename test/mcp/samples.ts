@@ -75,4 +75,6 @@ export const SAMPLES: Sample[] = [
   { name: 'getCountReferrals', args: () => ({ contact_id: 100 }) },
   { name: 'decodeShortLink', args: (s) => ({ url: s.shortLink }) },
   { name: 'exportContacts', args: () => ({ bot_id: 10 }) },
+  { name: 'findContacts', args: () => ({ query: 'Ann' }) },
+  { name: 'getWorkspace', args: () => ({}) },
 ];

@@ -1,0 +1,105 @@
+/**
+ * The MCP server's contact search and workspace directory, wired for each backend:
+ * - local: the service's own database (its search index, kept by triggers in every contact
+ *   write); each call first passes the pipeline with getMe, so a blocked owner, a lapsed plan
+ *   or a rate limit stops a search as it stops any other call;
+ * - remote: a search index file in the data folder per base URL and owner, synced from the API
+ *   (`src/mcp/remote-index.ts`), and what getMe, the configuration and earlier answers showed.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import type { WorkspaceDirectory } from '../mcp/directory.js';
+import { RemoteDirectory, type RemoteConfig } from '../mcp/remote-directory.js';
+import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
+import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';
+import type { Backend } from '../service/backend.js';
+import { ContactMirror } from '../store/contact-mirror.js';
+import type { Store } from '../store/index.js';
+import { isoTime } from '../store/time.js';
+
+export interface SearchParts {
+  contacts: ContactIndex;
+  directory: WorkspaceDirectory;
+}
+
+/** getMe through the backend: the owner may call the API now, or IndexRefused. */
+async function admit(backend: Backend): Promise<void> {
+  const res = await backend.call('getMe', {});
+  if (res.status !== 200) throw new IndexRefused(res.status, res.body);
+}
+
+/** Search and directory over the service's own database. */
+export function localSearch(store: Store, backend: Backend): SearchParts {
+  const contacts: ContactIndex = {
+    async find(ownerId, query, opts) {
+      await admit(backend);
+      const own = store.core.ownerBotIds(ownerId);
+      const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
+      const { hits, total } = store.search.search(query, bots, opts.limit);
+      const ids = hits.map((h) => h.id);
+      const rows = new Map(store.contacts.rowsByIds(ids).map((r) => [r.id, r]));
+      const tags = store.contacts.tagsByContact(ids);
+      const accounts = store.accounts.listByContacts(ids);
+      const found: ContactHit[] = hits.map((h) => {
+        const c = rows.get(h.id)!;
+        return {
+          id: c.id,
+          bot_id: c.bot_id,
+          name: c.name,
+          messenger: c.messenger,
+          phone: c.phone,
+          email: c.email,
+          telegram_username: c.telegram_username,
+          max_username: c.max_username,
+          tags: tags.get(c.id) ?? [],
+          matched: h.matched,
+          accounts: (accounts.get(c.id) ?? []).map((a) => ({ id: a.id, currency: a.currency, amount: a.amount, blocked: a.blocked_at !== null })),
+        };
+      });
+      return {
+        hits: found,
+        total,
+        index: { source: 'database', contacts: store.contacts.count(bots), as_of: isoTime(), syncing: false, complete: true },
+      };
+    },
+  };
+  const directory: WorkspaceDirectory = {
+    async describe(ownerId) {
+      await admit(backend);
+      const o = store.core.owner(ownerId)!;
+      const projects = store.directory.projects(ownerId);
+      const notes = projects.some((p) => p.role === 'member')
+        ? ['Projects with role "member" are ones you were invited to: the API cannot reach them or their bots, so their bots are not listed.']
+        : [];
+      return {
+        owner: { id: o.id, name: o.name, email: o.email, plan: o.plan },
+        projects,
+        bots: store.directory.bots(ownerId),
+        notes,
+      };
+    },
+    async botChoices(ownerId) {
+      return store.directory.bots(ownerId).map((b) => ({ id: b.id, name: b.name }));
+    },
+    async onlyBot(ownerId) {
+      const bots = store.core.ownerBotIds(ownerId);
+      return bots.length === 1 ? bots[0] : undefined;
+    },
+    async currencies(ownerId) {
+      return store.directory.currencies(ownerId);
+    },
+  };
+  return { contacts, directory };
+}
+
+/** The search index file of one remote API and owner, in the data folder. */
+export function remoteIndexFile(dataDir: string, baseUrl: string, ownerId: number): string {
+  const site = createHash('sha256').update(baseUrl.replace(/\/+$/, '')).digest('hex').slice(0, 16);
+  return join(dataDir, 'search', `contacts-${site}-${ownerId}.db`);
+}
+
+/** Search and directory over a remote API. */
+export function remoteSearch(backend: Backend, dataDir: string, config: RemoteConfig & { baseUrl: string }, sync: SyncOptions = {}): SearchParts {
+  const contacts = new SyncedContactIndex(backend, (ownerId) => ContactMirror.open(remoteIndexFile(dataDir, config.baseUrl, ownerId)), sync);
+  return { contacts, directory: new RemoteDirectory(backend, contacts, config) };
+}

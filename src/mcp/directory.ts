@@ -1,0 +1,113 @@
+/**
+ * getWorkspace, the composite tool, and the `workspace://workspace` resource: the owner, their
+ * projects and bots and the default bot, so that a model starts from real ids instead of
+ * guessing. What the backend can tell comes from a WorkspaceDirectory the CLI passes in (the
+ * service's database, or for a remote API what getMe, the configuration and earlier answers
+ * showed).
+ */
+import { ErrorCode, McpError, type CallToolResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { toJsonText } from '../api/ordered.js';
+import { errorResult, successResult, unknownArgumentsResult } from './results.js';
+import { IndexRefused } from './search.js';
+import { toJsonSchema, unknownArguments, type ToolSpec } from './tools.js';
+import type { Workspace } from './workspace.js';
+
+export const WORKSPACE_URI = 'workspace://workspace';
+
+export const WORKSPACE_RESOURCE: Resource = {
+  uri: WORKSPACE_URI,
+  name: 'workspace',
+  title: 'Your workspace',
+  description: 'What getWorkspace answers: the owner, projects, bots with contact counts, the default bot.',
+  mimeType: 'application/json',
+};
+
+export interface WorkspaceView {
+  owner: { id: number; name: string | null; email: string | null; plan: 'pro' | 'free' | null };
+  projects: Array<{ uuid: string; name: string | null; role: 'owner' | 'member' }>;
+  bots: Array<{ id: number; name: string | null; messenger: string | null; project_uuid: string | null; contacts: number | null }>;
+  default_bot_id: number | null;
+  /** What the answer leaves out or cannot know. */
+  notes?: string[];
+}
+
+/** What the owner may see, as the backend can tell it. */
+export interface WorkspaceDirectory {
+  describe(ownerId: number): Promise<Omit<WorkspaceView, 'default_bot_id'>>;
+  /** The owner's bots as far as known, cheaply (for completions). */
+  botChoices(ownerId: number): Promise<Array<{ id: number; name: string | null }>>;
+  /** The owner's only bot, when there is exactly one and the backend can tell. */
+  onlyBot(ownerId: number): Promise<number | undefined>;
+  /** Currencies of the owner's contact accounts, most used first. */
+  currencies(ownerId: number): Promise<string[]>;
+}
+
+const ViewSchema = z.object({
+  owner: z.object({
+    id: z.number().int(),
+    name: z.string().nullable(),
+    email: z.string().nullable(),
+    plan: z.enum(['pro', 'free']).nullable(),
+  }),
+  projects: z.array(z.object({ uuid: z.string(), name: z.string().nullable(), role: z.enum(['owner', 'member']) })),
+  bots: z.array(
+    z.object({
+      id: z.number().int(),
+      name: z.string().nullable(),
+      messenger: z.string().nullable(),
+      project_uuid: z.string().nullable(),
+      contacts: z.number().int().nullable().describe('Listed contacts (not preview, not deleted)'),
+    }),
+  ),
+  default_bot_id: z.number().int().nullable().describe('The bot a tool uses when bot_id is left out'),
+  notes: z.array(z.string()).optional(),
+});
+
+/** The view, or the error result of the call that failed. */
+export async function workspaceView(ws: Workspace): Promise<WorkspaceView | CallToolResult> {
+  const owner = await ws.owner();
+  if (typeof owner !== 'number') return owner;
+  if (!ws.directory) return errorResult(501, { message: 'This server has no workspace directory.' });
+  try {
+    const view = await ws.directory.describe(owner);
+    const default_bot_id = (await ws.defaultBot()) ?? null;
+    return { owner: view.owner, projects: view.projects, bots: view.bots, default_bot_id, ...(view.notes?.length ? { notes: view.notes } : {}) };
+  } catch (e) {
+    if (e instanceof IndexRefused) return errorResult(e.status, e.body);
+    throw e;
+  }
+}
+
+/** Name and annotations, for checking the tool flags before a backend is open. */
+export const WORKSPACE_TOOL_INFO = {
+  name: 'getWorkspace',
+  annotations: { title: 'Your workspace', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+} as const;
+
+export function workspaceTool(ws: Workspace): ToolSpec {
+  return {
+    name: WORKSPACE_TOOL_INFO.name,
+    title: 'Your workspace: owner, projects, bots',
+    description:
+      'Who the key belongs to, their projects (uuid, role) and bots (id, name, messenger, project, contact count) and the ' +
+      'default bot. Call it first for the bot_id and project_uuid other tools need. Changes nothing.',
+    inputSchema: toJsonSchema(z.object({}).strict()),
+    outputSchema: toJsonSchema(ViewSchema),
+    annotations: { ...WORKSPACE_TOOL_INFO.annotations },
+    async run(args) {
+      const unknown = unknownArguments({}, args);
+      if (unknown.size > 0) return unknownArgumentsResult(unknown);
+      const view = await workspaceView(ws);
+      return 'owner' in view ? successResult(toJsonText(view)) : view;
+    },
+  };
+}
+
+/** The resource's text: the same JSON getWorkspace answers. */
+export async function readWorkspace(ws: Workspace): Promise<string> {
+  const view = await workspaceView(ws);
+  if ('owner' in view) return toJsonText(view);
+  const first = view.content[0];
+  throw new McpError(ErrorCode.InternalError, first?.type === 'text' ? first.text : 'getWorkspace failed');
+}

@@ -1,0 +1,165 @@
+/**
+ * findContacts, the composite tool: the owner's contacts found by name (any word, a prefix,
+ * case and accents folded in every script), phone (any format, or its last 7+ digits), email,
+ * username (with or without @), messenger id or contact id; exact identifiers first. Each
+ * contact is compact and carries its accounts, so "what is Anna's balance?" is one call and the
+ * top-up the next. Searches the index the CLI passed in (ContactIndex); an index that does not
+ * hold accounts (a remote one) gets the first few read live with getContactAccounts.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { toJsonText } from '../api/ordered.js';
+import { r, shapeToZod } from '../api/rules.js';
+import { errorResult, isSuccess, successResult } from './results.js';
+import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
+import { toJsonSchema, type ToolSpec } from './tools.js';
+import type { Workspace } from './workspace.js';
+import { checkArguments } from './arguments.js';
+
+/** A findContacts result stays under this many characters, text and structuredContent alike. */
+export const FIND_BUDGET = 20_000;
+/** Hits whose accounts are read live when the index has none (a remote index). */
+export const LIVE_ACCOUNTS = 3;
+
+export const FIND_PARAMS = {
+  query: r
+    .string()
+    .required()
+    .between(1, 200)
+    .describe('A name or part of one, a phone in any format or its last 7+ digits, an email, a @username, a messenger id or a contact id'),
+  bot_id: r.integer().describe('Only this bot. Default: the default bot, else all your bots'),
+  limit: r.integer().between(1, 50).describe('Most contacts to return, 1-50, default 10'),
+  refresh: r.boolean().describe('Remote API only: sync the whole search index again before answering'),
+};
+
+const AccountSchema = z.object({
+  id: z.number().int().describe('The account_id for addFundsToContactAccount / withdrawFundsFromContactAccount'),
+  currency: z.string(),
+  amount: z.number().int().describe('Balance in MINOR units (cents)'),
+  blocked: z.boolean(),
+});
+
+const ResultSchema = z.object({
+  data: z.array(
+    z.object({
+      id: z.number().int().describe('contact_id'),
+      bot_id: z.number().int(),
+      name: z.string(),
+      messenger: z.string(),
+      usernames: z.array(z.string()),
+      phone: z.string().nullable(),
+      email: z.string().nullable(),
+      tags: z.array(z.string()),
+      matched: z.string().describe('What matched: id, messenger_id, phone, email, username or name'),
+      accounts: z.array(AccountSchema).optional().describe('Absent when not read (a remote index reads the first 3 live)'),
+    }),
+  ),
+  meta: z.object({
+    total: z.number().int().describe('Contacts that match in all'),
+    limit: z.number().int(),
+    index: z
+      .object({
+        source: z.enum(['database', 'remote']),
+        contacts: z.number().int(),
+        as_of: z.string().nullable(),
+        syncing: z.boolean(),
+        complete: z.boolean(),
+      })
+      .describe('How fresh and complete the search index is'),
+  }),
+  warnings: z.array(z.string()).optional(),
+});
+
+/** The contact's accounts read live; undefined when it is gone (404/403), or the error result. */
+async function liveAccounts(ws: Workspace, contactId: number, signal: AbortSignal): Promise<CompactAccount[] | undefined | CallToolResult> {
+  const res = await ws.backend.call('getContactAccounts', { contact_id: contactId }, { signal });
+  if (res.status === 404 || res.status === 403) return undefined;
+  if (!isSuccess(res.status)) return errorResult(res.status, res.body);
+  ws.seen.record(res.body);
+  const data = (res.body as { data?: Array<{ id: number; currency: string; amount: number; blocked_at: string | null }> }).data ?? [];
+  return data.map((a) => ({ id: a.id, currency: a.currency, amount: a.amount, blocked: a.blocked_at !== null }));
+}
+
+/** Cut `data` from the end until the whole body fits the budget. */
+function fit(body: { data: CompactContact[]; meta: object; warnings?: string[] }): string {
+  let text = toJsonText(body);
+  if (text.length <= FIND_BUDGET) return text;
+  const of = body.data.length;
+  while (body.data.length > 0 && text.length > FIND_BUDGET - 300) {
+    body.data.pop();
+    text = toJsonText({ ...body, warnings: [] });
+  }
+  body.warnings = [
+    ...(body.warnings ?? []),
+    `Only the first ${body.data.length} of ${of} contacts fit in ${FIND_BUDGET} characters; ask with a narrower query or a smaller limit.`,
+  ];
+  return toJsonText(body);
+}
+
+/** Name and annotations, for checking the tool flags before a backend is open. */
+export const FIND_TOOL_INFO = {
+  name: 'findContacts',
+  annotations: { title: 'Find contacts', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+} as const;
+
+export function findContactsTool(ws: Workspace): ToolSpec {
+  const index = ws.contacts!;
+  return {
+    name: FIND_TOOL_INFO.name,
+    title: FIND_TOOL_INFO.annotations.title,
+    description:
+      'Finds your contacts by name (any word or its start; case and accents ignored), phone (any format, or its last 7+ ' +
+      'digits), email, @username, messenger id or contact id; exact identifiers first. Each contact comes with its ' +
+      'accounts (id, currency, amount in minor units), ready for addFundsToContactAccount. Use it instead of paging ' +
+      'getContacts. bot_id defaults to the default bot. No match: empty data.',
+    inputSchema: toJsonSchema(shapeToZod(FIND_PARAMS)),
+    outputSchema: toJsonSchema(ResultSchema),
+    annotations: { ...FIND_TOOL_INFO.annotations },
+    async run(args, extra) {
+      const checked = checkArguments(FIND_PARAMS, args);
+      if ('error' in checked) return checked.error;
+      const p = checked.params;
+      const owner = await ws.owner();
+      if (typeof owner !== 'number') return owner;
+      const bot = p.bot_id ?? (await ws.defaultBot());
+      const limit = p.limit ?? 10;
+      let found: FindResult;
+      try {
+        found = await index.find(owner, p.query, {
+          botIds: bot === undefined ? undefined : [bot],
+          limit,
+          refresh: p.refresh === true,
+          signal: extra.signal,
+          progress: (done, total, message) => void extra.progress(done, total, message),
+        });
+      } catch (e) {
+        if (e instanceof IndexRefused) return errorResult(e.status, e.body);
+        throw e;
+      }
+      const hits: ContactHit[] = [];
+      let total = found.total;
+      for (const [i, hit] of found.hits.entries()) {
+        if (hit.accounts === undefined && i < LIVE_ACCOUNTS) {
+          const accounts = await liveAccounts(ws, hit.id, extra.signal);
+          if (accounts === undefined) {
+            total--; // deleted since the index saw it
+            continue;
+          }
+          if (!Array.isArray(accounts)) return accounts;
+          hit.accounts = accounts;
+        }
+        hits.push(hit);
+      }
+      const warnings: string[] = [];
+      if (found.index.syncing)
+        warnings.push(`The search index is still syncing (${found.index.progress ?? `${found.index.contacts} contacts so far`}); contacts it has not reached yet are missing. Ask again shortly.`);
+      if (found.index.error) warnings.push(`The last index sync stopped: ${found.index.error}`);
+      const body = {
+        data: hits.map(compactContact),
+        meta: { total: Math.max(total, hits.length), limit, index: found.index },
+        ...(warnings.length ? { warnings } : {}),
+      };
+      return successResult(fit(body));
+    },
+  };
+}
