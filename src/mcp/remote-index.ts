@@ -9,7 +9,8 @@
  * pass again). A full pass runs when the copy was never complete, when it is older than
  * `maxAgeMs`, or when asked (`refresh`); between passes the end of the list is read again at
  * most every `catchUpMs`. A find waits for the sync at most `waitMs`, then answers from what is
- * indexed, saying so; the sync goes on behind it.
+ * indexed, saying so; the sync goes on behind it. Contacts in this server's own answers
+ * (createOrUpdateContact, getContacts) are kept at once.
  */
 import type { ApiResponse } from '../service/pipeline.js';
 import type { Backend } from '../service/backend.js';
@@ -28,6 +29,7 @@ export interface ContactMirrorFile {
   state(): MirrorState;
   beginPass(now: string): void;
   restartPass(): void;
+  upsert(rows: MirrorRow[]): void;
   putPage(rows: MirrorRow[], next: { offset: number; lastId: number | null; total: number | null }, now: string): void;
   finishPass(): void;
   find(query: string, botIds: readonly number[] | undefined, limit: number): { hits: Array<Omit<ContactHit, 'accounts'> & { matched: MatchKind }>; total: number };
@@ -133,19 +135,20 @@ class OwnerIndex {
       let rows = page.rows;
       if (st.offset > 0) {
         if (rows[0]?.id === st.last_id) rows = rows.slice(1);
-        else {
-          // The list moved: contacts before the offset were deleted. Step back a page; if even
-          // that starts past the last contact read, read the pass again from the start.
+        else if (st.pass_started_at === null) {
+          // The list moved: contacts before the offset were deleted. Only a full pass drops them.
+          this.mirror.beginPass(this.nowIso());
+          continue;
+        } else {
+          // Moved during a pass: step back a page; if even that starts past the last contact
+          // read, read the pass again from the start.
           from = Math.max(0, st.offset - this.o.pageSize);
           page = await this.page(from);
           rows = page.rows;
           if (from > 0 && !((rows[0]?.id as number) <= (st.last_id ?? 0))) {
-            if (st.pass_started_at === null) this.mirror.beginPass(this.nowIso());
-            else this.mirror.restartPass();
+            this.mirror.restartPass();
             continue;
           }
-          // Deleted contacts stay in the copy until a pass ends: start one if none is under way.
-          if (st.pass_started_at === null) this.mirror.beginPass(this.nowIso());
         }
       }
       const offset = from + page.rows.length;
@@ -268,6 +271,11 @@ export class SyncedContactIndex implements ContactIndex {
     if (refused) throw refused;
     const { hits, total } = oi.mirror.find(query, opts.botIds, opts.limit);
     return { hits, total, index: oi.info() };
+  }
+
+  /** Keep contacts this server's own answers showed (a contact it just created or renamed). */
+  observe(ownerId: number, contacts: Array<Record<string, unknown>>): void {
+    this.owner(ownerId).mirror.upsert(contacts.map(toRow));
   }
 
   /** Bots in the owner's copy, with contacts and messenger. */

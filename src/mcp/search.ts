@@ -84,6 +84,8 @@ export class IndexRefused extends Error {
 /** A contact search index: the owner's contacts that match a query, best first. */
 export interface ContactIndex {
   find(ownerId: number, query: string, opts: FindOptions): Promise<FindResult>;
+  /** Contacts an answer of the API showed (a synced copy keeps them at once). */
+  observe?(ownerId: number, contacts: Array<Record<string, unknown>>): void;
   close?(): Promise<void> | void;
 }
 

@@ -7,6 +7,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** At most this many of each kind are kept. */
 const KEEP = 1000;
 
+/** The contacts in an answer's `data` (a contact, or a list of them), as the API shapes them. */
+export function contactsIn(body: unknown): Array<Record<string, unknown>> {
+  const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
+  const items = Array.isArray(data) ? data : data && typeof data === 'object' ? [data] : [];
+  const isContact = (o: unknown): o is Record<string, unknown> =>
+    !!o && typeof o === 'object' && Number.isSafeInteger((o as Record<string, unknown>).id) &&
+    Number.isSafeInteger((o as Record<string, unknown>).bot_id) && typeof (o as Record<string, unknown>).messenger === 'string' &&
+    typeof (o as Record<string, unknown>).name === 'string';
+  return items.filter(isContact);
+}
+
 export class SeenIds {
   readonly bots = new Set<number>();
   readonly projects = new Set<string>();

@@ -206,7 +206,7 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     const notes = responseWarnings(def.name, res);
     if (!isSuccess(res.status)) return errorResult(res.status, res.body, notes);
     if (LIST_CHANGING_TOOLS.has(def.name)) ws.listsChanged();
-    ws.seen.record(res.body);
+    await ws.noteAnswer(res.body);
     const full = bodyText(res);
     const fit = fitBudget(res.body, full, budgetHint(def));
     const warnings = [...notes, ...fit.warnings];

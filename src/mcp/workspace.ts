@@ -9,7 +9,7 @@ import type { Backend } from '../service/backend.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import type { WorkspaceDirectory } from './directory.js';
 import type { ContactIndex } from './search.js';
-import { SeenIds } from './seen.js';
+import { contactsIn, SeenIds } from './seen.js';
 import { apiErrorResult, errorResult, isSuccess, isUnreachable, responseWarnings, successResult, unreachableResult } from './results.js';
 
 export interface WorkspaceOptions {
@@ -62,6 +62,15 @@ export class Workspace {
     this.directory = opts.directory;
     this.defaultBotId = opts.defaultBotId;
     this.seen = opts.seen ?? new SeenIds();
+  }
+
+  /** Learn from a successful answer: ids for getWorkspace, contacts for a synced search index. */
+  async noteAnswer(body: unknown): Promise<void> {
+    this.seen.record(body);
+    const found = this.contacts?.observe ? contactsIn(body) : [];
+    if (found.length === 0) return;
+    const owner = await this.owner();
+    if (typeof owner === 'number') this.contacts!.observe!(owner, found);
   }
 
   /** The bot a tool uses when bot_id is left out: the configured one, else the owner's only bot. */

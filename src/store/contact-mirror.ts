@@ -111,6 +111,7 @@ type StoredRow = Omit<MirrorRow, 'tags'> & { tags: string };
 export class ContactMirror {
   private readonly s;
   private readonly search: ContactSearch;
+  private readonly upsertRows;
   private readonly put;
   private readonly finish;
 
@@ -151,8 +152,11 @@ export class ContactMirror {
          FROM bots b ORDER BY b.bot_id`,
       ),
     };
-    this.put = db.transaction((rows: MirrorRow[], offset: number, lastId: number | null, total: number | null, now: string) => {
+    this.upsertRows = db.transaction((rows: MirrorRow[]) => {
       for (const r of rows) this.s.upsert.run({ ...r, tags: JSON.stringify(r.tags) });
+    });
+    this.put = db.transaction((rows: MirrorRow[], offset: number, lastId: number | null, total: number | null, now: string) => {
+      this.upsertRows(rows);
       this.s.advance.run(offset, lastId, total, now);
     });
     this.finish = db.transaction(() => {
@@ -178,6 +182,11 @@ export class ContactMirror {
   /** Read the current pass again from the first contact (the list moved under it). */
   restartPass(): void {
     this.s.restartPass.run();
+  }
+
+  /** Keep contacts outside the paging (seen in other answers); the sync state stays. */
+  upsert(rows: MirrorRow[]): void {
+    this.upsertRows.immediate(rows);
   }
 
   /** Keep a page of contacts and where the next page starts, in one transaction. */
