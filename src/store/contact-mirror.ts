@@ -8,6 +8,8 @@
  * A full pass numbers itself (`pass`); every row a page brings is stamped with it, and when the
  * pass ends the rows it never saw (contacts deleted since) are dropped.
  */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { openDb, type Db } from './db.js';
 import { SEARCH_SCHEMA } from './migrations.js';
 import { ContactSearch, type MatchKind } from './search.js';
@@ -167,6 +169,8 @@ export class ContactMirror {
 
   /** Open (creating if needed) an index file. */
   static open(file: string): ContactMirror {
+    // Contacts are personal data: the folder is the server owner's only, as the data folder is.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     return new ContactMirror(openDb(file, MIRROR_MIGRATIONS));
   }
 
