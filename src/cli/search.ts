@@ -35,7 +35,7 @@ export function localSearch(store: Store, backend: Backend): SearchParts {
       await admit(backend);
       const own = store.core.ownerBotIds(ownerId);
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
-      const { hits, total } = store.search.search(query, bots, opts.limit);
+      const { hits, total, capped } = store.search.search(query, bots, opts.limit);
       const ids = hits.map((h) => h.id);
       const rows = new Map(store.contacts.rowsByIds(ids).map((r) => [r.id, r]));
       const tags = store.contacts.tagsByContact(ids);
@@ -59,6 +59,7 @@ export function localSearch(store: Store, backend: Backend): SearchParts {
       return {
         hits: found,
         total,
+        capped,
         index: { source: 'database', contacts: store.contacts.count(bots), as_of: isoTime(), syncing: false, complete: true },
       };
     },

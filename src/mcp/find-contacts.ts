@@ -55,7 +55,8 @@ const ResultSchema = z.object({
     }),
   ),
   meta: z.object({
-    total: z.number().int().describe('Contacts that match in all'),
+    total: z.number().int().describe('Contacts that match in all (counted up to 1000)'),
+    total_capped: z.boolean().optional().describe('true: the count stopped at total; there are more'),
     limit: z.number().int(),
     index: z
       .object({
@@ -156,7 +157,7 @@ export function findContactsTool(ws: Workspace): ToolSpec {
       if (found.index.error) warnings.push(`The last index sync stopped: ${found.index.error}`);
       const body = {
         data: hits.map(compactContact),
-        meta: { total: Math.max(total, hits.length), limit, index: found.index },
+        meta: { total: Math.max(total, hits.length), ...(found.capped ? { total_capped: true } : {}), limit, index: found.index },
         ...(warnings.length ? { warnings } : {}),
       };
       return successResult(fit(body));

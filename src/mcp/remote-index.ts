@@ -32,7 +32,7 @@ export interface ContactMirrorFile {
   upsert(rows: MirrorRow[]): void;
   putPage(rows: MirrorRow[], next: { offset: number; lastId: number | null; total: number | null }, now: string): void;
   finishPass(): void;
-  find(query: string, botIds: readonly number[] | undefined, limit: number): { hits: Array<Omit<ContactHit, 'accounts'> & { matched: MatchKind }>; total: number };
+  find(query: string, botIds: readonly number[] | undefined, limit: number): { hits: Array<Omit<ContactHit, 'accounts'> & { matched: MatchKind }>; total: number; capped: boolean };
   count(): number;
   bots(): Array<{ id: number; contacts: number; messenger: string | null }>;
   close(): void;
@@ -269,8 +269,8 @@ export class SyncedContactIndex implements ContactIndex {
     await oi.ready(opts);
     const refused = oi.refusal();
     if (refused) throw refused;
-    const { hits, total } = oi.mirror.find(query, opts.botIds, opts.limit);
-    return { hits, total, index: oi.info() };
+    const { hits, total, capped } = oi.mirror.find(query, opts.botIds, opts.limit);
+    return { hits, total, capped, index: oi.info() };
   }
 
   /** Keep contacts this server's own answers showed (a contact it just created or renamed). */

@@ -68,6 +68,8 @@ export interface FindOptions {
 export interface FindResult {
   hits: ContactHit[];
   total: number;
+  /** The count stopped early: there are at least `total`. */
+  capped?: boolean;
   index: IndexInfo;
 }
 

@@ -204,9 +204,9 @@ export class ContactMirror {
   }
 
   /** Contacts of `botIds` (undefined: every bot in the copy) that match `query`, best first. */
-  find(query: string, botIds: readonly number[] | undefined, limit: number): { hits: MirrorHit[]; total: number } {
+  find(query: string, botIds: readonly number[] | undefined, limit: number): { hits: MirrorHit[]; total: number; capped: boolean } {
     const bots = botIds ?? this.bots().map((b) => b.id);
-    const { hits, total } = this.search.search(query, bots, limit);
+    const { hits, total, capped } = this.search.search(query, bots, limit);
     const rows = new Map(this.s.rows.all(JSON.stringify(hits.map((h) => h.id))).map((r) => [r.id, r]));
     return {
       hits: hits.map((h) => {
@@ -214,6 +214,7 @@ export class ContactMirror {
         return { ...r, tags: JSON.parse(r.tags) as string[], matched: h.matched };
       }),
       total,
+      capped,
     };
   }
 

@@ -55,6 +55,8 @@ export interface ParsedQuery {
   username?: string;
   /** Folded words for the name index (letters and digits only). */
   words: string[];
+  /** Written as an identifier (an email, a @username, a number): words are searched only when it finds nobody. */
+  identifier: boolean;
 }
 
 /** Shortest phone suffix that is searched as a phone (shorter digit runs are ids only). */
@@ -63,7 +65,7 @@ export const MIN_PHONE_DIGITS = 7;
 /** Read a query: which identifier it could be, and its words. */
 export function parseQuery(query: string): ParsedQuery {
   const text = query.trim();
-  const out: ParsedQuery = { text, words: [] };
+  const out: ParsedQuery = { text, words: [], identifier: false };
   if (/^\+?[\d\s().\-\u2012-\u2015]+$/.test(text)) {
     const digits = text.replace(/\D/g, '');
     if (digits.length > 0) out.digits = digits;
@@ -71,23 +73,31 @@ export function parseQuery(query: string): ParsedQuery {
   }
   if (/^[^\s@]+@[^\s@]+$/.test(text)) out.email = asciiLower(text);
   else if (/^@?[\p{L}\p{N}_.\-]+$/u.test(text)) out.username = asciiLower(text.replace(/^@/, ''));
+  out.identifier = out.digits !== undefined || out.email !== undefined || text.startsWith('@');
   if (/\p{L}/u.test(text)) {
     out.words = (foldText(out.email ? text.slice(0, text.indexOf('@')) : text).match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, 16);
   }
   return out;
 }
 
-/** A word as an FTS5 string ("quoted", quotes doubled), as a prefix when it is 2+ characters. */
+/**
+ * A word as an FTS5 string ("quoted", quotes doubled), as a prefix when it is 2+ characters and
+ * not a number (a number's prefix would stand for thousands of ids).
+ */
 function ftsWord(word: string, prefix: boolean): string {
   const quoted = `"${word.replace(/"/g, '""')}"`;
-  return prefix && [...word].length >= 2 ? `${quoted}*` : quoted;
+  return prefix && [...word].length >= 2 && !/^\d+$/.test(word) ? `${quoted}*` : quoted;
 }
 
+/** How a query's words are matched: whole words in the name, whole words anywhere, prefixes anywhere. */
+export type WordMatch = 'name' | 'words' | 'prefixes';
+
 /**
- * The FTS5 expression for a query's words within these bots: every word must match, in the name
- * or a handle; whole words only, or (with `prefix`) each word as a prefix.
+ * The FTS5 expression for a query's words within these bots: every word must match, in the
+ * name (`name`) or in the name or a handle; as whole words, or (`prefixes`) each word as a prefix.
  */
-export function ftsExpression(words: readonly string[], botIds: readonly number[], prefix: boolean): string {
-  const terms = words.map((w) => ftsWord(w, prefix)).join(' ');
-  return `{name handles} : (${terms}) AND bot : (${botIds.map((b) => `b${b}`).join(' OR ')})`;
+export function ftsExpression(words: readonly string[], botIds: readonly number[], match: WordMatch): string {
+  const terms = words.map((w) => ftsWord(w, match === 'prefixes')).join(' ');
+  const columns = match === 'name' ? 'name' : '{name handles}';
+  return `${columns} : (${terms}) AND bot : (${botIds.map((b) => `b${b}`).join(' OR ')})`;
 }

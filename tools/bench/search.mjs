@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+// findContacts' local search at scale: seeds N contacts (default 1 000 000) with realistic
+// names (Latin, Cyrillic and Greek first names; surnames from syllables, so each full name
+// repeats ~100 times at 1 M), phones, emails, usernames and messenger ids, into one bot of a
+// temp database, through the same triggers that keep the index on every write; then times the
+// search the MCP server runs (`localSearch`: the pipeline's getMe, the index, rows, tags and
+// accounts) for a mix of query kinds. Reports p50 and p99 per kind and overall.
+//
+//   npm run build && node tools/bench/search.mjs [--count 1000000] [--rounds 300] [--db FILE] [--keep] [--migration]
+//
+// --migration also times building the index for contacts already there (migration 6, as an
+// existing database gets it): the index is dropped, the schema set back to 5, the file reopened.
+// With --db FILE an existing file seeded by an earlier run (with --keep) is searched again
+// without seeding. Prints a table, then a `BENCH_JSON {...}` line.
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { tempDir } from './lib.mjs';
+import { localSearch } from '../../dist/cli/search.js';
+import { LocalBackend } from '../../dist/service/backend.js';
+import { Service } from '../../dist/service/pipeline.js';
+import { deriveSecrets } from '../../dist/service/secrets.js';
+import { Store } from '../../dist/store/index.js';
+import { hashKey } from '../../dist/store/keys.js';
+
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '1000000' },
+    rounds: { type: 'string', default: '300' },
+    db: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    migration: { type: 'boolean', default: false },
+  },
+});
+const count = Number(values.count);
+const rounds = Number(values.rounds);
+const dir = values.db ? undefined : tempDir();
+const file = values.db ?? join(dir, 'search.db');
+const reuse = values.db !== undefined && existsSync(values.db);
+
+const FIRST = [
+  'Anna', 'Maria', 'John', 'Sean', 'Seán', 'Zoë', 'Émile', 'Lucas', 'Sofia', 'Liam', 'Olivia', 'Noah', 'Emma', 'Mateo',
+  'Анна', 'Мария', 'Иван', 'Пётр', 'Фёдор', 'Ольга', 'Елена', 'Дмитрий', 'Алексей', 'Наталья', 'Сергей', 'Татьяна',
+  'Γιώργος', 'Μαρία', 'Ζωή', 'Νίκος',
+];
+const LATIN = ['ka', 're', 'ni', 'no', 'va', 'mi', 'lo', 'ter', 'son', 'ber', 'gal', 'dor', 'fin', 'ros', 'tal', 'wen', 'ham', 'vik', 'sel', 'mar'];
+const CYRILLIC = ['ка', 'ре', 'ни', 'но', 'ва', 'ми', 'ло', 'тер', 'сон', 'бер', 'гал', 'дор', 'фин', 'рос', 'тал', 'вен', 'хам', 'вик', 'сел', 'мар'];
+const cap = (s) => s[0].toUpperCase() + s.slice(1);
+/** About 16 000 surnames: two or three syllables, Latin or Cyrillic. */
+function surname(i) {
+  const syl = i % 2 ? LATIN : CYRILLIC;
+  const n = syl.length;
+  const a = syl[i % n];
+  const b = syl[Math.floor(i / n) % n];
+  const c = (i >> 3) % 3 === 0 ? syl[Math.floor(i / (n * n)) % n] : '';
+  return cap(a + b + c) + (syl === CYRILLIC ? 'ова' : 'son');
+}
+
+function seed() {
+  const store = Store.open(file);
+  const db = store.db;
+  db.pragma('synchronous = OFF');
+  const now = new Date().toISOString();
+  db.prepare(`INSERT INTO owners (id, name, email, plan, key_hash, created_at) VALUES (1, 'Bench owner', 'bench@example.com', 'pro', ?, ?)`).run(hashKey('bench-key'), now);
+  db.prepare(`INSERT INTO projects (uuid, owner_id, name, created_at) VALUES ('00000000-0000-4000-8000-000000000001', 1, 'Bench', ?)`).run(now);
+  db.prepare(`INSERT INTO bots (id, project_uuid, name, created_at) VALUES (900, '00000000-0000-4000-8000-000000000001', 'Bench bot', ?)`).run(now);
+  const ins = db.prepare(
+    `INSERT INTO contacts (id, bot_id, messenger, name, phone, email, telegram_id, telegram_username, created_at, created_ts)
+     VALUES (?, 900, 'telegram', ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const acc = db.prepare(`INSERT INTO contact_accounts (contact_id, currency, amount, created_at, updated_at) VALUES (?, 'USD', ?, ?, ?)`);
+  const t0 = Math.floor(Date.now() / 1000) - count;
+  const batch = db.transaction((from, to) => {
+    for (let i = from; i < to; i++) {
+      const id = i + 1;
+      const first = FIRST[(i * 7) % FIRST.length];
+      const last = surname(Math.floor(i / 3) % 16_000);
+      ins.run(
+        id,
+        `${first} ${last}`,
+        i % 3 === 0 ? null : String(79_000_000_000 + ((i * 7919) % 999_999_999)),
+        i % 4 === 0 ? null : `${last.toLowerCase()}.${id}@example.com`,
+        String(5_000_000_000 + i),
+        i % 2 ? `user_${id}` : null,
+        new Date((t0 + i) * 1000).toISOString(),
+        t0 + i,
+      );
+      if (i % 10 === 0) acc.run(id, i % 5000, now, now);
+    }
+  });
+  const started = performance.now();
+  for (let from = 0; from < count; from += 50_000) {
+    batch.immediate(from, Math.min(from + 50_000, count));
+    process.stderr.write(`\rseeded ${Math.min(from + 50_000, count)} of ${count}`);
+  }
+  process.stderr.write('\n');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  store.close();
+  return (performance.now() - started) / 1000;
+}
+
+const seedSeconds = reuse ? null : seed();
+
+/** Seconds migration 6 takes to build the index of every contact in the file. */
+function timeMigration() {
+  const old = Store.open(file);
+  old.db.exec(`
+    DROP TRIGGER contact_search_insert; DROP TRIGGER contact_search_update; DROP TRIGGER contact_search_delete;
+    DROP VIEW contact_words_source; DROP VIEW contact_search_key_source;
+    DROP TABLE contact_words; DROP TABLE contact_search_keys;
+    PRAGMA user_version = 5;`);
+  old.close();
+  const started = performance.now();
+  Store.open(file).close();
+  return (performance.now() - started) / 1000;
+}
+const migrationSeconds = values.migration ? timeMigration() : null;
+const store = Store.open(file);
+const service = new Service(store, { rateLimit: 0, secrets: deriveSecrets(Buffer.alloc(32, 7)) });
+const backend = new LocalBackend(service, { apiKey: 'bench-key' });
+const { contacts } = localSearch(store, backend);
+const listed = store.contacts.count([900]);
+
+// Queries of each kind, drawn from the seeded rows so that each has its answer.
+const row = (id) => store.db.prepare('SELECT * FROM contacts WHERE id = ?').get(id);
+const pick = (k) => row(1 + ((k * 104_729) % listed));
+const withPhone = (k) => {
+  for (let j = k; ; j++) if (pick(j).phone) return pick(j);
+};
+const withEmail = (k) => {
+  for (let j = k; ; j++) if (pick(j).email) return pick(j);
+};
+const withUser = (k) => {
+  for (let j = k; ; j++) if (pick(j).telegram_username) return pick(j);
+};
+const fmt = (p) => `+${p[0]} (${p.slice(1, 4)}) ${p.slice(4, 7)}-${p.slice(7, 9)}-${p.slice(9)}`;
+const KINDS = {
+  'full name': (k) => pick(k).name,
+  'surname, lower case': (k) => pick(k).name.split(' ')[1].toLowerCase(),
+  'prefix of 3': (k) => pick(k).name.split(' ')[1].slice(0, 3),
+  'common first name': (k) => FIRST[k % FIRST.length],
+  'phone, formatted': (k) => fmt(withPhone(k).phone),
+  'phone, last 7 digits': (k) => withPhone(k).phone.slice(-7),
+  email: (k) => withEmail(k).email,
+  '@username': (k) => `@${withUser(k).telegram_username}`,
+  'telegram id': (k) => pick(k).telegram_id,
+  'contact id': (k) => String(pick(k).id),
+  'no match': (k) => `Qwxz${k}`,
+};
+
+const q = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const all = [];
+const byKind = {};
+for (const [kind, make] of Object.entries(KINDS)) {
+  const queries = Array.from({ length: rounds }, (_, k) => make(k + 1));
+  for (const query of queries.slice(0, 20)) await contacts.find(1, query, { limit: 10 }); // warm-up
+  const lat = [];
+  let hits = 0;
+  for (const query of queries) {
+    const t = performance.now();
+    const r = await contacts.find(1, query, { limit: 10 });
+    lat.push(performance.now() - t);
+    if (r.hits.length > 0) hits++;
+  }
+  all.push(...lat);
+  lat.sort((a, b) => a - b);
+  byKind[kind] = { p50: q(lat, 0.5), p99: q(lat, 0.99), found: hits / queries.length };
+}
+all.sort((a, b) => a - b);
+const overall = { p50: q(all, 0.5), p99: q(all, 0.99) };
+
+const f2 = (n) => n.toFixed(2);
+console.log(`findContacts local search over ${listed.toLocaleString('en')} contacts in one bot (${rounds} queries per kind, limit 10)`);
+if (seedSeconds !== null) console.log(`seeded in ${seedSeconds.toFixed(0)} s, index kept by the triggers of every insert`);
+if (migrationSeconds !== null) console.log(`migration 6 built the index of the existing contacts in ${migrationSeconds.toFixed(0)} s`);
+console.log('\n| query | p50 ms | p99 ms | found |\n|---|---|---|---|');
+for (const [kind, r] of Object.entries(byKind)) console.log(`| ${kind} | ${f2(r.p50)} | ${f2(r.p99)} | ${Math.round(r.found * 100)} % |`);
+console.log(`| **all** | **${f2(overall.p50)}** | **${f2(overall.p99)}** | |`);
+console.log(`BENCH_JSON ${JSON.stringify({ contacts: listed, rounds, seed_s: seedSeconds, migration_s: migrationSeconds, overall, kinds: byKind })}`);
+
+await backend.close();
+if (dir && !values.keep) rmSync(dir, { recursive: true, force: true });
+else console.error(`kept ${file}`);
