@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A short MCP session a newcomer can watch: a real MCP client drives the built CLI over stdio
-// on a fresh temp database (seeded with one bot and three contacts) and prints every step.
+// on a fresh temp database (seeded with one bot and three contacts) and prints every step. It
+// opens with what people ask a model for: "what is Anna's balance? top her up" in two tool calls.
 // Usage: npm run build && npm run demo
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,10 +23,11 @@ writeFileSync(
     projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'Coffee shop' }],
     bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Coffee bot' }],
     contacts: [
-      { id: 100, bot_id: 10, messenger: 'telegram', name: 'Ann', telegram_id: '5001', tags: ['regular'] },
+      { id: 100, bot_id: 10, messenger: 'telegram', name: 'Anna Lee', telegram_id: '5001', telegram_username: 'annalee', phone: '+447700900123', tags: ['regular'] },
       { id: 101, bot_id: 10, messenger: 'telegram', name: 'Ben', telegram_id: '5002' },
       { id: 102, bot_id: 10, messenger: 'vk', name: 'Cid', vk_user_id: 7003 },
     ],
+    accounts: [{ id: 500, contact_id: 100, currency: 'USD', amount: 1250 }],
   }),
 );
 execFileSync(process.execPath, [CLI, 'seed', fixture, '--db', db], { stdio: 'ignore' });
@@ -53,6 +55,20 @@ try {
   const { tools } = await client.listTools();
   console.log(`   ${tools.length} tools: ${tools.map((t) => t.name).join(', ')}`);
 
+  step('"What is Anna\'s balance? Top her up by 10 USD": two tool calls');
+  const found = await call('findContacts', { query: 'anna' });
+  const anna = found.data[0];
+  show({ id: anna.id, name: anna.name, usernames: anna.usernames, phone: anna.phone, accounts: anna.accounts, index: found.meta.index.source });
+  const usd = anna.accounts.find((a) => a.currency === 'USD');
+  console.log(`   Anna's balance: ${(usd.amount / 100).toFixed(2)} USD (account ${usd.id})`);
+  const credited = await call('addFundsToContactAccount', { account_id: usd.id, amount: 1000, description: 'Top-up asked in chat', idempotency_key: 'demo-anna-1' });
+  console.log(`   new balance: ${credited.data.amount_note}`);
+  console.log('   (findContacts also takes a phone in any format, "+44 7700 900123", its last 7 digits, or "@annalee")');
+
+  step('Where to start: getWorkspace gives the ids other tools need');
+  const ws = await call('getWorkspace', {});
+  show({ owner: ws.owner, projects: ws.projects, bots: ws.bots, default_bot_id: ws.default_bot_id });
+
   step('Create a list for orders');
   const list = await call('createListSchema', {
     name: 'Orders',
@@ -66,8 +82,8 @@ try {
   const { resources } = await client.listResources();
   console.log(`   resources/list: ${resources.map((r) => r.uri).join(', ')}`);
 
-  step("Open a USD account for Ann (contact 100)");
-  const account = await call('addContactAccount', { contact_id: 100, currency: 'USD' });
+  step('Open a USD account for Ben (contact 101)');
+  const account = await call('addContactAccount', { contact_id: 101, currency: 'USD' });
   show(account.data);
 
   step('Top up 15.00 USD (1500 minor units), with an idempotency key');

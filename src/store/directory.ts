@@ -15,8 +15,8 @@ export interface ProjectView {
 export interface BotView {
   id: number;
   name: string;
-  project_uuid: string;
   messenger: string | null;
+  project_uuid: string;
   contacts: number;
 }
 
@@ -31,9 +31,10 @@ export class DirectoryStore {
            WHERE m.owner_id = ? AND p.owner_id <> m.owner_id`,
       ),
       bots: db.prepare<[number], BotView>(
-        `SELECT b.id, b.name, b.project_uuid,
+        `SELECT b.id, b.name,
            (SELECT messenger FROM contacts INDEXED BY contacts_listed
               WHERE bot_id = b.id AND preview = 0 AND deleted_at IS NULL ORDER BY id LIMIT 1) AS messenger,
+           b.project_uuid,
            (SELECT coalesce(sum(n), 0) FROM contact_blocks WHERE bot_id = b.id) AS contacts
          FROM bots b JOIN projects p ON p.uuid = b.project_uuid
          WHERE p.owner_id = ? AND b.deleted_at IS NULL ORDER BY b.id`,
