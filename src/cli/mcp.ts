@@ -34,6 +34,8 @@ export interface BackendSetup extends SearchParts {
 /** What the user told getWorkspace and the default bot: `--bot`, `--project` or their env. */
 interface Configured {
   botId?: number;
+  /** Where botId came from, for messages. */
+  botSource?: string;
   projectUuid?: string;
 }
 
@@ -73,7 +75,7 @@ function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Co
     const bot = store.core.bot(configured.botId);
     if (!bot || bot.deleted_at || (opened.owner !== undefined && bot.owner_id !== opened.owner.id)) {
       store.close();
-      throw new StartError(`--bot ${configured.botId} is not a bot of ${opened.owner ? `owner ${opened.owner.id}` : 'this owner'}: getWorkspace lists the bots`);
+      throw new StartError(`${configured.botSource} ${configured.botId} is not a bot of ${opened.owner ? `owner ${opened.owner.id}` : 'this owner'}: getWorkspace lists the bots`);
     }
   }
   const backend = new LocalBackend(opened.service, opened.identity);
@@ -186,6 +188,7 @@ export async function runMcp(args: string[]): Promise<void> {
 
   const configured: Configured = {
     botId: intFlag(values.bot ?? (process.env.WORKSPACE_BOT_ID || undefined), 'bot', 1, Number.MAX_SAFE_INTEGER, 'the default bot; also WORKSPACE_BOT_ID'),
+    botSource: values.bot !== undefined ? '--bot' : 'WORKSPACE_BOT_ID',
     projectUuid: (values.project as string | undefined) ?? (process.env.WORKSPACE_PROJECT_UUID || undefined),
   };
   if (configured.projectUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(configured.projectUuid))
