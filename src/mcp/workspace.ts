@@ -1,7 +1,9 @@
 /**
  * What every MCP session of one process shares: the backend, the idempotency keys, the folder
- * exports are written to, and who hears that the set of lists changed. The MCP layer knows the
- * backend only through its interface, so the local service and a remote API look the same here.
+ * exports are written to, who hears that the set of lists changed, the contact search and the
+ * workspace directory the CLI passed in, the default bot and the ids seen in answers. The MCP
+ * layer knows the backend only through its interface, so the local service and a remote API
+ * look the same here.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fail } from '../api/errors.js';
