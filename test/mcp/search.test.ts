@@ -193,6 +193,17 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
     expect(ids(await find(world, { query: 'Ann' }))).toEqual([]);
   });
 
+  test('right after a bot is deleted (admin delete-bot): none of its contacts', async () => {
+    const f = mcpFixture();
+    const second = { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Second' };
+    const gone = { id: 110, bot_id: 11, messenger: 'vk', name: 'Ann Gone', vk_user_id: 4 };
+    world = await startMcp({ sync: SYNC, defaultBotId: 10, fixture: { ...f, bots: [...(f.bots as unknown[]), second], contacts: [...(f.contacts as unknown[]), gone] } });
+    expect(ids(await find(world, { query: 'Ann', bot_id: 11 }))).toEqual([110]);
+    world.store.core.deleteBot(11);
+    expect(ids(await find(world, { query: 'Ann', bot_id: 11 }))).toEqual([]);
+    expect(ids(await find(world, { query: 'Ann', bot_id: 10 }))).toEqual([100]);
+  });
+
   test('right after a seed adds contacts', async () => {
     world = await startMcp({ sync: SYNC });
     const { loadFixture } = await import('../../src/store/seed.js');
