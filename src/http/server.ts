@@ -50,15 +50,17 @@ export function wantsJson(accept: string | undefined, requestedWith: string | un
   return requestedWith === 'XMLHttpRequest' && anyType;
 }
 
-class TooLarge extends Error {}
+/** A body past the limit; the caller answers 413. */
+export class TooLarge extends Error {}
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The whole body of `req`, refused with TooLarge past `maxBytes`. */
+export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > maxBytes) {
         reject(new TooLarge());
         req.resume();
         return;
@@ -70,12 +72,23 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/** Refuses malformed UTF-8 instead of replacing it; keeps a BOM, which JSON.parse refuses as PHP does. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 async function parseBody(contentType: string, raw: Buffer): Promise<{ input: Record<string, unknown>; note?: string }> {
   if (raw.length === 0) return { input: {} };
   const type = contentType.toLowerCase();
   if (type.includes('json')) {
+    let text: string;
     try {
-      const v: unknown = JSON.parse(raw.toString('utf8'));
+      text = STRICT_UTF8.decode(raw);
+    } catch {
+      // PHP's json_decode refuses malformed UTF-8, so Laravel sees no input at all; reading
+      // the bytes with replacement characters would let a call through the real service refuses.
+      return { input: {}, note: 'The request body is not valid UTF-8.' };
+    }
+    try {
+      const v: unknown = JSON.parse(text);
       if (v && typeof v === 'object' && !Array.isArray(v)) return { input: v as Record<string, unknown> };
       return { input: {}, note: 'The request body must be a JSON object.' };
     } catch {

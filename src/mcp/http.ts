@@ -6,7 +6,10 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { readBody, TooLarge } from '../http/server.js';
 import { log } from '../service/log.js';
 import { createMcpServer } from './server.js';
 import type { ToolSpec } from './tools.js';
@@ -37,9 +40,43 @@ function hostnameOf(hostHeader: string): string {
   return hostHeader.replace(/:\d+$/, '');
 }
 
-function deny(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function deny(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** Refuses malformed UTF-8 instead of replacing it (the transport's own reader replaces it). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A JSON POST body, read and parsed here and handed to the transport already parsed: the
+ * transport's own reader turns malformed UTF-8 into replacement characters, so a tool call
+ * whose bytes no JSON decoder should accept would go through. Answers the refusal itself and
+ * resolves `undefined` when the body is refused; other requests resolve `{ body: undefined }`.
+ */
+async function readJsonRpcBody(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | undefined> {
+  if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'])) return { body: undefined };
+  let raw: Buffer;
+  try {
+    raw = await readBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
+  } catch (e) {
+    if (!(e instanceof TooLarge)) throw e;
+    deny(res, 413, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE), { Connection: 'close' });
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(raw);
+  } catch {
+    deny(res, 400, 'Parse error: the body is not valid UTF-8', {}, -32700);
+    return undefined;
+  }
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    deny(res, 400, 'Parse error: Invalid JSON', {}, -32700);
+    return undefined;
+  }
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -88,12 +125,14 @@ export async function serveMcpHttp(ws: Workspace, tools: ToolSpec[], opts: HttpO
     if (opts.token !== undefined && !tokenMatches(req.headers.authorization, opts.token)) {
       return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
     }
+    const parsed = await readJsonRpcBody(req, res);
+    if (!parsed) return;
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
       const transport = sessions.get(id);
       if (!transport) return deny(res, 404, 'Session not found; initialize a new session');
-      return transport.handleRequest(req, res);
+      return transport.handleRequest(req, res, parsed.body);
     }
     if (req.method !== 'POST') return deny(res, 400, 'Bad Request: no session; send initialize first', { Allow: 'POST' });
     const transport = new StreamableHTTPServerTransport({
@@ -108,7 +147,7 @@ export async function serveMcpHttp(ws: Workspace, tools: ToolSpec[], opts: HttpO
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, parsed.body);
   }
 
   const server = createServer((req, res) => {

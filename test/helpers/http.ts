@@ -14,8 +14,8 @@ export interface CallOptions {
   /** Send params as multipart form data (POST); keys are sent as given (`fields[0][name]`). */
   multipart?: boolean;
   headers?: Record<string, string>;
-  /** Raw body text (overrides params for POST). */
-  rawBody?: string;
+  /** Raw body, text or bytes (overrides params for POST). */
+  rawBody?: string | Uint8Array;
   /** Raw query string (overrides params for GET). */
   rawQuery?: string;
 }
@@ -34,7 +34,7 @@ export async function callApi(baseUrl: string, method: string, params: Record<st
   const key = o.key === undefined ? 'alice-key' : o.key;
   if (key !== null) headers.Authorization = `Bearer ${key}`;
   let url = `${baseUrl}/${method}`;
-  let body: string | FormData | undefined;
+  let body: string | Uint8Array | FormData | undefined;
   if (verb === 'GET' || verb === 'HEAD') {
     const q = o.rawQuery ?? qs.stringify(params, { encodeValuesOnly: true });
     if (q) url += `?${q}`;

@@ -174,6 +174,21 @@ describe('Conventions', () => {
     expect(r.body.message).toMatch(/not valid JSON/);
   });
 
+  it('a JSON body that is not valid UTF-8 carries no input, as PHP cannot decode it: 422, no money moves', async () => {
+    const balance = async () => (await w.call('getContactAccounts', { contact_id: 100 })).body.data[0].amount as number;
+    const before = await balance();
+    const body = Buffer.concat([Buffer.from('{"account_id":500,"amount":5,"description":"x","zz":"'), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('"}')]);
+    const r = await w.call('addFundsToContactAccount', {}, { rawBody: body });
+    expect(r.status).toBe(422);
+    expect(r.body.errors.account_id).toEqual(['The account id field is required.']);
+    expect(r.body.message).toMatch(/not valid UTF-8/);
+    expect(await balance()).toBe(before);
+    // The same call in valid UTF-8 goes through: the bytes, not the call, are refused.
+    const ok = await w.call('addFundsToContactAccount', {}, { rawBody: '{"account_id":500,"amount":5,"description":"x","zz":"\u00ff"}' });
+    expect(ok.status).toBe(200);
+    expect(await balance()).toBe(before + 5);
+  });
+
   it('input nested deeper than PHP decodes (512) counts as empty input: 422, not a 500', async () => {
     const deep = `{"account_id":500,"amount":5,"description":"x","pad":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
     const r = await w.call('addFundsToContactAccount', {}, { rawBody: deep });

@@ -98,16 +98,22 @@ describe('Streamable HTTP', () => {
     return started;
   }
 
-  function raw(url: string, headers: Record<string, string>): Promise<number> {
+  /** POST `body` as a JSON-RPC client would, bytes as they are; resolves the status and the answer's text. */
+  function post(url: string, headers: Record<string, string>, body: string | Uint8Array): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
-      const body = JSON.stringify({ ...INITIALIZE, id: 1 });
       const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
       });
       req.on('error', reject);
       req.end(body);
     });
+  }
+
+  /** The status of an initialize request sent with `headers`. */
+  async function raw(url: string, headers: Record<string, string>): Promise<number> {
+    return (await post(url, headers, JSON.stringify({ ...INITIALIZE, id: 1 }))).status;
   }
 
   test('the SDK client at http://127.0.0.1:N/mcp: tools succeed and fail as over stdio', async () => {
@@ -124,6 +130,30 @@ describe('Streamable HTTP', () => {
     const exp = (await client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, { onprogress: (p) => progress.push(p.progress) })) as CallToolResult;
     expect((exp.structuredContent as any).count).toBe(3);
     expect(progress).toEqual([3]);
+  });
+
+  test('a tool call whose body is not valid UTF-8 is a JSON-RPC parse error and moves no money', async () => {
+    const { url } = await startHttp([]);
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    const balance = async () => ((await client.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } })) as any).structuredContent.data[0].amount as number;
+    const before = await balance();
+    const call = (description: Buffer) =>
+      post(url, { 'Mcp-Session-Id': transport.sessionId! }, Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"addFundsToContactAccount","arguments":{"account_id":500,"amount":5,"description":"'),
+        description,
+        Buffer.from('"}}}'),
+      ]));
+    const bad = await call(Buffer.from([0x78, 0xff, 0xfe, 0xc0]));
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.text).error).toMatchObject({ code: -32700, message: expect.stringMatching(/UTF-8/) });
+    expect(await balance()).toBe(before);
+    // The same call in valid UTF-8 goes through the same parser: the bytes are what is refused.
+    const ok = await call(Buffer.from('x\u00ff'));
+    expect(ok.status).toBe(200);
+    expect(await balance()).toBe(before + 5);
   });
 
   test('Host and Origin are checked: another name or a foreign page is refused with 403', async () => {
