@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { toJsonText } from '../api/ordered.js';
+import { OrderedMap, toJsonText } from '../api/ordered.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 import { isSuccess } from './results.js';
@@ -57,8 +57,15 @@ async function listPage(ws: Workspace, page: number): Promise<Page> {
   return res.body as Page;
 }
 
+/** How many fields a schema has: the built-in service keeps them in an OrderedMap (whose own keys are not the fields), a remote one sends an object, or `[]` for none. */
+function fieldCount(fields: ListSchemaLike['fields']): number {
+  if (fields instanceof OrderedMap) return fields.size;
+  if (Array.isArray(fields)) return fields.length;
+  return fields ? Object.keys(fields).length : 0;
+}
+
 function describe(s: ListSchemaLike): Resource {
-  const fields = s.fields && !Array.isArray(s.fields) ? Object.keys(s.fields).length : 0;
+  const fields = fieldCount(s.fields);
   const where = s.bot_id != null ? `bot ${s.bot_id}` : `project ${s.project ?? '?'}`;
   return {
     uri: LIST_URI_PREFIX + encodeURIComponent(s.id),

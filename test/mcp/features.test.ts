@@ -134,8 +134,9 @@ describe('exportContacts', () => {
 });
 
 describe('resources', () => {
-  async function createList(w: McpWorld, name: string): Promise<string> {
-    const r = await w.call('createListSchema', { name, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] });
+  async function createList(w: McpWorld, name: string, slugs = ['a']): Promise<string> {
+    const fields = slugs.map((slug) => ({ name: slug.toUpperCase(), slug, type: 'string' }));
+    const r = await w.call('createListSchema', { name, bot_id: 10, fields });
     return (r.structuredContent as any).data.id;
   }
 
@@ -151,6 +152,18 @@ describe('resources', () => {
     const schema = (await world.call('getListSchema', { schema_id: id })).structuredContent as any;
     expect(read.contents[0]).toMatchObject({ uri: `workspace://lists/${id}`, mimeType: 'application/json' });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual(schema.data);
+  });
+
+  test('each list is described with its own field count', async () => {
+    const world = await startMcp();
+    const three = await createList(world, 'Orders', ['sku', 'qty', 'note']);
+    const one = await createList(world, 'Stock');
+    const { resources } = await world.client.listResources();
+    const lists = resources.filter((r) => r.uri.startsWith('workspace://lists/'));
+    expect(lists.map((r) => r.description)).toEqual([
+      `List ${three} in bot 10, 3 fields`,
+      `List ${one} in bot 10, 1 field`,
+    ]);
   });
 
   test('resources/list pages with a cursor (50 lists a page)', async () => {
