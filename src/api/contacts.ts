@@ -69,7 +69,7 @@ export const getContacts = defineMethod({
   name: 'getContacts',
   verbs: ['GET', 'POST'],
   status: 200,
-  title: 'Export contacts',
+  title: 'List contacts',
   description:
     "Lists contacts (people who wrote to a bot) of the key holder's bots, sorted by ascending id, each with phone, email, messenger ids, utm, tags and variables. " +
     'Two paging modes. Page paging (default): count 1-500 per page (default 20) and page from 1; the answer has data, links and meta (total, last_page). ' +

@@ -68,6 +68,10 @@ describe('tools/list', () => {
         expect(Object.keys(t.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(Object.keys(def.params)));
       }
     }
+    // Titles tell tools apart: getContacts, a page of contacts, was once titled as an export.
+    const titles = tools.map((t) => t.title);
+    expect(new Set(titles).size).toBe(titles.length);
+    expect(tools.filter((t) => /export/i.test(t.title ?? '')).map((t) => t.name)).toEqual(['exportContacts']);
   });
 
   test('the money tools take an optional idempotency_key; no other tool does', async () => {
