@@ -14,8 +14,7 @@
  * (`--times descending` seeds a bot whose contacts are not in time order: the slow date path).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -23,6 +22,7 @@ import { listen } from '../../dist/http/server.js';
 import { Service } from '../../dist/service/pipeline.js';
 import { deriveSecrets } from '../../dist/service/secrets.js';
 import { Store } from '../../dist/store/index.js';
+import { tempDir } from './lib.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -38,12 +38,8 @@ const { values } = parseArgs({
 });
 const runs = Number(values.runs);
 const botId = Number(values.bot);
-let tempDir;
 let dbFile = values.db;
-if (!dbFile) {
-  tempDir = mkdtempSync(join(tmpdir(), 'workspace-bench-'));
-  dbFile = join(tempDir, 'contacts.db');
-}
+if (!dbFile) dbFile = join(tempDir('workspace-bench-contacts-'), 'contacts.db');
 if (!existsSync(dbFile)) {
   const t = performance.now();
   const out = execFileSync(
@@ -172,5 +168,4 @@ try {
 } finally {
   await new Promise((r) => server.close(() => r()));
   store.close();
-  if (tempDir) rmSync(tempDir, { recursive: true, force: true });
 }

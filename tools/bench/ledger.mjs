@@ -5,7 +5,6 @@
 // Each way debits its own account; at the end every account's journal must sum to its balance.
 // Usage: npm run build && node tools/bench/ledger.mjs [rounds] [debits-per-round] [http-concurrency]
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmt, load, median, ROOT, tempDir } from './lib.mjs';
 
@@ -150,4 +149,3 @@ server.close();
 server.closeAllConnections();
 raw.close();
 store.close();
-rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // Shared bench helpers: spawn servers, drive fixed-concurrency HTTP load with undici, summarize.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,9 +9,30 @@ import { Pool } from 'undici';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
-export function tempDir() {
-  return mkdtempSync(join(tmpdir(), 'workspace-mcp-bench-'));
+const tempDirs = [];
+function removeTempDirs() {
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
 }
+
+/**
+ * A temp folder removed when this process ends, however it ends short of SIGKILL: at exit, on
+ * an uncaught error, and on Ctrl-C or SIGTERM, which would otherwise skip the 'exit' handlers.
+ */
+export function tempDir(prefix = 'workspace-mcp-bench-') {
+  if (tempDirs.length === 0) {
+    process.once('exit', removeTempDirs);
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
+  }
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+/** Servers still running when this process ends are stopped with it, not left orphaned. */
+const servers = new Set();
+process.once('exit', () => {
+  for (const p of servers) p.kill('SIGKILL');
+});
 
 /**
  * Spawn a node script that prints its base URL on stdout; resolves {proc, baseUrl}.
@@ -20,6 +41,8 @@ export function tempDir() {
  */
 export function spawnServer(args, { stderr = 'inherit', env = {}, cwd, onSpawn } = {}) {
   const proc = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', stderr], env: { ...process.env, ...env } });
+  servers.add(proc);
+  proc.once('exit', () => servers.delete(proc));
   onSpawn?.(proc);
   return new Promise((resolve, reject) => {
     let out = '';

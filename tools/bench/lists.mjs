@@ -8,8 +8,6 @@
  *
  *   npm run build && node tools/bench/lists.mjs [--records 100000] [--runs 7]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { listen } from '../../dist/http/server.js';
@@ -19,6 +17,7 @@ import { Store } from '../../dist/store/index.js';
 import { newObjectId } from '../../dist/store/lists.js';
 import { loadFixture } from '../../dist/store/seed.js';
 import { isoTime } from '../../dist/store/time.js';
+import { tempDir } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +30,7 @@ const RUNS = Number(values.runs);
 const PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
 const KEY = 'bench-key';
 
-const dir = mkdtempSync(join(tmpdir(), 'workspace-bench-lists-'));
+const dir = tempDir('workspace-bench-lists-');
 const store = Store.open(join(dir, 'lists.db'));
 loadFixture(store, {
   owners: [{ id: 1, name: 'Bench', plan: 'pro', api_key: KEY }],
@@ -170,4 +169,3 @@ out(`BENCH_JSON ${JSON.stringify({
 
 await new Promise((r) => server.close(r));
 store.close();
-rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,6 @@
 // echo tool, in the same run, alternating rounds after a warm-up; medians shown.
 // Usage: npm run build && node tools/bench/mcp.mjs [rounds=5] [calls-per-round=2000] [cold-starts=10]
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -85,4 +84,3 @@ for (const [name, r] of [
   console.log(`${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)}`);
 }
 console.log(`ratio ours/bare: calls/s ${fmt(ours.cps / bare.cps, 2)}, cold start ${fmt(ours.cold / bare.cold, 2)}`);
-rmSync(dir, { recursive: true, force: true });

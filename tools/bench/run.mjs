@@ -20,14 +20,14 @@
  * Internal: `run.mjs --bare FILE [CONTENT_TYPE]` is the bare node:http server answering FILE's bytes.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { seedDb, spawnServer } from './lib.mjs';
+import { seedDb, spawnServer, tempDir } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -82,16 +82,16 @@ async function main() {
   if (!existsSync(CLI)) fail('dist/ is missing: run `npm run build` first (or pass --build)');
 
   const started = new Date();
-  const work = mkdtempSync(join(os.tmpdir(), 'workspace-bench-run-'));
   const children = new Set();
   const cleanup = () => {
     for (const c of children) c.kill('SIGKILL');
-    rmSync(work, { recursive: true, force: true });
   };
-  process.once('SIGINT', () => {
-    cleanup();
-    process.exit(130);
-  });
+  // Registered before the temp folder's own removal (tempDir), so children are gone first.
+  process.once('exit', cleanup);
+  const work = tempDir('workspace-bench-run-');
+  // Every bench, server and soak started from here makes its temp files inside `work`, so
+  // nothing is left behind even by a child that is killed before it can clean up.
+  process.env.TMPDIR = work;
   const sections = [];
   const verdicts = [];
   try {
