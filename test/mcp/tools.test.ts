@@ -178,10 +178,10 @@ describe('every tool fails in the API error shape', () => {
     expect(firstJson(r)).toEqual({ status: 422, message: expect.any(String), errors: { amount: [expect.any(String)] } });
   });
 
-  test('a 404 and a 403 come back with status and the API body', async () => {
+  test('a 404 and a 403 come back as {status, error}: the status and the API body, nothing else (as the README says)', async () => {
     const world = await startMcp();
-    expect(firstJson(await world.call('getContactAccounts', { contact_id: 999 }))).toMatchObject({ status: 404, error: expect.any(String) });
-    expect(firstJson(await world.call('getContactAccounts', { contact_id: 200 }))).toMatchObject({ status: 403, error: expect.any(String) });
+    expect(firstJson(await world.call('getContactAccounts', { contact_id: 999 }))).toEqual({ status: 404, error: expect.any(String) });
+    expect(firstJson(await world.call('getContactAccounts', { contact_id: 200 }))).toEqual({ status: 403, error: expect.any(String) });
   });
 
   test('rate limit ("per account, all methods combined"): past the limit any tool answers 429 Too Many Attempts, and says when to retry', async () => {
