@@ -1,6 +1,6 @@
 // Shared bench helpers: spawn servers, drive fixed-concurrency HTTP load with undici, summarize.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,21 @@ export async function load(baseUrl, { method, path, headers = {}, body, total = 
   await pool.close();
   lat.sort((a, b) => a - b);
   return { rps: total / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] };
+}
+
+/**
+ * CPU seconds of this process's finished children, their own children included (Linux's
+ * cutime + cstime); undefined elsewhere. Unlike wall time it hardly moves with the machine's
+ * load: the figure to compare an install or build against on a shared machine.
+ */
+export function childCpuSeconds() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3, state
+    return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime in ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
 }
 
 export function median(xs) {

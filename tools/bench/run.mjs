@@ -6,7 +6,7 @@
  *
  *   npm run build && npm run bench [-- --quick | --full] [--only http,ledger,...] [--out FILE]
  *
- * Areas (--only takes a comma list of these): http, getme, ledger, export, lists, mcp, soak.
+ * Areas (--only takes a comma list of these): http, getme, ledger, export, lists, mcp, soak, install.
  * Sizes: the default finishes in roughly 10 minutes on 2 cores; --full uses the issue's sizes
  * (1 000 000-contact export and the contacts.mjs run on it, 100 000 list records, 10-minute
  * soak, longer HTTP rounds); --quick is a smoke run of a minute or two (figures are noisy).
@@ -27,7 +27,7 @@ import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { seedDb, spawnServer, tempDir } from './lib.mjs';
+import { childCpuSeconds, seedDb, spawnServer, tempDir } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -74,7 +74,7 @@ async function main() {
   if (values.rounds) size.rounds = Number(values.rounds);
   if (values.contacts) size.contacts = Number(values.contacts);
   if (values.soak !== undefined) size.soak = Number(values.soak);
-  const AREAS = ['http', 'getme', 'ledger', 'export', 'lists', 'mcp', 'soak'];
+  const AREAS = ['http', 'getme', 'ledger', 'export', 'lists', 'mcp', 'soak', 'install'];
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : AREAS;
   for (const a of only) if (!AREAS.includes(a)) fail(`unknown area ${a}; one of ${AREAS.join(', ')}`);
 
@@ -103,6 +103,7 @@ async function main() {
     if (only.includes('lists')) sections.push(await benchLists(ctx));
     if (only.includes('mcp')) sections.push(await benchMcp(ctx), await benchMcpHttp(ctx));
     if (only.includes('soak')) sections.push(await benchSoak(ctx, values['soak-json']));
+    if (only.includes('install')) sections.push(await benchInstall(ctx));
   } finally {
     cleanup();
   }
@@ -866,6 +867,69 @@ async function benchMcpHttp(ctx) {
 }
 
 // ---------------------------------------------------------------- soak (tools/soak.mjs)
+// ---------------------------------------------------------------- install (check-install.mjs)
+/**
+ * The two install routes, each from an empty npm cache: a developer's `npm ci` in a fresh
+ * clone of this commit, and a user's `npm install` of the packed tarball in an empty folder
+ * (tools/check-install.mjs, which also starts every route over MCP).
+ */
+async function benchInstall(ctx) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  const clone = join(ctx.work, 'dev-clone');
+  say('install: npm ci in a fresh clone');
+  execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'ignore' });
+  const load0 = os.loadavg()[0];
+  const t0 = performance.now();
+  const cpu0 = childCpuSeconds();
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: clone, env: { ...env, npm_config_cache: join(ctx.work, 'dev-npm-cache') }, stdio: 'ignore' });
+  const dev = {
+    seconds: (performance.now() - t0) / 1000,
+    cpu_seconds: childCpuSeconds() - cpu0,
+    mb: Number(execFileSync('du', ['-sm', join(clone, 'node_modules')], { encoding: 'utf8' }).split(/\s/)[0]),
+  };
+  say('install: tools/check-install.mjs (the packed tarball into an empty folder)');
+  const { json: user } = await runNode([join(ROOT, 'tools', 'check-install.mjs')], ctx);
+  // The same install with install scripts off: fetching and unpacking alone, what is left of
+  // a user install where better-sqlite3's prebuilt binary downloads instead of compiling.
+  say('install: the tarball with install scripts off');
+  const packDir = join(ctx.work, 'pack');
+  const fetchDir = join(ctx.work, 'fetch-only');
+  mkdirSync(packDir);
+  mkdirSync(fetchDir);
+  execFileSync('npm', ['pack', '--pack-destination', packDir], { cwd: ROOT, env, stdio: 'ignore' });
+  const t1 = performance.now();
+  execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', join(packDir, user.tarball)], {
+    cwd: fetchDir, env: { ...env, npm_config_cache: join(ctx.work, 'fetch-npm-cache') }, stdio: 'ignore',
+  });
+  const fetchOnly = (performance.now() - t1) / 1000;
+  const load1 = os.loadavg()[0];
+  const lines = ['## Install: a developer\'s checkout beside a user\'s tarball install (tools/check-install.mjs)', ''];
+  lines.push(
+    'Each from an empty npm cache, every package fetched from the registry. No prebuilt better-sqlite3 binary can be downloaded on this machine, ' +
+      'so both routes compile it from source, which is most of either time; where its prebuilt binary downloads, a user install skips that. ' +
+      `The wall time grows with the machine's load (1-minute load average ${f(load0, 1)} before, ${f(load1, 1)} after, on ${os.cpus().length} cores); ` +
+      'the CPU time (the install\'s processes and their children) hardly does, and is about what the install takes on an idle machine.',
+    '',
+  );
+  const userTime = verdict(ctx, 'user install (npm install of the tarball) under 60 s', user.seconds < 60, `${f(user.seconds)} s (${f(user.cpu_seconds)} s of CPU)`,
+    'the time is better-sqlite3\'s compile from source (no prebuilt binary reachable here) on cores shared with other work; see the CPU time');
+  const userSize = verdict(ctx, 'user install under 100 MB', user.node_modules_mb < 100, `${f(user.node_modules_mb)} MB`);
+  lines.push(
+    table(
+      ['route', 'command', 'wall s', 'CPU s', 'node_modules MB', 'goal'],
+      [
+        ['developer', '`npm ci` in a fresh clone: every devDependency (TypeScript, vitest, Prism, json-server, autocannon)', f(dev.seconds), f(dev.cpu_seconds), f(dev.mb), '–'],
+        ['user', `\`npm install ${user.tarball}\` (${user.tarball_kb} kB) in an empty folder: runtime dependencies only`, f(user.seconds), f(user.cpu_seconds), f(user.node_modules_mb),
+          `< 60 s: ${userTime}; < 100 MB: ${userSize}`],
+        ['user, no compile', 'the same with `--ignore-scripts`: fetching and unpacking only, as where a prebuilt better-sqlite3 binary downloads', f(fetchOnly), '–', '–', '–'],
+      ],
+    ),
+    '',
+  );
+  return { area: 'install', md: lines.join('\n'), data: { dev, user, fetchOnly, load: [load0, load1] } };
+}
+
 async function benchSoak(ctx, soakJson) {
   let j;
   let source;
