@@ -180,9 +180,10 @@ await mcpCheck('tarball: node …/node_modules/workspace-mcp/dist/cli/main.js mc
   join(app, 'node_modules', 'workspace-mcp', 'dist', 'cli', 'main.js'), 'mcp', '--db', join(work, 'tarball2.db'),
 ]);
 
-const goal = installed.seconds < 60 && mb < 100 ? 'within' : 'OUTSIDE';
+const missed = [installed.seconds < 60 ? '' : 'over 60 s', mb < 100 ? '' : 'over 100 MB'].filter(Boolean);
+const goal = missed.length ? `goal missed: ${missed.join(', ')}` : 'within the goal of 60 s and 100 MB';
 const cpu = installed.cpuSeconds === undefined ? '' : ` (${installed.cpuSeconds.toFixed(1)} s of CPU)`;
-say(`user install (npm install <tgz>): ${installed.seconds.toFixed(1)} s${cpu}, node_modules ${mb.toFixed(1)} MB (${goal} the goal of 60 s and 100 MB)`);
+say(`user install (npm install <tgz>): ${installed.seconds.toFixed(1)} s${cpu}, node_modules ${mb.toFixed(1)} MB (${goal})`);
 // The figures for `npm run bench` (its install area reads the last BENCH_JSON line).
 console.log(`BENCH_JSON ${JSON.stringify({ bench: 'install', tarball: manifest.filename, tarball_kb: Math.round(manifest.size / 1024), seconds: installed.seconds, cpu_seconds: installed.cpuSeconds, node_modules_mb: mb })}`);
 say('every install route started and answered over MCP');
