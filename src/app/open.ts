@@ -23,7 +23,8 @@ import {
   type SecretSource,
 } from '../service/secrets.js';
 import type { Secrets } from '../service/context.js';
-import { Service, type Logger } from '../service/pipeline.js';
+import type { Logger } from '../log.js';
+import { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
 
 export { DEFAULT_OWNER_SETTING } from '../store/core.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { openService, openStore, StartError } from '../app/open.js';
 import { locateDb } from '../app/paths.js';
 import { listen } from '../http/server.js';
-import { log } from '../service/log.js';
+import { log } from '../log.js';
 import { FixtureError, loadFixture } from '../store/seed.js';
 import { runAdmin } from './admin.js';
 import { intFlag, parse, UsageError } from './args.js';

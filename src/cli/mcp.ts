@@ -13,8 +13,9 @@ import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '
 import { OrderedStdioServerTransport } from '../mcp/stdio.js';
 import { Workspace } from '../mcp/workspace.js';
 import type { RemoteBackend } from '../remote/client.js';
-import { LocalBackend, type Backend } from '../service/backend.js';
-import { log } from '../service/log.js';
+import type { Backend } from '../api/backend.js';
+import { LocalBackend } from '../service/backend.js';
+import { log } from '../log.js';
 import { Store } from '../store/index.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import { intFlag, parse, UsageError } from './args.js';

@@ -12,7 +12,7 @@ import type { WorkspaceDirectory } from '../mcp/directory.js';
 import { RemoteDirectory, type RemoteConfig } from '../mcp/remote-directory.js';
 import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';
-import type { Backend } from '../service/backend.js';
+import type { Backend } from '../api/backend.js';
 import { ContactMirror } from '../store/contact-mirror.js';
 import type { Store } from '../store/index.js';
 import { isoTime } from '../store/time.js';

@@ -6,7 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import { toJsonText } from '../api/ordered.js';
-import type { ApiRequest, ApiResponse, Logger, Service } from '../service/pipeline.js';
+import type { ApiResponse } from '../api/backend.js';
+import type { Logger } from '../log.js';
+import type { ApiRequest, Service } from '../service/pipeline.js';
 
 /** Largest body accepted; past it, 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;

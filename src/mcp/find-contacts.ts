@@ -8,9 +8,10 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { isSuccess } from '../api/backend.js';
 import { toJsonText } from '../api/ordered.js';
 import { r, shapeToZod } from '../api/rules.js';
-import { errorResult, isSuccess, successResult } from './results.js';
+import { errorResult, successResult } from './results.js';
 import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
 import { toJsonSchema, type ToolSpec } from './tools.js';
 import type { Workspace } from './workspace.js';

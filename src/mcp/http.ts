@@ -10,7 +10,7 @@ import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@mode
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import { readBody, TooLarge } from '../http/server.js';
-import { log } from '../service/log.js';
+import { log } from '../log.js';
 import { createMcpServer } from './server.js';
 import type { ToolSpec } from './tools.js';
 import type { Workspace } from './workspace.js';

@@ -5,7 +5,7 @@
  * and from the search index; each bot's contact count read live. Names the API never gives
  * are null, and `notes` says so.
  */
-import type { Backend } from '../service/backend.js';
+import type { Backend } from '../api/backend.js';
 import type { WorkspaceDirectory, WorkspaceView } from './directory.js';
 import type { SyncedContactIndex } from './remote-index.js';
 import { IndexRefused } from './search.js';

@@ -6,10 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { isSuccess } from '../api/backend.js';
 import { OrderedMap, toJsonText } from '../api/ordered.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
-import { isSuccess } from './results.js';
+
 import type { Workspace } from './workspace.js';
 
 export const LIST_URI_PREFIX = 'workspace://lists/';

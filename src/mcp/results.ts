@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, fail } from '../api/errors.js';
 import { toJsonText } from '../api/ordered.js';
-import type { ApiResponse } from '../service/pipeline.js';
+import { headerOf, type ApiResponse } from '../api/backend.js';
 
 /**
  * Texts whose key order a JS object loses (keys like "10" go first), by the JSON.stringify of
@@ -39,16 +39,9 @@ export interface Extras {
   warnings?: string[];
 }
 
-export function isSuccess(status: number): boolean {
-  return status >= 200 && status < 300;
-}
-
 /** Seconds until a refused (429) call may be sent again: Retry-After, else the window's reset. */
 export function retryAfterSeconds(headers: Record<string, string>, now = Date.now()): number {
-  const header = (name: string) => {
-    const k = Object.keys(headers).find((h) => h.toLowerCase() === name);
-    return k === undefined ? undefined : headers[k];
-  };
+  const header = (name: string) => headerOf({ status: 429, headers, body: undefined }, name);
   const after = header('retry-after');
   if (after !== undefined) {
     // Delay-seconds or an HTTP date (RFC 9110).
@@ -69,19 +62,15 @@ export function retryAfterSeconds(headers: Record<string, string>, now = Date.no
  */
 export function responseWarnings(method: string, res: ApiResponse): string[] {
   const out = [...(res.warnings ?? [])];
-  const header = (name: string) => {
-    const k = Object.keys(res.headers).find((h) => h.toLowerCase() === name);
-    return k === undefined ? undefined : res.headers[k];
-  };
   if (res.status === 429) {
-    const limit = header('x-ratelimit-limit');
+    const limit = headerOf(res, 'x-ratelimit-limit');
     out.push(
       `Rate limited: ${method} was not carried out; retry in ${retryAfterSeconds(res.headers)} s` +
         `${limit ? ` (the limit is ${limit} requests a minute per owner, every method counted)` : ''}.`,
     );
   }
-  if (header('deprecation') === 'true') {
-    const sunset = header('sunset');
+  if (headerOf(res, 'deprecation') === 'true') {
+    const sunset = headerOf(res, 'sunset');
     out.push(
       `${method} is deprecated${sunset ? ` and will be switched off on ${new Date(sunset).toISOString()} (Sunset)` : ''}; ` +
         'after that it answers 410 method_removed.',

@@ -16,7 +16,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { log } from '../service/log.js';
+import { log } from '../log.js';
 import { METHODS } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
 import { complete } from './completions.js';

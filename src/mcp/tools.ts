@@ -9,24 +9,13 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import { METHODS } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
+import { isSuccess } from '../api/backend.js';
 import { fail } from '../api/errors.js';
 import { Rule, r, shapeToZod, type Shape } from '../api/rules.js';
-import type { CallOptions } from '../service/backend.js';
+import type { CallOptions } from '../api/backend.js';
 import { fillDefaultBot, takesDefaultBot, withOptionalBot } from './default-bot.js';
 import type { Workspace } from './workspace.js';
-import {
-  apiErrorResult,
-  bodyText,
-  errorResult,
-  fitBudget,
-  isSuccess,
-  OUTPUT_BUDGET,
-  responseWarnings,
-  successResult,
-  unknownArgumentsResult,
-  unreachableResult,
-  type BudgetHint,
-} from './results.js';
+import { apiErrorResult, bodyText, errorResult, fitBudget, OUTPUT_BUDGET, responseWarnings, successResult, unknownArgumentsResult, unreachableResult, type BudgetHint } from './results.js';
 
 export type JsonSchema = { type: 'object'; [k: string]: unknown };
 

@@ -6,13 +6,14 @@
  * look the same here.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isSuccess } from '../api/backend.js';
 import { fail } from '../api/errors.js';
-import type { Backend } from '../service/backend.js';
+import type { Backend } from '../api/backend.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import type { WorkspaceDirectory } from './directory.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
-import { apiErrorResult, errorResult, isSuccess, isUnreachable, responseWarnings, successResult, unreachableResult } from './results.js';
+import { apiErrorResult, errorResult, isUnreachable, responseWarnings, successResult, unreachableResult } from './results.js';
 
 export interface WorkspaceOptions {
   backend: Backend;

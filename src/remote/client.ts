@@ -10,8 +10,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import { findMethod } from '../api/catalog.js';
 import { parseOrderedJson } from '../api/ordered.js';
 import type { MethodDef } from '../api/define.js';
-import type { Backend, CallOptions } from '../service/backend.js';
-import type { ApiResponse } from '../service/pipeline.js';
+import type { ApiResponse, Backend, CallOptions } from '../api/backend.js';
 import { Pacer } from './pacer.js';
 
 export interface RemoteOptions {

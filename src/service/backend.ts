@@ -1,29 +1,10 @@
 /**
- * The one interface the MCP server talks to: `call(method, params)` answers the API's response
- * (status, headers, body). The built-in service is one implementation (here); the remote
- * client in `src/remote/` is the other.
+ * The built-in service as a Backend (the interface of `api/backend.ts`): each call goes through
+ * the same pipeline as an HTTP request, in-process.
  */
+import type { ApiResponse, Backend } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
-import type { ApiResponse, Service } from './pipeline.js';
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** Told about waits (rate limit) so a tool can report progress. */
-  onProgress?: (message: string) => void;
-}
-
-/**
- * A backend answers every call with an ApiResponse and never throws for API or network
- * failures: the remote client turns a failure it could not resolve into a response too
- * (status 502/504, body `{message, error, code}` with code `outcome_unknown` when a write may
- * have reached the server, `upstream_unreachable` or `bad_upstream_response` otherwise) and
- * explains in `warnings`. Deprecation/Sunset headers are left for the MCP layer to turn into
- * warnings, the same for both backends.
- */
-export interface Backend {
-  call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse>;
-  close(): Promise<void>;
-}
+import type { Service } from './pipeline.js';
 
 /** Base URL the in-process service puts in paging links. */
 export const LOCAL_BASE_URL = 'http://localhost/api/v1';

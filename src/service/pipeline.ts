@@ -3,12 +3,14 @@
  * plan, block, rate limit, deprecation, validation, handler, and one place that renders
  * errors in the spec's shape. Anything unexpected becomes a logged 500 that leaks nothing.
  */
+import type { ApiResponse } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
 import { validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/core.js';
 import type { Store } from '../store/index.js';
+import type { Logger } from '../log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
 import { MAX_DEPTH, normalizeInput, tooDeep } from './input.js';
@@ -35,23 +37,6 @@ export interface ApiRequest {
   baseUrl: string;
   /** Added to a 422's message, e.g. that the body was not valid JSON. */
   inputNote?: string;
-}
-
-export interface ApiResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** The JSON body; undefined for 204 and redirects. */
-  body: unknown;
-  /**
-   * Notes for the caller beside the body (the MCP layer shows them as `warnings`): e.g. the
-   * remote client's "outcome unknown, check with getContactAccounts" after a lost write.
-   */
-  warnings?: string[];
-}
-
-export interface Logger {
-  error(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
 }
 
 export interface ServiceOptions {

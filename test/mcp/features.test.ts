@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { ResourceListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Backend } from '../../src/service/backend.js';
+import type { Backend } from '../../src/api/backend.js';
 import { mcpFixture, firstJson, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();

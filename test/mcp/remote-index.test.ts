@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SyncedContactIndex } from '../../src/mcp/remote-index.js';
-import type { Backend } from '../../src/service/backend.js';
-import type { ApiResponse } from '../../src/service/pipeline.js';
+import type { Backend } from '../../src/api/backend.js';
+import type { ApiResponse } from '../../src/api/backend.js';
 import { ContactMirror } from '../../src/store/contact-mirror.js';
 import { firstJson, mcpFixture, startMcp, type McpWorld, type StartOptions } from './harness.js';
 
