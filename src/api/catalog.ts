@@ -1,5 +1,5 @@
 /** Every API method, collected from the resource files; the one list the adapters loop over. */
-import { accountMethods } from './account.js';
+import { ownerMethods } from './owner.js';
 import { contactAccountMethods } from './contact-accounts.js';
 import { contactMethods } from './contacts.js';
 import type { MethodDef } from './define.js';
@@ -12,7 +12,7 @@ import { tagMethods } from './tags.js';
 import { variableMethods } from './variables.js';
 
 export const METHODS = [
-  ...accountMethods,
+  ...ownerMethods,
   ...listMethods,
   ...recordMethods,
   ...contactAccountMethods,

@@ -9,7 +9,8 @@
 import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DbProblem } from '../store/db.js';
-import { DEFAULT_OWNER_SETTING, type OwnerRow } from '../store/core.js';
+import type { OwnerRow } from '../store/owners.js';
+import { DEFAULT_OWNER_SETTING } from '../store/settings.js';
 import { Store } from '../store/index.js';
 import {
   deriveSecrets,
@@ -27,7 +28,7 @@ import type { Logger } from '../log.js';
 import { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
 
-export { DEFAULT_OWNER_SETTING } from '../store/core.js';
+export { DEFAULT_OWNER_SETTING } from '../store/settings.js';
 
 /** A start-up problem: one line naming it and the fix (the CLI exits with status 2). */
 export class StartError extends Error {}
@@ -69,19 +70,19 @@ export interface Opened {
 /** Create the default owner, project and bot if the database has no owner at all; its key. */
 export function bootstrap(store: Store): string | undefined {
   return store.tx(() => {
-    if (store.core.ownerCount() > 0) return undefined;
-    const ownerId = store.core.insertOwner({ name: 'Default owner', plan: 'pro' });
-    const project = store.core.insertProject({ owner_id: ownerId, name: 'Default project' });
-    store.core.insertBot({ project_uuid: project, name: 'Default bot' });
-    store.core.setSetting(DEFAULT_OWNER_SETTING, String(ownerId));
-    return store.core.regenerateKey(ownerId);
+    if (store.owners.count() > 0) return undefined;
+    const ownerId = store.owners.insert({ name: 'Default owner', plan: 'pro' });
+    const project = store.projects.insert({ owner_id: ownerId, name: 'Default project' });
+    store.projects.insertBot({ project_uuid: project, name: 'Default bot' });
+    store.settings.set(DEFAULT_OWNER_SETTING, String(ownerId));
+    return store.owners.regenerateKey(ownerId);
   });
 }
 
 /** The owner a key-less MCP server acts as: the one a new database was given, else the first. */
 export function defaultOwner(store: Store): OwnerRow | undefined {
-  const setting = store.core.setting(DEFAULT_OWNER_SETTING);
-  return (setting !== undefined ? store.core.owner(Number(setting)) : undefined) ?? store.core.firstOwner();
+  const setting = store.settings.get(DEFAULT_OWNER_SETTING);
+  return (setting !== undefined ? store.owners.get(Number(setting)) : undefined) ?? store.owners.first();
 }
 
 function can(path: string, mode: number): boolean {
@@ -160,7 +161,7 @@ function checkSecrets(store: Store, file: string): { secrets: Secrets; saved?: s
     throw e;
   }
   if (source.kind === 'memory') return { secrets: deriveSecrets(source.master) };
-  const check = store.core.setting(SECRET_CHECK_SETTING);
+  const check = store.settings.get(SECRET_CHECK_SETTING);
   const sample = check === undefined ? store.lists.oneEncryptedValue() : undefined;
   if (source.kind === 'new') {
     if (check !== undefined || sample)
@@ -168,7 +169,7 @@ function checkSecrets(store: Store, file: string): { secrets: Secrets; saved?: s
         `the secret of the database ${file} is missing (its file ${source.file}; the encrypted list values need it): put that file back beside the database, or set WORKSPACE_SECRET to the secret it held`,
       );
     const secrets = deriveSecrets(saveSecret(source));
-    store.core.setSetting(SECRET_CHECK_SETTING, sealCheck(secrets));
+    store.settings.set(SECRET_CHECK_SETTING, sealCheck(secrets));
     return { secrets, saved: source.file };
   }
   const secrets = deriveSecrets(source.master);
@@ -179,12 +180,12 @@ function checkSecrets(store: Store, file: string): { secrets: Secrets; saved?: s
         ? `WORKSPACE_SECRET does not open the encrypted values of ${file}: set it to the secret the database was made with, or unset it to use ${file}.secret`
         : `${source.file} does not open the encrypted values of ${file} (is it another database's?): put the database's own secret file back, or set WORKSPACE_SECRET to its secret`,
     );
-  if (check === undefined) store.core.setSetting(SECRET_CHECK_SETTING, sealCheck(secrets));
+  if (check === undefined) store.settings.set(SECRET_CHECK_SETTING, sealCheck(secrets));
   return { secrets };
 }
 
 function summary(store: Store, owner: OwnerRow): OwnerSummary {
-  const p = store.core.firstProject(owner.id);
+  const p = store.projects.firstProject(owner.id);
   return { id: owner.id, name: owner.name, ...(p ? { project: p.uuid, ...(p.bot_id !== null ? { bot: p.bot_id } : {}) } : {}) };
 }
 
@@ -235,7 +236,7 @@ export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
       let owner: OwnerRow | undefined;
       let identity: Opened['identity'] | undefined;
       if (apiKey !== undefined) {
-        owner = store.core.ownerByKey(apiKey);
+        owner = store.owners.byKey(apiKey);
         if (!owner)
           throw new StartError(
             `WORKSPACE_API_KEY is no owner's key in ${file}: use the key shown when the database was made, or make a new one with "workspace-mcp admin regenerate-key --owner ID --db ${file}"`,

@@ -53,7 +53,7 @@ export function runAdmin(argv: string[]): void {
       case 'regenerate-key':
       case 'reset-password': {
         const id = need('owner');
-        const key = store.core.regenerateKey(id);
+        const key = store.owners.regenerateKey(id);
         found(key !== undefined, `owner ${id}`);
         out(key!);
         break;
@@ -62,13 +62,13 @@ export function runAdmin(argv: string[]): void {
         const id = need('owner');
         const plan = values.plan;
         if (plan !== 'pro' && plan !== 'free') throw new UsageError('--plan must be pro or free');
-        found(store.core.setPlan(id, plan), `owner ${id}`);
+        found(store.owners.setPlan(id, plan), `owner ${id}`);
         break;
       }
       case 'block-owner':
       case 'unblock-owner': {
         const id = need('owner');
-        found(store.core.setOwnerBlocked(id, command === 'block-owner'), `owner ${id}`);
+        found(store.owners.setBlocked(id, command === 'block-owner'), `owner ${id}`);
         break;
       }
       case 'block-account':
@@ -84,7 +84,7 @@ export function runAdmin(argv: string[]): void {
       }
       case 'delete-bot': {
         const id = need('bot');
-        found(store.core.deleteBot(id), `bot ${id}`);
+        found(store.projects.deleteBot(id), `bot ${id}`);
         break;
       }
       case 'journal': {
@@ -112,7 +112,7 @@ export function runAdmin(argv: string[]): void {
         } catch {
           throw new UsageError('--sunset must be an ISO 8601 time');
         }
-        store.core.setDeprecation(method, sunset);
+        store.settings.setDeprecation(method, sunset);
         break;
       }
     }

@@ -73,7 +73,7 @@ function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Co
   const opened = openService(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
   const store = opened.service.store;
   if (configured.botId !== undefined) {
-    const bot = store.core.bot(configured.botId);
+    const bot = store.projects.bot(configured.botId);
     if (!bot || bot.deleted_at || (opened.owner !== undefined && bot.owner_id !== opened.owner.id)) {
       store.close();
       throw new StartError(`${configured.botSource} ${configured.botId} is not a bot of ${opened.owner ? `owner ${opened.owner.id}` : 'this owner'}: getWorkspace lists the bots`);

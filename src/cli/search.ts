@@ -33,13 +33,13 @@ export function localSearch(store: Store, backend: Backend): SearchParts {
   const contacts: ContactIndex = {
     async find(ownerId, query, opts) {
       await admit(backend);
-      const own = store.core.ownerBotIds(ownerId);
+      const own = store.projects.ownerBotIds(ownerId);
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
       const { hits, total, capped } = store.search.search(query, bots, opts.limit);
       const ids = hits.map((h) => h.id);
       const rows = new Map(store.contacts.rowsByIds(ids).map((r) => [r.id, r]));
       const tags = store.contacts.tagsByContact(ids);
-      const accounts = store.accounts.listByContacts(ids);
+      const accounts = store.contactAccounts.listByContacts(ids);
       const found: ContactHit[] = hits.map((h) => {
         const c = rows.get(h.id)!;
         return {
@@ -67,7 +67,7 @@ export function localSearch(store: Store, backend: Backend): SearchParts {
   const directory: WorkspaceDirectory = {
     async describe(ownerId) {
       await admit(backend);
-      const o = store.core.owner(ownerId)!;
+      const o = store.owners.get(ownerId)!;
       const projects = store.directory.projects(ownerId);
       const notes = projects.some((p) => p.role === 'member')
         ? ['Projects with role "member" are ones you were invited to: the API cannot reach them or their bots, so their bots are not listed.']
@@ -83,7 +83,7 @@ export function localSearch(store: Store, backend: Backend): SearchParts {
       return store.directory.bots(ownerId).map((b) => ({ id: b.id, name: b.name }));
     },
     async onlyBot(ownerId) {
-      const bots = store.core.ownerBotIds(ownerId);
+      const bots = store.projects.ownerBotIds(ownerId);
       return bots.length === 1 ? bots[0] : undefined;
     },
     async currencies(ownerId) {

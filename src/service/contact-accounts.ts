@@ -38,7 +38,7 @@ export function toContactAccount(a: AccountRow): ContactAccount {
 
 /** The holder's account, reached through its contact: 404 missing (or contact/bot deleted), 403 another's. */
 function requireAccount(ctx: Ctx, accountId: number): AccountRow {
-  const account = ctx.store.accounts.get(accountId);
+  const account = ctx.store.contactAccounts.get(accountId);
   if (!account) throw fail.notFound('Account not found.');
   requireContact(ctx, account.contact_id);
   return account;
@@ -47,13 +47,13 @@ function requireAccount(ctx: Ctx, accountId: number): AccountRow {
 export const contactAccountHandlers = {
   getContactAccounts(ctx: Ctx, p: Params<typeof getContactAccounts>): { data: ContactAccount[] } {
     requireContact(ctx, p.contact_id);
-    return { data: ctx.store.accounts.listByContact(p.contact_id).map(toContactAccount) };
+    return { data: ctx.store.contactAccounts.listByContact(p.contact_id).map(toContactAccount) };
   },
 
   addContactAccount(ctx: Ctx, p: Params<typeof addContactAccount>): Reply {
     const row = ctx.store.tx(() => {
       requireContact(ctx, p.contact_id);
-      const opened = ctx.store.accounts.open(p.contact_id, p.currency, isoTime(ctx.now));
+      const opened = ctx.store.contactAccounts.open(p.contact_id, p.currency, isoTime(ctx.now));
       if (opened === 'exists') {
         throw fail.coded('currency_exists', 'currency', `The contact already has an account in ${p.currency}.`);
       }
@@ -65,7 +65,7 @@ export const contactAccountHandlers = {
   deleteContactAccount(ctx: Ctx, p: Params<typeof deleteContactAccount>): void {
     ctx.store.tx(() => {
       const account = requireAccount(ctx, p.account_id);
-      if (account.amount !== 0 || !ctx.store.accounts.removeEmpty(account.id)) {
+      if (account.amount !== 0 || !ctx.store.contactAccounts.removeEmpty(account.id)) {
         throw fail.coded('account_not_empty', 'account_id', 'Only an empty account can be deleted; its balance is not zero.');
       }
     });
@@ -82,7 +82,7 @@ export const contactAccountHandlers = {
           `The amount field must not be greater than ${MAX_BALANCE - account.amount}: the balance cannot exceed ${MAX_BALANCE}.`,
         );
       }
-      return ctx.store.accounts.move(account.id, balance, p.amount, 'Deposit via API', p.description, isoTime(ctx.now));
+      return ctx.store.contactAccounts.move(account.id, balance, p.amount, 'Deposit via API', p.description, isoTime(ctx.now));
     });
     return { data: toContactAccount(row) };
   },
@@ -98,7 +98,7 @@ export const contactAccountHandlers = {
         throw fail.coded('insufficient_funds', 'account_id', 'Insufficient funds: the balance is less than the amount.');
       }
       const balance = account.amount - p.amount;
-      return ctx.store.accounts.move(account.id, balance, -p.amount, 'Debit via API', p.description, isoTime(ctx.now));
+      return ctx.store.contactAccounts.move(account.id, balance, -p.amount, 'Debit via API', p.description, isoTime(ctx.now));
     });
     return { data: toContactAccount(row) };
   },

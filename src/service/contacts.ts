@@ -91,8 +91,8 @@ export function viewContacts(ctx: Ctx, ids: readonly number[]): Contact[] {
 
 /** The bots a filter covers: the one given if it is the holder's live bot, else all of them. */
 function botScope(ctx: Ctx, botId: number | undefined): number[] {
-  if (botId === undefined) return ctx.store.core.ownerBotIds(ctx.owner.id);
-  const bot = ctx.store.core.bot(botId);
+  if (botId === undefined) return ctx.store.projects.ownerBotIds(ctx.owner.id);
+  const bot = ctx.store.projects.bot(botId);
   return bot && !bot.deleted_at && bot.owner_id === ctx.owner.id ? [bot.id] : [];
 }
 
@@ -125,7 +125,7 @@ export const contactHandlers = {
   },
 
   createOrUpdateContact(ctx: Ctx, p: Infer<(typeof createOrUpdateContact)['params']>) {
-    const bot = ctx.store.core.bot(p.bot_id);
+    const bot = ctx.store.projects.bot(p.bot_id);
     if (!bot || bot.deleted_at || bot.owner_id !== ctx.owner.id) throw fail.notFoundOn('bot_id', 'Bot not found.');
     const m = p.messenger;
     // Validation made the chosen messenger's id present (required_if).

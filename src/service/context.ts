@@ -1,5 +1,5 @@
 /** What a handler gets besides its params, and how it answers with a non-default status. */
-import type { OwnerRow } from '../store/core.js';
+import type { OwnerRow } from '../store/owners.js';
 import type { Store } from '../store/index.js';
 
 export interface Ctx {

@@ -1,12 +1,12 @@
 /** The handler of every method, checked at compile time to miss none. */
 import type { AnyMethod } from '../api/catalog.js';
 import type { ErrorBag, Infer } from '../api/rules.js';
-import { accountHandlers } from './account.js';
 import { contactAccountHandlers } from './contact-accounts.js';
 import { contactHandlers } from './contacts.js';
 import type { Ctx } from './context.js';
 import { listHandlers, listPrechecks } from './lists.js';
 import { messageHandlers } from './messages.js';
+import { ownerHandlers } from './owner.js';
 import { recordHandlers } from './records.js';
 import { referralHandlers } from './referrals.js';
 import { shortLinkHandlers } from './short-links.js';
@@ -18,7 +18,7 @@ export type Handlers = {
 };
 
 export const HANDLERS = {
-  ...accountHandlers,
+  ...ownerHandlers,
   ...listHandlers,
   ...recordHandlers,
   ...contactAccountHandlers,

@@ -134,7 +134,7 @@ function resolveTarget(
   bag: Map<string, string[]>,
 ): { projectUuid?: string; ownerId?: number; botId: number | null } {
   if (p.bot_id !== undefined) {
-    const bot = ctx.store.core.bot(p.bot_id);
+    const bot = ctx.store.projects.bot(p.bot_id);
     if (!bot || bot.deleted_at) {
       bag.set('bot_id', ['The selected bot id is invalid.']);
       return { botId: null };
@@ -142,7 +142,7 @@ function resolveTarget(
     return { projectUuid: bot.project_uuid, ownerId: bot.owner_id, botId: bot.id };
   }
   if (p.project_uuid === undefined) return { botId: null };
-  const project = ctx.store.core.project(p.project_uuid);
+  const project = ctx.store.projects.get(p.project_uuid);
   if (!project) {
     bag.set('project_uuid', ['The selected project uuid is invalid.']);
     return { botId: null };

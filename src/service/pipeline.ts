@@ -8,7 +8,7 @@ import { findMethod } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
 import { validate, type ErrorBag, type Shape } from '../api/rules.js';
-import type { OwnerRow } from '../store/core.js';
+import type { OwnerRow } from '../store/owners.js';
 import type { Store } from '../store/index.js';
 import type { Logger } from '../log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
@@ -137,7 +137,7 @@ export class Service {
   }
 
   private authenticate(token: string | undefined, asOwner: number | undefined): OwnerRow {
-    const owner = token ? this.store.core.ownerByKey(token) : asOwner !== undefined ? this.store.core.owner(asOwner) : undefined;
+    const owner = token ? this.store.owners.byKey(token) : asOwner !== undefined ? this.store.owners.get(asOwner) : undefined;
     if (!owner) throw new ApiError('unauthorized', 'unauthorized');
     if (owner.plan !== 'pro') throw new ApiError('pro_required', 'The API is available on the Pro plan only.');
     if (owner.blocked_at) throw new ApiError('owner_blocked', 'Your account is blocked.');
@@ -146,7 +146,7 @@ export class Service {
 
   /** A deprecated method (by the name it was called): its headers, and its sunset. */
   private deprecation(method: string, headers: Record<string, string>): Date | undefined {
-    const dep = this.store.core.deprecation(method);
+    const dep = this.store.settings.deprecation(method);
     if (!dep) return undefined;
     const sunset = new Date(dep.sunset);
     headers.Deprecation = 'true';

@@ -94,7 +94,7 @@ function checkValue(ctx: Ctx, field: StoredField, key: string, v: unknown, owned
       const id = asInteger(v);
       if (id === undefined) return { error: `The ${key} field must be an integer.` };
       if (owned) {
-        const c = ctx.store.core.contactAccess(id);
+        const c = ctx.store.contacts.access(id);
         if (!c || c.deleted_at || c.bot_deleted_at || c.owner_id !== ctx.owner.id) return { error: `The selected ${key} is invalid.` };
       }
       return { value: id };
@@ -103,7 +103,7 @@ function checkValue(ctx: Ctx, field: StoredField, key: string, v: unknown, owned
       const id = asInteger(v);
       if (id === undefined) return { error: `The ${key} field must be an integer.` };
       if (owned) {
-        const b = ctx.store.core.bot(id);
+        const b = ctx.store.projects.bot(id);
         if (!b || b.deleted_at || b.owner_id !== ctx.owner.id) return { error: `The selected ${key} is invalid.` };
       }
       return { value: id };

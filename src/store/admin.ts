@@ -1,11 +1,16 @@
 /** The dashboard's operations that are not API methods (the `admin` command). */
-import type { Store } from './index.js';
+import type { Db } from './db.js';
 import { isoTime } from './time.js';
+
+/** Runs `fn` in one transaction (the store's own wrapper). */
+export type Transact = <T>(fn: () => T) => T;
 
 export class AdminStore {
   private readonly s;
-  constructor(private readonly store: Store) {
-    const db = store.db;
+  constructor(
+    db: Db,
+    private readonly tx: Transact,
+  ) {
     this.s = {
       blockAccount: db.prepare<[string | null, string, number]>(
         'UPDATE contact_accounts SET blocked_at = ?, updated_at = ? WHERE id = ?',
@@ -34,7 +39,7 @@ export class AdminStore {
   }
 
   deleteContact(contactId: number): boolean {
-    return this.store.tx(() => {
+    return this.tx(() => {
       const c = this.s.contact.get(contactId);
       if (!c || c.deleted_at) return false;
       this.s.deleteContact.run(isoTime(), contactId);

@@ -84,6 +84,16 @@ export interface ContactUpsert {
   now: string;
 }
 
+/** Who a contact belongs to, and whether it or its bot is deleted. */
+export interface ContactAccessRow {
+  id: number;
+  bot_id: number;
+  deleted_at: string | null;
+  preview: number;
+  bot_deleted_at: string | null;
+  owner_id: number;
+}
+
 const LISTED = 'preview = 0 AND deleted_at IS NULL';
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 
@@ -99,6 +109,10 @@ export class ContactStore {
         `SELECT id FROM contacts WHERE bot_id = ? AND ${column} = ? AND deleted_at IS NULL`,
       );
     this.s = {
+      access: db.prepare<[number], ContactAccessRow>(
+        `SELECT c.id, c.bot_id, c.deleted_at, c.preview, b.deleted_at AS bot_deleted_at, p.owner_id
+         FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid WHERE c.id = ?`,
+      ),
       blockTotal: db.prepare<[string], { n: number }>(
         `SELECT coalesce(sum(n), 0) AS n FROM contact_blocks WHERE bot_id ${IN_JSON}`,
       ),
@@ -168,6 +182,11 @@ export class ContactStore {
       ),
       bumpSubscribers: db.prepare<[number]>('UPDATE bots SET subscriber_count = subscriber_count + 1 WHERE id = ?'),
     };
+  }
+
+  /** Who a contact belongs to, and whether it or its bot is deleted (deleted or not). */
+  access(id: number): ContactAccessRow | undefined {
+    return this.s.access.get(id);
   }
 
   /**

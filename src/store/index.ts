@@ -4,22 +4,26 @@ import { AdminStore } from './admin.js';
 import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
-import { CoreStore } from './core.js';
 import { DirectoryStore } from './directory.js';
 import { IdempotencyStore } from './idempotency.js';
 import { ListStore } from './lists.js';
+import { OwnerStore } from './owners.js';
+import { ProjectStore } from './projects.js';
 import { MessageStore } from './messages.js';
 import { ReferralStore } from './referrals.js';
 import { ContactSearch } from './search.js';
+import { SettingStore } from './settings.js';
 import { TagStore } from './tags.js';
 import { VariableStore } from './variables.js';
 import { openChecked, openDb, type CheckedOpen, type Db } from './db.js';
 
 export class Store {
-  readonly core: CoreStore;
+  readonly owners: OwnerStore;
+  readonly projects: ProjectStore;
+  readonly settings: SettingStore;
   readonly admin: AdminStore;
   readonly lists: ListStore;
-  readonly accounts: ContactAccountStore;
+  readonly contactAccounts: ContactAccountStore;
   readonly contacts: ContactStore;
   readonly idempotency: IdempotencyStore;
   readonly balance: BalanceStore;
@@ -33,10 +37,12 @@ export class Store {
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
   constructor(readonly db: Db) {
     this.runner = db.transaction((fn: () => unknown) => fn());
-    this.core = new CoreStore(db);
-    this.admin = new AdminStore(this);
+    this.owners = new OwnerStore(db);
+    this.projects = new ProjectStore(db);
+    this.settings = new SettingStore(db);
+    this.admin = new AdminStore(db, (fn) => this.tx(fn));
     this.lists = new ListStore(db);
-    this.accounts = new ContactAccountStore(db);
+    this.contactAccounts = new ContactAccountStore(db);
     this.contacts = new ContactStore(db);
     this.idempotency = new IdempotencyStore(db);
     this.balance = new BalanceStore(db);

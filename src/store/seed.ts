@@ -4,7 +4,7 @@
  */
 import { findMethod } from '../api/catalog.js';
 import { isCurrency } from '../api/currency.js';
-import { DEFAULT_OWNER_SETTING } from './core.js';
+import { DEFAULT_OWNER_SETTING } from './settings.js';
 import type { Store } from './index.js';
 import { isoTime, normalizeTime, unixSeconds } from './time.js';
 
@@ -76,7 +76,7 @@ function label(key: string, i: number, e: Obj): string {
  * contacts, lists or team members), it makes way for the fixture instead of failing the seed.
  */
 function clearUntouchedDefaultWorld(store: Store, f: Obj): void {
-  const setting = store.core.setting(DEFAULT_OWNER_SETTING);
+  const setting = store.settings.get(DEFAULT_OWNER_SETTING);
   if (setting === undefined) return;
   const ownerId = Number(setting);
   const db = store.db;
@@ -146,8 +146,8 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
       const plan = r.str('plan') ?? 'pro';
       if (plan !== 'pro' && plan !== 'free') throw r.bad('plan', 'must be "pro" or "free"');
       const key = r.str('api_key');
-      if (key !== null && store.core.ownerByKey(key)) throw r.bad('api_key', 'is already used by another owner');
-      const ownerId = store.core.insertOwner({
+      if (key !== null && store.owners.byKey(key)) throw r.bad('api_key', 'is already used by another owner');
+      const ownerId = store.owners.insert({
         id: r.int('id', true),
         name: r.str('name', true)!,
         email: r.str('email'),
@@ -167,29 +167,29 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
     run('projects', (e, where) => {
       const r = reader(where, e);
       const owner = r.int('owner_id', true)!;
-      if (!store.core.owner(owner)) throw r.bad('owner_id', `${owner} does not exist`);
-      store.core.insertProject({ uuid: r.str('uuid', true)!, owner_id: owner, name: r.str('name') ?? 'Project' });
+      if (!store.owners.get(owner)) throw r.bad('owner_id', `${owner} does not exist`);
+      store.projects.insert({ uuid: r.str('uuid', true)!, owner_id: owner, name: r.str('name') ?? 'Project' });
     });
     run('members', (e, where) => {
       const r = reader(where, e);
       const owner = r.int('owner_id', true)!;
       const project = r.str('project_uuid', true)!;
-      if (!store.core.owner(owner)) throw r.bad('owner_id', `${owner} does not exist`);
-      if (!store.core.project(project)) throw r.bad('project_uuid', `${project} does not exist`);
-      store.core.insertMember({ owner_id: owner, project_uuid: project });
+      if (!store.owners.get(owner)) throw r.bad('owner_id', `${owner} does not exist`);
+      if (!store.projects.get(project)) throw r.bad('project_uuid', `${project} does not exist`);
+      store.projects.insertMember({ owner_id: owner, project_uuid: project });
     });
     run('bots', (e, where) => {
       const r = reader(where, e);
       const project = r.str('project_uuid', true)!;
-      if (!store.core.project(project)) throw r.bad('project_uuid', `${project} does not exist`);
-      store.core.insertBot({ id: r.int('id', true), project_uuid: project, name: r.str('name') ?? 'Bot', deleted: r.bool('deleted') });
+      if (!store.projects.get(project)) throw r.bad('project_uuid', `${project} does not exist`);
+      store.projects.insertBot({ id: r.int('id', true), project_uuid: project, name: r.str('name') ?? 'Bot', deleted: r.bool('deleted') });
     });
     const referrers: Array<[number, number, string]> = [];
     run('contacts', (e, where) => {
       const r = reader(where, e);
       const id = r.int('id', true)!;
       const botId = r.int('bot_id', true)!;
-      if (!store.core.bot(botId)) throw r.bad('bot_id', `${botId} does not exist`);
+      if (!store.projects.bot(botId)) throw r.bad('bot_id', `${botId} does not exist`);
       const messenger = r.str('messenger', true)!;
       if (!MESSENGERS.includes(messenger)) throw r.bad('messenger', `must be one of ${MESSENGERS.join(', ')}`);
       const createdAt = r.time('created_at') ?? isoTime();
@@ -270,7 +270,7 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
       if (!sunset) throw r.bad('sunset', 'is required');
       const method = r.str('method', true)!;
       if (!findMethod(method)) throw r.bad('method', `${method} is not a method of the API`);
-      store.core.setDeprecation(method, sunset);
+      store.settings.setDeprecation(method, sunset);
     });
   });
   return counts;

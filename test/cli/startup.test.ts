@@ -270,8 +270,8 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     const db = seedDb({ ...fixture, owners: [{ ...owners[0], plan: 'free' }, ...owners.slice(1)] }, 'w.db', dir);
     await refusedUnchanged(dir, ['--db', db], cliEnv(), /the database's default owner \(owner 1, Alice\) is on the Free plan/, /or set WORKSPACE_API_KEY to a Pro owner's key/);
     const admin = Store.open(db);
-    admin.core.setPlan(1, 'pro');
-    admin.core.setOwnerBlocked(1, true);
+    admin.owners.setPlan(1, 'pro');
+    admin.owners.setBlocked(1, true);
     admin.close();
     await refusedUnchanged(dir, ['--db', db], cliEnv(), /the database's default owner \(owner 1, Alice\) is blocked, so every tool would answer 403/);
     // serve acts for every owner: it starts.

@@ -63,7 +63,7 @@ describe('Authentication', () => {
     const world = await startWorld();
     try {
       expect((await world.call('getMe', {}, { key: 'bob-key' })).status).toBe(200);
-      const fresh = world.store.core.regenerateKey(2)!;
+      const fresh = world.store.owners.regenerateKey(2)!;
       expect((await world.call('getMe', {}, { key: 'bob-key' })).status).toBe(401);
       expect((await world.call('getMe', {}, { key: fresh })).body.data.id).toBe(2);
     } finally {
@@ -276,7 +276,7 @@ describe('Versioning', () => {
     let now = new Date('2026-12-31T00:00:00Z');
     const world = await startWorld(baseFixture(), { now: () => now });
     try {
-      world.store.core.setDeprecation('getMe', '2027-01-01T00:00:00+00:00');
+      world.store.settings.setDeprecation('getMe', '2027-01-01T00:00:00+00:00');
       const before = await world.call('getMe');
       expect(before.status).toBe(200);
       expect(before.headers.get('deprecation')).toBe('true');
@@ -294,7 +294,7 @@ describe('Versioning', () => {
   it('every response of a deprecated method carries the headers, refusals included (401, 402, 405)', async () => {
     const world = await startWorld(baseFixture());
     try {
-      world.store.core.setDeprecation('createContactAccount', '2999-01-01T00:00:00+00:00');
+      world.store.settings.setDeprecation('createContactAccount', '2999-01-01T00:00:00+00:00');
       for (const [key, verb, status] of [[null, 'POST', 401], ['fran-key', 'POST', 402], ['alice-key', 'GET', 405]] as const) {
         const r = await world.call('createContactAccount', { contact_id: 1, currency: 'USD' }, { key, verb });
         expect(r.status).toBe(status);

@@ -199,7 +199,7 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
     const gone = { id: 110, bot_id: 11, messenger: 'vk', name: 'Ann Gone', vk_user_id: 4 };
     world = await startMcp({ sync: SYNC, defaultBotId: 10, fixture: { ...f, bots: [...(f.bots as unknown[]), second], contacts: [...(f.contacts as unknown[]), gone] } });
     expect(ids(await find(world, { query: 'Ann', bot_id: 11 }))).toEqual([110]);
-    world.store.core.deleteBot(11);
+    world.store.projects.deleteBot(11);
     expect(ids(await find(world, { query: 'Ann', bot_id: 11 }))).toEqual([]);
     expect(ids(await find(world, { query: 'Ann', bot_id: 10 }))).toEqual([100]);
   });

@@ -9,7 +9,7 @@ const startMcp = useMcp();
 
 test('a deprecated method answers as before, with a warning naming its sunset', async () => {
   const world = await startMcp();
-  world.store.core.setDeprecation('getContactAccounts', '2999-01-01T00:00:00+00:00');
+  world.store.settings.setDeprecation('getContactAccounts', '2999-01-01T00:00:00+00:00');
   const r = await world.call('getContactAccounts', { contact_id: 100 });
   expect(r.isError).toBeFalsy();
   const body = r.structuredContent as { data: unknown[]; warnings: string[] };
@@ -19,7 +19,7 @@ test('a deprecated method answers as before, with a warning naming its sunset', 
 
 test('after its sunset date a method answers 410 with code method_removed', async () => {
   const world = await startMcp();
-  world.store.core.setDeprecation('getContactAccounts', '2020-01-01T00:00:00+00:00');
+  world.store.settings.setDeprecation('getContactAccounts', '2020-01-01T00:00:00+00:00');
   const r = await world.call('getContactAccounts', { contact_id: 100 });
   expect(r.isError).toBe(true);
   expect(firstJson(r)).toMatchObject({ status: 410, code: 'method_removed' });

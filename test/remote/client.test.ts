@@ -89,7 +89,7 @@ describe('against our own service, answers pass through unchanged', () => {
   });
 
   it('a good key still starts when getMe itself is past its sunset (410)', async () => {
-    w.store.core.setDeprecation('getMe', '2020-01-01T00:00:00+00:00');
+    w.store.settings.setDeprecation('getMe', '2020-01-01T00:00:00+00:00');
     const r = new RemoteBackend({ baseUrl: w.baseUrl, apiKey: 'alice-key', pacePerMinute: 0 });
     try {
       await expect(checkRemote(r, w.baseUrl)).resolves.toBeDefined();

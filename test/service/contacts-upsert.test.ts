@@ -14,7 +14,7 @@ function fixture(): Record<string, unknown> {
 const w = useWorld(fixture);
 
 const upsert = (params: Record<string, unknown>, o: Record<string, unknown> = DANA) => w.call('createOrUpdateContact', params, o);
-const subscribers = (bot: number) => w.store.core.bot(bot)!.subscriber_count;
+const subscribers = (bot: number) => w.store.projects.bot(bot)!.subscriber_count;
 let next = 100;
 /** A fresh telegram id. */
 const tgId = () => 800000 + next++;

@@ -1,4 +1,4 @@
-/** The key holder's own account: getMe (the key check) and getBalance. */
+/** The key holder (the owner) itself: getMe (the key check) and getBalance, its platform balance. */
 import { z } from 'zod';
 import { defineMethod, READ } from './define.js';
 import { Timestamp } from './shapes.js';
@@ -44,4 +44,4 @@ export const getBalance = defineMethod({
   source: 'extended',
 });
 
-export const accountMethods = [getMe, getBalance] as const;
+export const ownerMethods = [getMe, getBalance] as const;

@@ -1,8 +1,8 @@
-/** Handlers of the key holder's own account. */
-import type { Balance, Me } from '../api/account.js';
+/** Handlers of the key holder (the owner) itself: getMe, getBalance. */
+import type { Balance, Me } from '../api/owner.js';
 import type { Ctx } from './context.js';
 
-export const accountHandlers = {
+export const ownerHandlers = {
   getMe(ctx: Ctx): { data: Me } {
     const o = ctx.owner;
     return { data: { id: o.id, name: o.name, email: o.email, phone: o.phone, created_at: o.created_at } };
