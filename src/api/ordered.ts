@@ -1,68 +1,40 @@
 /**
- * Maps whose key order is part of the answer (a list's `fields`, a record's slugs), and the
- * JSON writer that keeps it: a JS object puts integer-like keys first, PHP does not. An empty
- * map is written as `[]`, as PHP writes an empty array.
+ * Objects whose key order is part of the answer (a list's `fields`, a record's slugs, a
+ * contact's `utm`). A JS object puts integer-like keys ("10", "2") first; PHP keeps the order
+ * they were written. `orderedObject` keeps it in the data itself: when a key is integer-like it
+ * is a Proxy whose own keys come in the given order, so JSON.stringify, Object.keys and every
+ * transport that serialises it (HTTP, stdio, Streamable HTTP) write the API's order; otherwise
+ * a plain object, which keeps insertion order anyway. An empty map is `[]`, as PHP writes an
+ * empty array.
  */
-import { randomBytes } from 'node:crypto';
-
-interface Frame {
-  nonce: string;
-  parts: string[];
-}
-let frame: Frame | null = null;
-/** Placeholders carry a per-process random prefix and a counter: no user text can forge one. */
-const PREFIX = randomBytes(8).toString('hex');
-let serial = 0;
-/** Every placeholder of this process, built once: `"\u0000<prefix>:<frame>:<part>"`. */
-const TOKEN = new RegExp(`"\\\\u0000${PREFIX}:(\\d+):(\\d+)"`, 'g');
-
-export class OrderedMap<V = unknown> {
-  constructor(readonly entries: ReadonlyArray<readonly [string, V]>) {}
-
-  get size(): number {
-    return this.entries.length;
-  }
-
-  get(key: string): V | undefined {
-    return this.entries.find(([k]) => k === key)?.[1];
-  }
-
-  /** Called by JSON.stringify: inside `toJsonText` a placeholder, else a plain object. */
-  toJSON(): unknown {
-    if (this.entries.length === 0) return [];
-    if (!frame) return Object.fromEntries(this.entries);
-    const f = frame;
-    const body = this.entries
-      .map(([k, v]) => {
-        const text = JSON.stringify(v);
-        return text === undefined ? undefined : `${JSON.stringify(k)}:${text}`;
-      })
-      .filter((x) => x !== undefined)
-      .join(',');
-    f.parts.push(`{${body}}`);
-    return `\u0000${f.nonce}:${f.parts.length - 1}`;
-  }
-}
-
-/** JSON text of `value`, with every OrderedMap written in its own order. */
-export function toJsonText(value: unknown): string {
-  const outer = frame;
-  const f: Frame = { nonce: `${PREFIX}:${serial++}`, parts: [] };
-  frame = f;
-  try {
-    const text = JSON.stringify(value) ?? 'null';
-    if (f.parts.length === 0) return text;
-    const own = f.nonce.slice(PREFIX.length + 1);
-    const expand = (s: string): string =>
-      s.replace(TOKEN, (m, frameNo: string, i: string) => (frameNo === own ? expand(f.parts[Number(i)]!) : m));
-    return expand(text);
-  } finally {
-    frame = outer;
-  }
-}
 
 /** Keys a JS object would move to the front (array-index-like). */
 const INDEX_KEY = /^(0|[1-9][0-9]{0,9})$/;
+
+/** An object with the keys of `entries`, in that order, wherever it is read or written. */
+export function orderedObject<V>(entries: Iterable<readonly [string, V]>): Record<string, V> {
+  const target: Record<string, V> = {};
+  const keys: string[] = [];
+  for (const [k, v] of entries) {
+    if (!Object.hasOwn(target, k)) keys.push(k);
+    // defineProperty, not assignment: a `__proto__` key stays an own key.
+    Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
+  }
+  if (keys.length === 0) return [] as unknown as Record<string, V>;
+  if (!keys.some((k) => INDEX_KEY.test(k))) return target;
+  return new Proxy(target, {
+    ownKeys: () => [...keys],
+    defineProperty(t, k, desc) {
+      if (typeof k === 'string' && !Object.hasOwn(t, k)) keys.push(k);
+      return Reflect.defineProperty(t, k, desc);
+    },
+    deleteProperty(t, k) {
+      const i = typeof k === 'string' ? keys.indexOf(k) : -1;
+      if (i >= 0) keys.splice(i, 1);
+      return Reflect.deleteProperty(t, k);
+    },
+  });
+}
 
 function hasIndexKey(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(hasIndexKey);
@@ -73,12 +45,13 @@ function hasIndexKey(v: unknown): boolean {
 
 /**
  * JSON.parse that keeps the text's key order where a JS object would lose it: an object with
- * an index-like key ("10", "2") becomes an OrderedMap; every other value is as JSON.parse
+ * an index-like key ("10", "2") becomes an `orderedObject`; every other value is as JSON.parse
  * gives it. Throws SyntaxError on invalid JSON, like JSON.parse.
  */
 export function parseOrderedJson(text: string): unknown {
   const plain: unknown = JSON.parse(text);
   if (!hasIndexKey(plain)) return plain;
+  // The text is valid JSON (JSON.parse took it): a walk that trusts its structure.
   let i = 0;
   const ws = () => {
     while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++;
@@ -110,10 +83,7 @@ export function parseOrderedJson(text: string): unknown {
         ws();
         if (text[i++] === '}') break;
       }
-      if (entries.some(([k]) => INDEX_KEY.test(k))) return new OrderedMap(entries);
-      const o: Record<string, unknown> = {};
-      for (const [k, v] of entries) if (k !== '__proto__') o[k] = v;
-      return o;
+      return orderedObject(entries);
     }
     if (c === '[') {
       i++;

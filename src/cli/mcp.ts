@@ -6,11 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { makeDataDir, openService, StartError, type OwnerSummary } from '../app/open.js';
 import { defaultDataDir, expandHome, locateDb } from '../app/paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
-import { OrderedStdioServerTransport } from '../mcp/stdio.js';
 import { Workspace } from '../mcp/workspace.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
@@ -243,7 +243,7 @@ export async function runMcp(args: string[]): Promise<void> {
   }
 
   const server = createMcpServer(ws, tools);
-  const transport = new OrderedStdioServerTransport();
+  const transport = new StdioServerTransport();
   let closing = false;
   const stop = () => {
     if (closing) return;

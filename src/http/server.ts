@@ -5,7 +5,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
-import { toJsonText } from '../api/ordered.js';
 import type { ApiResponse } from '../api/backend.js';
 import type { Logger } from '../log.js';
 import type { ApiRequest, Service } from '../service/pipeline.js';
@@ -114,7 +113,7 @@ async function parseBody(contentType: string, raw: Buffer): Promise<{ input: Rec
 }
 
 export function writeResponse(res: ServerResponse, r: ApiResponse, head = false): void {
-  const body = r.body === undefined ? '' : toJsonText(r.body);
+  const body = r.body === undefined ? '' : JSON.stringify(r.body);
   const headers: Record<string, string | number> = { ...r.headers };
   if (r.body !== undefined) headers['Content-Type'] = 'application/json';
   headers['Content-Length'] = Buffer.byteLength(body);

@@ -7,7 +7,6 @@
  */
 import { ErrorCode, McpError, type CallToolResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { toJsonText } from '../api/ordered.js';
 import { errorResult, successResult, unknownArgumentsResult } from './results.js';
 import { IndexRefused } from './search.js';
 import { toJsonSchema, unknownArguments, type ToolSpec } from './tools.js';
@@ -99,7 +98,7 @@ export function workspaceTool(ws: Workspace): ToolSpec {
       const unknown = unknownArguments({}, args);
       if (unknown.size > 0) return unknownArgumentsResult(unknown);
       const view = await workspaceView(ws);
-      return 'owner' in view ? successResult(toJsonText(view)) : view;
+      return 'owner' in view ? successResult(JSON.stringify(view)) : view;
     },
   };
 }
@@ -107,7 +106,7 @@ export function workspaceTool(ws: Workspace): ToolSpec {
 /** The resource's text: the same JSON getWorkspace answers. */
 export async function readWorkspace(ws: Workspace): Promise<string> {
   const view = await workspaceView(ws);
-  if ('owner' in view) return toJsonText(view);
+  if ('owner' in view) return JSON.stringify(view);
   const first = view.content[0];
   throw new McpError(ErrorCode.InternalError, first?.type === 'text' ? first.text : 'getWorkspace failed');
 }

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isSuccess } from '../api/backend.js';
-import { toJsonText } from '../api/ordered.js';
 import { r, shapeToZod } from '../api/rules.js';
 import { errorResult, responseWarnings, retryAfterSeconds, successResult, unreachableResult } from './results.js';
 import { toJsonSchema, type ToolExtra, type ToolSpec } from './tools.js';
@@ -40,7 +39,7 @@ export const CSV_COLUMNS = [
 
 function csvCell(v: unknown): string {
   if (v === undefined || v === null) return '';
-  const text = typeof v === 'object' ? toJsonText(v) : String(v);
+  const text = typeof v === 'object' ? JSON.stringify(v) : String(v);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
@@ -113,7 +112,7 @@ export function exportTool(ws: Workspace): ToolSpec {
         if (format === 'csv') writeSync(fd, CSV_COLUMNS.join(',') + '\r\n');
         const outcome = await fetchAll(ws, { bot_id: p.bot_id, date_from: p.date_from, date_to: cap }, extra, (rows) => {
           const text = rows
-            .map((row) => (format === 'csv' ? csvRow(row as Record<string, unknown>) : toJsonText(row) + '\n'))
+            .map((row) => (format === 'csv' ? csvRow(row as Record<string, unknown>) : JSON.stringify(row) + '\n'))
             .join('');
           writeSync(fd, text);
         });

@@ -9,7 +9,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isSuccess } from '../api/backend.js';
-import { toJsonText } from '../api/ordered.js';
 import { r, shapeToZod } from '../api/rules.js';
 import { errorResult, successResult } from './results.js';
 import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
@@ -84,18 +83,18 @@ async function liveAccounts(ws: Workspace, contactId: number, signal: AbortSigna
 
 /** Cut `data` from the end until the whole body fits the budget. */
 function fit(body: { data: CompactContact[]; meta: object; warnings?: string[] }): string {
-  let text = toJsonText(body);
+  let text = JSON.stringify(body);
   if (text.length <= FIND_BUDGET) return text;
   const of = body.data.length;
   while (body.data.length > 0 && text.length > FIND_BUDGET - 300) {
     body.data.pop();
-    text = toJsonText({ ...body, warnings: [] });
+    text = JSON.stringify({ ...body, warnings: [] });
   }
   body.warnings = [
     ...(body.warnings ?? []),
     `Only the first ${body.data.length} of ${of} contacts fit in ${FIND_BUDGET} characters; ask with a narrower query or a smaller limit.`,
   ];
-  return toJsonText(body);
+  return JSON.stringify(body);
 }
 
 /** Name and annotations, for checking the tool flags before a backend is open. */

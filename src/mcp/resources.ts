@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { isSuccess } from '../api/backend.js';
-import { OrderedMap, toJsonText } from '../api/ordered.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 
@@ -53,14 +52,13 @@ interface Page {
 async function listPage(ws: Workspace, page: number): Promise<Page> {
   const res = await ws.backend.call('getListSchemas', { page });
   if (!isSuccess(res.status)) {
-    throw new McpError(ErrorCode.InternalError, `getListSchemas answered ${res.status}: ${toJsonText(res.body ?? {})}`);
+    throw new McpError(ErrorCode.InternalError, `getListSchemas answered ${res.status}: ${JSON.stringify(res.body ?? {})}`);
   }
   return res.body as Page;
 }
 
-/** How many fields a schema has: the built-in service keeps them in an OrderedMap (whose own keys are not the fields), a remote one sends an object, or `[]` for none. */
+/** How many fields a schema has: its fields object's keys (in the API's order), or `[]` for none. */
 function fieldCount(fields: ListSchemaLike['fields']): number {
-  if (fields instanceof OrderedMap) return fields.size;
   if (Array.isArray(fields)) return fields.length;
   return fields ? Object.keys(fields).length : 0;
 }
@@ -97,10 +95,10 @@ export async function readResource(ws: Workspace, uri: string): Promise<ReadReso
       throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (${res.status})`, { uri });
     }
     if (!isSuccess(res.status)) {
-      throw new McpError(ErrorCode.InternalError, `getListSchema answered ${res.status}: ${toJsonText(res.body ?? {})}`);
+      throw new McpError(ErrorCode.InternalError, `getListSchema answered ${res.status}: ${JSON.stringify(res.body ?? {})}`);
     }
     const data = (res.body as { data: unknown }).data;
-    return { contents: [{ uri, mimeType: 'application/json', text: toJsonText(data) }] };
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data) }] };
   }
   if (uri.startsWith(EXPORT_URI_PREFIX)) {
     const name = uri.slice(EXPORT_URI_PREFIX.length);

@@ -6,29 +6,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ApiError, fail } from '../api/errors.js';
-import { toJsonText } from '../api/ordered.js';
+import { parseOrderedJson } from '../api/ordered.js';
 import { headerOf, type ApiResponse } from '../api/backend.js';
-
-/**
- * Texts whose key order a JS object loses (keys like "10" go first), by the JSON.stringify of
- * the object parsed from them. The SDK copies results on the way out, so the stdio transport
- * finds a structuredContent's ordered text by its plain serialisation. Only such results are
- * kept, and only the latest few.
- */
-const ORDERED_TEXT = new Map<string, string>();
-const ORDERED_KEEP = 64;
-
-function rememberOrder(plain: string, text: string): void {
-  ORDERED_TEXT.delete(plain);
-  ORDERED_TEXT.set(plain, text);
-  if (ORDERED_TEXT.size > ORDERED_KEEP) ORDERED_TEXT.delete(ORDERED_TEXT.keys().next().value!);
-}
-
-/** The text a structuredContent object came from, when the order of its keys differs. */
-export function orderedTextOf(structured: object): string | undefined {
-  if (ORDERED_TEXT.size === 0) return undefined;
-  return ORDERED_TEXT.get(JSON.stringify(structured));
-}
 
 /** The most characters of JSON a tool result carries. */
 export const OUTPUT_BUDGET = 20_000;
@@ -82,7 +61,7 @@ export function responseWarnings(method: string, res: ApiResponse): string[] {
 /** An error result: `{status, ...body}` as the first text content, the body's keys in order. */
 export function errorResult(status: number, body: unknown, warnings: string[] = []): CallToolResult {
   const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const text = toJsonText(warnings.length ? { status, ...fields, warnings } : { status, ...fields });
+  const text = JSON.stringify(warnings.length ? { status, ...fields, warnings } : { status, ...fields });
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
@@ -111,21 +90,17 @@ export function successResult(bodyText: string, extras: Extras = {}, fullBodyTex
   // structuredContent is the API's whole body even when the text was cut to the output budget:
   // scripts read it as the API's answer (and `warnings` says what the text left out).
   const structuredText = fullBodyText === undefined ? text : withExtras(fullBodyText);
-  const structured = JSON.parse(structuredText) as unknown;
+  const structured = parseOrderedJson(structuredText);
   const structuredContent =
     structured && typeof structured === 'object' && !Array.isArray(structured)
       ? (structured as Record<string, unknown>)
       : { result: structured };
-  if (structuredContent === structured && /"\d+":/.test(structuredText)) {
-    const plain = JSON.stringify(structured);
-    if (plain !== structuredText) rememberOrder(plain, structuredText);
-  }
   return { content: [{ type: 'text', text }], structuredContent };
 }
 
 /** The body's JSON text; `{}` for an answer with no body (204). */
 export function bodyText(res: ApiResponse): string {
-  return res.body === undefined ? '{}' : toJsonText(res.body);
+  return res.body === undefined ? '{}' : JSON.stringify(res.body);
 }
 
 export interface BudgetHint {
@@ -150,16 +125,16 @@ export function fitBudget(
     return { text, warnings: [`This result is ${text.length} characters, over the output budget of about ${budget}.`] };
   }
   // Room for the rest of the body and the warning itself.
-  const rest = toJsonText({ ...obj, data: [] }).length + 600;
+  const rest = JSON.stringify({ ...obj, data: [] }).length + 600;
   let used = rest;
   let kept = 0;
   for (const item of data) {
-    const n = toJsonText(item).length + 1;
+    const n = JSON.stringify(item).length + 1;
     if (used + n > budget) break;
     used += n;
     kept++;
   }
-  const cut = toJsonText({ ...obj, data: data.slice(0, kept) });
+  const cut = JSON.stringify({ ...obj, data: data.slice(0, kept) });
   const warning =
     `Output budget: only the first ${kept} of the ${data.length} items on this page are shown, ` +
     `to stay under about ${budget} characters. ${hint(kept, data.length, obj)}`;

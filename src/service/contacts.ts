@@ -5,7 +5,7 @@
 import type { Contact, ContactVariable, createOrUpdateContact, getContacts, getNumberOfContacts } from '../api/contacts.js';
 import { CONTACTS_LIMIT, CONTACTS_PER_PAGE } from '../api/contacts.js';
 import { fail } from '../api/errors.js';
-import { OrderedMap } from '../api/ordered.js';
+import { orderedObject } from '../api/ordered.js';
 import type { Infer } from '../api/rules.js';
 import type { ContactRow, DateWindow, VariableRow } from '../store/contacts.js';
 import { isoTime } from '../store/time.js';
@@ -48,7 +48,7 @@ export function viewVariable(v: VariableRow, linkKey: Buffer): ContactVariable {
  * `vk_user_id` always (null unless VK); `utm` the `utm_*` variables as an ordered map (`[]` if none).
  */
 export function viewContact(row: ContactRow, tags: readonly string[], variables: readonly VariableRow[], linkKey: Buffer): Contact {
-  const utm = new OrderedMap<string | null>(
+  const utm = orderedObject<string | null>(
     variables.filter((v) => v.name.startsWith('utm_')).map((v) => [v.name, variableValue(v, linkKey)] as const),
   );
   const out: Record<string, unknown> = {
@@ -76,7 +76,7 @@ export function viewContact(row: ContactRow, tags: readonly string[], variables:
   out.unsubscribed_at = row.unsubscribed_at;
   out.tags = [...tags];
   out.variables = variables.map((v) => viewVariable(v, linkKey));
-  // `utm` is an OrderedMap (keeps key order, writes `[]` when empty); the JSON is the Contact shape.
+  // `utm` keeps the variables' order and is `[]` when empty: the Contact shape.
   return out as unknown as Contact;
 }
 

@@ -17,7 +17,7 @@ import {
   type getListSchema,
   type getListSchemas,
 } from '../api/lists.js';
-import { OrderedMap } from '../api/ordered.js';
+import { orderedObject } from '../api/ordered.js';
 import type { Infer, Shape } from '../api/rules.js';
 import type { ListRow, StoredField } from '../store/lists.js';
 import { newObjectId } from '../store/lists.js';
@@ -31,7 +31,7 @@ export type P<M extends { params: Shape }> = Infer<M['params']>;
 /** A list schema as the API shows it; `fields` keeps the list's field order. */
 export interface ListView {
   id: string;
-  fields: OrderedMap<FieldDef>;
+  fields: Record<string, FieldDef>;
   name: string;
   bot_id: number | null;
   project: string;
@@ -57,7 +57,7 @@ function fieldView(f: StoredField): FieldDef {
 export function listView(row: ListRow): ListView {
   return {
     id: row.id,
-    fields: new OrderedMap(listFields(row).map((f) => [f.slug, fieldView(f)] as const)),
+    fields: orderedObject(listFields(row).map((f) => [f.slug, fieldView(f)] as const)),
     name: row.name,
     bot_id: row.bot_id,
     project: row.project_uuid,
