@@ -1,7 +1,10 @@
 /**
- * The closed table of the API's errors: each entry fixes the status and the body shape the
- * spec gives it. `ApiError` carries one; `renderError` in the service turns it into a body.
+ * The closed table of errors: each entry fixes the status and the body shape the spec gives it,
+ * the API's own and those an adapter answers in the same shape (the remote client's
+ * `outcome_unknown` ...). `ApiError` carries one entry; `body()` and `response()` are the one
+ * place it becomes the spec's body. Every refusal, wherever it is made, is built from here.
  */
+import type { ApiResponse } from './backend.js';
 
 /** Every error the API can answer, by name. */
 export const ERRORS = {
@@ -26,14 +29,31 @@ export const ERRORS = {
   insufficient_funds: { status: 422, keys: ['message', 'code', 'errors'] },
   idempotency_conflict: { status: 422, keys: ['message', 'code', 'errors'] },
   too_many_attempts: { status: 429, keys: ['message'] },
+  /** Refused by the HTTP server before routing: malformed HTTP. */
+  bad_request: { status: 400, keys: ['message'] },
+  /** Refused by the HTTP server before routing: headers or URL too large. */
+  headers_too_large: { status: 431, keys: ['message'] },
   server_error: { status: 500, keys: ['message'] },
-} as const;
+  // The remote client's own answers, when the remote API gave none it could pass on. They may
+  // carry the status the exchange ended with (504 for a timeout, the remote's for a bad page).
+  /** The call was cancelled by the caller before an answer came. */
+  cancelled: { status: 499, keys: ['message', 'error', 'code'], upstream: true },
+  /** A write may have reached the remote API but its answer was lost: check before retrying. */
+  outcome_unknown: { status: 502, keys: ['message', 'error', 'code'], upstream: true },
+  /** The remote API could not be reached (the call was not carried out). */
+  upstream_unreachable: { status: 502, keys: ['message', 'error', 'code'], upstream: true },
+  /** The remote API answered with a body that is not JSON. */
+  bad_upstream_response: { status: 502, keys: ['message', 'error', 'code'], upstream: true },
+} as const satisfies Record<string, { status: number; keys: readonly ('message' | 'error' | 'code' | 'errors')[]; upstream?: true }>;
 
 export type ErrorName = keyof typeof ERRORS;
 
 export type FieldErrors = Map<string, string[]> | Record<string, string[]>;
 
-/** An API error: a table entry, its text and, for 422s and keyed 404s, the failing fields. */
+/**
+ * An API error: a table entry, its text and, for 422s and keyed 404s, the failing fields.
+ * `status` overrides the entry's only for the remote client's entries (`upstream`).
+ */
 export class ApiError extends Error {
   readonly status: number;
   constructor(
@@ -41,9 +61,12 @@ export class ApiError extends Error {
     message: string,
     readonly fields?: FieldErrors,
     readonly headers: Record<string, string> = {},
+    status?: number,
   ) {
     super(message);
-    this.status = ERRORS[name_].status;
+    const entry: { status: number; upstream?: true } = ERRORS[name_];
+    if (status !== undefined && !entry.upstream) throw new Error(`the status of ${name_} is fixed by the error table`);
+    this.status = status ?? entry.status;
   }
 
   /** The body in the spec's shape, keys in the table's order. */
@@ -55,6 +78,11 @@ export class ApiError extends Error {
       else out.errors = this.fields instanceof Map ? Object.fromEntries(this.fields) : (this.fields ?? {});
     }
     return out;
+  }
+
+  /** The answer that carries this error: its status, headers (after `headers`) and body. */
+  response(headers: Record<string, string> = {}): ApiResponse {
+    return { status: this.status, headers: { ...headers, ...this.headers }, body: this.body() };
   }
 }
 

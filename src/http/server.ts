@@ -2,10 +2,11 @@
  * The service over node:http: `/api/v1/<methodName>`, GET params from the query, POST params
  * from a JSON body or form fields (bracket notation in both), answers written as JSON.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import type { ApiResponse } from '../api/backend.js';
+import { ApiError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import type { ApiRequest, Service } from '../service/pipeline.js';
 
@@ -138,7 +139,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
       const search = q < 0 ? '' : target.slice(q + 1);
       const match = /^api\/v1\/([^/]+)\/?$/.exec(path);
       if (!match) {
-        writeResponse(res, { status: 404, headers: {}, body: { message: `The route ${path || '/'} could not be found.` } });
+        writeResponse(res, new ApiError('route_not_found', `The route ${path || '/'} could not be found.`).response());
         return;
       }
       const verb = (req.method ?? 'GET').toUpperCase();
@@ -151,7 +152,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
         } catch (e) {
           if (e instanceof TooLarge) {
             res.setHeader('Connection', 'close');
-            writeResponse(res, { status: 413, headers: {}, body: { message: 'The request body is too large.' } });
+            writeResponse(res, new ApiError('payload_too_large', 'The request body is too large.').response());
             return;
           }
           throw e;
@@ -176,7 +177,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
       writeResponse(res, service.call(apiReq), verb === 'HEAD');
     } catch (e) {
       opts.logger?.error({ err: e }, 'http handler failed');
-      if (!res.headersSent) writeResponse(res, { status: 500, headers: {}, body: { message: 'Server Error' } });
+      if (!res.headersSent) writeResponse(res, new ApiError('server_error', 'Server Error').response());
       else res.destroy();
     }
   };
@@ -195,11 +196,13 @@ export async function listen(
   // get a JSON answer, not a bare status line.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    const body = JSON.stringify({ message: tooLarge ? 'The request headers or URL are too large.' : 'Bad Request' });
+    const e =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('headers_too_large', 'The request headers or URL are too large.')
+        : new ApiError('bad_request', 'Bad Request');
+    const body = JSON.stringify(e.body());
     socket.end(
-      `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,8 @@
 /**
  * The request pipeline every way in goes through (HTTP, the MCP server): route, verb, key,
- * plan, block, rate limit, deprecation, validation, handler, and one place that renders
- * errors in the spec's shape. Anything unexpected becomes a logged 500 that leaks nothing.
+ * plan, block, rate limit, deprecation, validation, handler. Every refusal is an ApiError of the
+ * error table, answered by its own `response()`; anything unexpected becomes a logged
+ * `server_error` (500) that leaks nothing.
  */
 import type { ApiResponse } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
@@ -19,7 +20,7 @@ import { RateLimiter } from './rate-limit.js';
 export interface ApiRequest {
   /** The last path segment: a method name or alias. */
   method: string;
-  /** HTTP verb; the MCP server calls as POST. */
+  /** HTTP verb; in-process callers send the one `verbFor` gives. */
   verb: string;
   /** Parameters from query and body, merged, as parsed. */
   input: Record<string, unknown>;
@@ -66,9 +67,7 @@ export class Service {
     let def: MethodDef | undefined;
     try {
       def = findMethod(req.method);
-      if (!def) {
-        return reply(404, headers, { message: `The route ${API_PREFIX}${req.method} could not be found.` });
-      }
+      if (!def) throw new ApiError('route_not_found', `The route ${API_PREFIX}${req.method} could not be found.`);
       const now = this.now();
       // Every answer of a deprecated method says so, refusals included.
       const sunset = this.deprecation(req.method, headers);
@@ -79,10 +78,12 @@ export class Service {
         return reply(200, headers, undefined);
       }
       if (!verbs.includes(req.verb)) {
-        headers.Allow = verbs.join(', ');
-        return reply(405, headers, {
-          message: `The ${req.verb} method is not supported for route ${API_PREFIX}${req.method}. Supported methods: ${verbs.join(', ')}.`,
-        });
+        throw new ApiError(
+          'method_not_allowed',
+          `The ${req.verb} method is not supported for route ${API_PREFIX}${req.method}. Supported methods: ${verbs.join(', ')}.`,
+          undefined,
+          { Allow: verbs.join(', ') },
+        );
       }
       const input: Record<string, unknown> = { ...req.input };
       const token = req.bearer || (typeof input.api_token === 'string' ? input.api_token : undefined);
@@ -129,10 +130,10 @@ export class Service {
           headers.Location = req.referer || `${req.baseUrl.replace(/\/api\/v1$/, '')}/`;
           return reply(302, headers, undefined);
         }
-        return reply(e.status, { ...headers, ...e.headers }, e.body());
+        return e.response(headers);
       }
       this.opts.logger?.error({ err: e, method: def?.name ?? req.method }, 'unexpected error');
-      return reply(500, headers, { message: 'Server Error' });
+      return new ApiError('server_error', 'Server Error').response(headers);
     }
   }
 
