@@ -83,6 +83,7 @@ export const addContactAccount = defineMethod({
   // A repeat with the same arguments changes nothing more (it answers currency_exists).
   annotations: { ...WRITE, destructiveHint: false, idempotentHint: true },
   aliases: ['createContactAccount'],
+  checkWith: 'getContactAccounts',
 });
 
 export const deleteContactAccount = defineMethod({
@@ -96,6 +97,7 @@ export const deleteContactAccount = defineMethod({
   params: { account_id: accountId },
   result: null,
   annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
+  checkWith: 'getContactAccounts',
 });
 
 export const addFundsToContactAccount = defineMethod({
@@ -111,6 +113,8 @@ export const addFundsToContactAccount = defineMethod({
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
   annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
+  money: true,
+  checkWith: 'getContactAccounts (compare the balance)',
 });
 
 export const withdrawFundsFromContactAccount = defineMethod({
@@ -126,6 +130,8 @@ export const withdrawFundsFromContactAccount = defineMethod({
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
   annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },
+  money: true,
+  checkWith: 'getContactAccounts (compare the balance)',
 });
 
 export const contactAccountMethods = [

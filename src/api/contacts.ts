@@ -97,7 +97,7 @@ export const getContacts = defineMethod({
     }),
   ]),
   annotations: READ,
-  source: 'spec',
+  paging: { smaller: 'count, or limit with offset', whole: 'exportContacts' },
 });
 
 export const getNumberOfContacts = defineMethod({
@@ -111,7 +111,6 @@ export const getNumberOfContacts = defineMethod({
   params: { ...filterParams },
   result: z.object({ count: z.number().int() }),
   annotations: READ,
-  source: 'spec',
 });
 
 export const createOrUpdateContact = defineMethod({
@@ -144,7 +143,7 @@ export const createOrUpdateContact = defineMethod({
   result: z.object({ data: ContactSchema }),
   // Destructive: name is overwritten and `tags` replaces the whole set. Idempotent: the same call twice leaves one contact in the same state.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  source: 'spec',
+  checkWith: 'getContacts',
 });
 
 export const contactMethods = [getContacts, getNumberOfContacts, createOrUpdateContact] as const;

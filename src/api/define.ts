@@ -1,7 +1,9 @@
 /**
  * What one API method is: name, verbs, success status, docs for people and models, parameter
- * rules, result schema, MCP annotations, aliases. Everything else (HTTP validation, MCP tools,
- * the remote client, docs) reads these objects.
+ * rules, result schema, MCP annotations, aliases, and the policy the adapters follow for it
+ * (money, the read that checks a lost write, list-changing, paging hints). Everything else
+ * (HTTP validation, MCP tools, the remote client, docs) reads these objects, never a table of
+ * method names of its own.
  */
 import type { z } from 'zod';
 import type { Shape } from './rules.js';
@@ -32,13 +34,37 @@ export interface MethodDef<N extends string = string, S extends Shape = Shape> {
   readonly annotations: Annotations;
   /** Other names the method answers to (`createContactAccount`). */
   readonly aliases?: readonly string[];
-  /** Where the shape comes from, when the spec only names the method. */
-  readonly source?: 'spec' | 'extended';
+  /**
+   * Moves money: a retry must never move it twice. The MCP tool takes an `idempotency_key`;
+   * `checkWith` says how to learn the balance.
+   */
+  readonly money?: boolean;
+  /** For a write: the read that tells whether it was carried out when its answer was lost. */
+  readonly checkWith?: string;
+  /** A success adds or removes a list schema (the MCP server's resources change). */
+  readonly changesLists?: boolean;
+  /** For a method that answers pages: what asks for a smaller page, and what reads the whole set. */
+  readonly paging?: Paging;
+}
+
+export interface Paging {
+  /** The parameters that ask for a smaller page, as a model should read them (`limit`). */
+  readonly smaller?: string;
+  /** The tool that gets every item in one call (getContacts: `exportContacts`). */
+  readonly whole?: string;
 }
 
 /** Define a method; keeps the literal name and shape types for the handler table. */
 export function defineMethod<const N extends string, S extends Shape>(def: MethodDef<N, S>): MethodDef<N, S> {
   return def;
+}
+
+/**
+ * The verb a client sends a method with: GET for a read that allows it (parameters in the
+ * query), else POST with a JSON body. Both backends send it.
+ */
+export function verbFor(def: MethodDef): Verb {
+  return def.annotations.readOnlyHint && def.verbs.includes('GET') ? 'GET' : 'POST';
 }
 
 export const READ: Annotations = {

@@ -121,6 +121,8 @@ export const createListSchema = defineMethod({
   },
   result: z.object({ data: ListSchemaSchema }),
   annotations: WRITE,
+  checkWith: 'getListSchemas',
+  changesLists: true,
 });
 
 export const deleteListSchema = defineMethod({
@@ -133,6 +135,8 @@ export const deleteListSchema = defineMethod({
   params: { schema_id: schemaId },
   result: null,
   annotations: DESTROY,
+  checkWith: 'getListSchema',
+  changesLists: true,
 });
 
 export const addListSchemaField = defineMethod({
@@ -155,6 +159,7 @@ export const addListSchemaField = defineMethod({
   },
   result: null,
   annotations: WRITE,
+  checkWith: 'getListSchema',
 });
 
 export const deleteListSchemaField = defineMethod({
@@ -170,6 +175,7 @@ export const deleteListSchemaField = defineMethod({
   },
   result: null,
   annotations: DESTROY,
+  checkWith: 'getListSchema',
 });
 
 export const listMethods = [

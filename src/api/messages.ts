@@ -33,7 +33,6 @@ export const sendMessage = defineMethod({
   result: z.object({ success: z.literal(true) }),
   // Reaches a person outside the workspace; each call sends another message.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  source: 'extended',
 });
 
 export const messageMethods = [sendMessage] as const;

@@ -41,7 +41,6 @@ export const getBalance = defineMethod({
   params: {},
   result: z.object({ data: BalanceSchema }),
   annotations: READ,
-  source: 'extended',
 });
 
 export const ownerMethods = [getMe, getBalance] as const;

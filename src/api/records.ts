@@ -46,7 +46,7 @@ export const getListItems = defineMethod({
   },
   result: paginated(RecordSchema),
   annotations: READ,
-  source: 'extended',
+  paging: { smaller: 'limit' },
 });
 
 export const addListItem = defineMethod({
@@ -64,7 +64,7 @@ export const addListItem = defineMethod({
   },
   result: z.object({ data: RecordSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  source: 'extended',
+  checkWith: 'getListItems',
 });
 
 export const updateListItem = defineMethod({
@@ -82,7 +82,7 @@ export const updateListItem = defineMethod({
   },
   result: z.object({ data: RecordSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  source: 'extended',
+  checkWith: 'getListItems',
 });
 
 export const deleteListItem = defineMethod({
@@ -96,7 +96,7 @@ export const deleteListItem = defineMethod({
   },
   result: null,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  source: 'extended',
+  checkWith: 'getListItems',
 });
 
 export const recordMethods = [getListItems, addListItem, updateListItem, deleteListItem] as const;

@@ -52,7 +52,6 @@ export const getReferrers = defineMethod({
   },
   result: z.object({ data: z.union([ReferrerNodeSchema, z.array(ReferralSchema)]) }),
   annotations: READ,
-  source: 'extended',
 });
 
 export const getReferrals = defineMethod({
@@ -71,7 +70,6 @@ export const getReferrals = defineMethod({
   },
   result: paginated(ReferralSchema),
   annotations: READ,
-  source: 'extended',
 });
 
 export const getCountReferrals = defineMethod({
@@ -84,7 +82,6 @@ export const getCountReferrals = defineMethod({
   params: { contact_id: contactId, filters },
   result: z.object({ count: z.number().int() }),
   annotations: READ,
-  source: 'extended',
 });
 
 export const referralMethods = [getReferrers, getReferrals, getCountReferrals] as const;

@@ -25,7 +25,6 @@ export const decodeShortLink = defineMethod({
   },
   result: z.object({ data: z.object({ url: z.string().describe('Signed link to the file, with expires_at and sign in its query') }) }),
   annotations: READ,
-  source: 'extended',
 });
 
 export const shortLinkMethods = [decodeShortLink] as const;

@@ -23,7 +23,6 @@ export const getBotTags = defineMethod({
   params: { bot_id: r.integer().required().describe("The key holder's bot") },
   result: z.object({ data: TagList }),
   annotations: READ,
-  source: 'extended',
 });
 
 export const getContactTags = defineMethod({
@@ -35,7 +34,6 @@ export const getContactTags = defineMethod({
   params: { contact_id: contactId },
   result: z.object({ data: TagList }),
   annotations: READ,
-  source: 'extended',
 });
 
 export const attachTagToContact = defineMethod({
@@ -49,7 +47,7 @@ export const attachTagToContact = defineMethod({
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  source: 'extended',
+  checkWith: 'getContactTags',
 });
 
 export const detachTagFromContact = defineMethod({
@@ -63,7 +61,7 @@ export const detachTagFromContact = defineMethod({
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  source: 'extended',
+  checkWith: 'getContactTags',
 });
 
 export const tagMethods = [getBotTags, getContactTags, attachTagToContact, detachTagFromContact] as const;

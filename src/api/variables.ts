@@ -34,7 +34,6 @@ export const getContactVariables = defineMethod({
   params: { contact_id: contactId },
   result: z.object({ data: z.array(VariableSchema) }),
   annotations: READ,
-  source: 'extended',
 });
 
 export const setContactVariable = defineMethod({
@@ -55,7 +54,7 @@ export const setContactVariable = defineMethod({
   result: z.object({ data: VariableSchema }),
   // Not destructive in the MCP sense of losing a resource, but the old value is overwritten.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  source: 'extended',
+  checkWith: 'getContactVariables',
 });
 
 export const deleteContactVariable = defineMethod({
@@ -73,7 +72,7 @@ export const deleteContactVariable = defineMethod({
   },
   result: null,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  source: 'extended',
+  checkWith: 'getContactVariables',
 });
 
 export const variableMethods = [getContactVariables, setContactVariable, deleteContactVariable] as const;

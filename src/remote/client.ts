@@ -7,10 +7,12 @@
  * log line or an error text.
  */
 import { Pool, errors as undiciErrors } from 'undici';
-import { findMethod } from '../api/catalog.js';
-import { parseOrderedJson } from '../api/ordered.js';
-import type { MethodDef } from '../api/define.js';
 import type { ApiResponse, Backend, CallOptions } from '../api/backend.js';
+import { findMethod } from '../api/catalog.js';
+import { verbFor, type MethodDef, type Verb } from '../api/define.js';
+import { ApiError } from '../api/errors.js';
+import { parseOrderedJson } from '../api/ordered.js';
+import { sleep, waitOut429 } from '../api/retry.js';
 import { Pacer } from './pacer.js';
 
 export interface RemoteOptions {
@@ -33,41 +35,6 @@ export interface RemoteOptions {
   now?: () => number;
 }
 
-/** Which read tells the outcome of a write whose answer was lost. */
-const CHECK_WITH: Record<string, string> = {
-  addFundsToContactAccount: 'getContactAccounts (compare the balance)',
-  withdrawFundsFromContactAccount: 'getContactAccounts (compare the balance)',
-  addContactAccount: 'getContactAccounts',
-  deleteContactAccount: 'getContactAccounts',
-  createListSchema: 'getListSchemas',
-  deleteListSchema: 'getListSchema',
-  addListSchemaField: 'getListSchema',
-  deleteListSchemaField: 'getListSchema',
-  createOrUpdateContact: 'getContacts',
-  addListItem: 'getListItems',
-  updateListItem: 'getListItems',
-  deleteListItem: 'getListItems',
-};
-
-const defaultSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-
-/** A method is sent as GET when it is read-only and allows GET; else POST with a JSON body. */
-export function verbFor(def: MethodDef | undefined): 'GET' | 'POST' {
-  return def && def.annotations.readOnlyHint && def.verbs.includes('GET') ? 'GET' : 'POST';
-}
-
 /** Query string in bracket notation (`fields[0][name]=…`), as the service reads it. */
 export function toQuery(params: Record<string, unknown>): string {
   const parts: string[] = [];
@@ -83,8 +50,14 @@ export function toQuery(params: Record<string, unknown>): string {
   return parts.join('&');
 }
 
-function failure(status: number, code: string, message: string, warnings: string[] = []): ApiResponse {
-  return { status, headers: {}, body: { message, error: message, code }, warnings: [message, ...warnings] };
+/** One of the client's own answers (an entry of the error table), its text also a warning. */
+function failure(code: 'cancelled' | 'outcome_unknown' | 'upstream_unreachable' | 'bad_upstream_response', message: string, status?: number): ApiResponse {
+  return { ...new ApiError(code, message, undefined, {}, status).response(), warnings: [message] };
+}
+
+/** What to say after a write whose outcome is unknown: the read that tells. */
+function checkWith(def: MethodDef | undefined): string {
+  return def?.checkWith ?? 'a read of the same object';
 }
 
 export class RemoteBackend implements Backend {
@@ -106,7 +79,7 @@ export class RemoteBackend implements Backend {
       headersTimeout: o.headersTimeoutMs ?? 30_000,
       bodyTimeout: o.bodyTimeoutMs ?? 30_000,
     });
-    this.sleep = o.sleep ?? defaultSleep;
+    this.sleep = o.sleep ?? sleep;
     this.pacer = new Pacer(o.pacePerMinute ?? 110, 60_000, this.sleep, o.now);
   }
 
@@ -117,35 +90,37 @@ export class RemoteBackend implements Backend {
 
   async call(method: string, params: Record<string, unknown>, opts: CallOptions = {}): Promise<ApiResponse> {
     const def = findMethod(method);
-    const verb = verbFor(def);
+    try {
+      // A 429 was not carried out: wait it out and send again, also for a write.
+      return await waitOut429(() => this.attempt(method, def, params, opts), {
+        retries: this.o.max429Retries ?? 3,
+        maxWaitMs: this.o.maxRetryAfterMs ?? 65_000,
+        signal: opts.signal,
+        sleep: this.sleep,
+        onWait: (ms) => opts.onProgress?.(`rate limited by the service: waiting ${Math.ceil(ms / 1000)} s (Retry-After)`),
+      });
+    } catch (e) {
+      // Aborted while waiting (pacing, a 429, a backoff): an answer, never a throw.
+      if (opts.signal?.aborted) return failure('cancelled', 'The call was cancelled.');
+      throw e;
+    }
+  }
+
+  /** One send, and for a read the resends after a transport failure or a 5xx (with backoff). */
+  private async attempt(method: string, def: MethodDef | undefined, params: Record<string, unknown>, opts: CallOptions): Promise<ApiResponse> {
+    const verb = def ? verbFor(def) : 'POST';
     const isRead = def?.annotations.readOnlyHint ?? false;
     const attempts = isRead ? (this.o.readAttempts ?? 3) : 1;
-    let waited429 = 0;
-    let attempt = 0;
-    for (;;) {
-      attempt++;
+    for (let attempt = 1; ; attempt++) {
       await this.pacer.take(opts.signal, (ms) => opts.onProgress?.(`pacing requests: waiting ${Math.ceil(ms / 1000)} s`));
       const outcome = await this.send(method, verb, params, opts.signal);
       if ('response' in outcome) {
         const r = outcome.response;
-        if (r.status === 429) {
-          const retryAfter = Number(r.headers['retry-after'] ?? '1');
-          const waitMs = Math.min(Math.max(Number.isFinite(retryAfter) ? retryAfter : 1, 0) * 1000, this.o.maxRetryAfterMs ?? 65_000);
-          if (waited429 < (this.o.max429Retries ?? 3)) {
-            waited429++;
-            attempt--; // a 429 was not carried out: it does not use up an attempt
-            opts.onProgress?.(`rate limited by the service: waiting ${Math.ceil(waitMs / 1000)} s (Retry-After)`);
-            await this.sleep(waitMs, opts.signal);
-            continue;
-          }
-          return r;
-        }
         if (r.status >= 500 && !isRead) {
-          const check = CHECK_WITH[method] ?? 'a read of the same object';
           return {
             ...r,
             warnings: [
-              `The service answered ${r.status}; the ${method} may or may not have been carried out, so it was not sent again. Check with ${check} before retrying.`,
+              `The service answered ${r.status}; the ${method} may or may not have been carried out, so it was not sent again. Check with ${checkWith(def)} before retrying.`,
             ],
           };
         }
@@ -156,14 +131,13 @@ export class RemoteBackend implements Backend {
         return r;
       }
       // No usable answer.
-      if (opts.signal?.aborted) return failure(499, 'cancelled', 'The call was cancelled.');
+      if (opts.signal?.aborted) return failure('cancelled', 'The call was cancelled.');
       const { kind, detail, sent } = outcome;
       if (!isRead && sent) {
-        const check = CHECK_WITH[method] ?? 'a read of the same object';
         return failure(
-          kind === 'timeout' ? 504 : 502,
           'outcome_unknown',
-          `The outcome of ${method} is unknown (${detail}); it was not sent again because the service does not deduplicate. Check with ${check} before retrying.`,
+          `The outcome of ${method} is unknown (${detail}); it was not sent again because the service does not deduplicate. Check with ${checkWith(def)} before retrying.`,
+          kind === 'timeout' ? 504 : 502,
         );
       }
       if (attempt < attempts) {
@@ -171,14 +145,14 @@ export class RemoteBackend implements Backend {
         continue;
       }
       return kind === 'bad_body'
-        ? failure(502, 'bad_upstream_response', `The service's answer to ${method} was not JSON (${detail}).`)
-        : failure(kind === 'timeout' ? 504 : 502, 'upstream_unreachable', `The service could not be reached for ${method} (${detail}).`);
+        ? failure('bad_upstream_response', `The service's answer to ${method} was not JSON (${detail}).`)
+        : failure('upstream_unreachable', `The service could not be reached for ${method} (${detail}).`, kind === 'timeout' ? 504 : 502);
     }
   }
 
   private async send(
     method: string,
-    verb: 'GET' | 'POST',
+    verb: Verb,
     params: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<{ response: ApiResponse } | { kind: 'timeout' | 'network' | 'bad_body'; detail: string; sent: boolean }> {
@@ -211,7 +185,7 @@ export class RemoteBackend implements Backend {
         if (res.statusCode >= 400) {
           // An HTML error page or other non-JSON error: keep the status, give a JSON body.
           const message = `The service answered ${res.statusCode} with a body that is not JSON.`;
-          return { response: { status: res.statusCode, headers: outHeaders, body: { message, error: message }, warnings: [message] } };
+          return { response: { ...failure('bad_upstream_response', message, res.statusCode), headers: outHeaders } };
         }
         return { kind: 'bad_body', detail: `status ${res.statusCode}, ${text.length} bytes`, sent: true };
       }
@@ -254,6 +228,8 @@ export async function checkRemote(backend: RemoteBackend, baseUrl: string): Prom
   if (body?.code === 'upstream_unreachable')
     throw new Error(`remote ${baseUrl} ${body.message!.replace(/^The service /, '').replace(/\.$/, '')}: check the URL and that the service is up`);
   // An HTML page, a 404, or JSON of another shape: something answers, but not the Workspace API.
-  const answered = body?.code === 'bad_upstream_response' ? 'a body that is not JSON' : r.status === 200 ? 'JSON without an owner' : `status ${r.status}`;
+  // (A non-JSON error page keeps the status it came with; a non-JSON success is our 502.)
+  const answered =
+    r.status === 200 ? 'JSON without an owner' : body?.code === 'bad_upstream_response' && r.status === 502 ? 'a body that is not JSON' : `status ${r.status}`;
   throw new Error(`remote ${baseUrl} is not a Workspace API (getMe answered ${answered}): give --remote the API's base URL, the one that ends in /api/v1`);
 }

@@ -1,9 +1,10 @@
 /**
  * The built-in service as a Backend (the interface of `api/backend.ts`): each call goes through
- * the same pipeline as an HTTP request, in-process.
+ * the same pipeline as an HTTP request, in-process, with the verb a remote client would send.
  */
 import type { ApiResponse, Backend } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
+import { verbFor } from '../api/define.js';
 import type { Service } from './pipeline.js';
 
 /** Base URL the in-process service puts in paging links. */
@@ -18,10 +19,9 @@ export class LocalBackend implements Backend {
 
   async call(method: string, params: Record<string, unknown>): Promise<ApiResponse> {
     const def = findMethod(method);
-    const verb = def && !def.verbs.includes('POST') ? 'GET' : 'POST';
     return this.service.call({
       method,
-      verb,
+      verb: def ? verbFor(def) : 'POST',
       input: params,
       wantsJson: true,
       baseUrl: LOCAL_BASE_URL,
