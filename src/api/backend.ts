@@ -41,9 +41,9 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** A header of a response, whatever the case of its name. */
-export function headerOf(res: ApiResponse, name: string): string | undefined {
+/** A header, whatever the case of its name. */
+export function headerOf(headers: Record<string, string>, name: string): string | undefined {
   const lower = name.toLowerCase();
-  const k = Object.keys(res.headers).find((h) => h.toLowerCase() === lower);
-  return k === undefined ? undefined : res.headers[k];
+  const k = Object.keys(headers).find((h) => h.toLowerCase() === lower);
+  return k === undefined ? undefined : headers[k];
 }

@@ -34,6 +34,8 @@ export const ERRORS = {
   /** Refused by the HTTP server before routing: headers or URL too large. */
   headers_too_large: { status: 431, keys: ['message'] },
   server_error: { status: 500, keys: ['message'] },
+  /** A feature this server was started without (an MCP server with no workspace directory). */
+  not_available: { status: 501, keys: ['message'] },
   // The remote client's own answers, when the remote API gave none it could pass on. They may
   // carry the status the exchange ended with (504 for a timeout, the remote's for a bad page).
   /** The call was cancelled by the caller before an answer came. */

@@ -3,7 +3,7 @@
  * one way, and one loop that sends again while the answer is 429. A 429 was not carried out, so
  * sending it again is safe for any method; the remote client and exportContacts share the loop.
  */
-import type { ApiResponse } from './backend.js';
+import { headerOf, type ApiResponse } from './backend.js';
 
 /** Wait `ms`; rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -23,10 +23,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Seconds until a refused (429) call may be sent again: Retry-After, else the window's reset. */
 export function retryAfterSeconds(headers: Record<string, string>, now = Date.now()): number {
-  const header = (name: string) => {
-    const k = Object.keys(headers).find((h) => h.toLowerCase() === name);
-    return k === undefined ? undefined : headers[k];
-  };
+  const header = (name: string) => headerOf(headers, name);
   const after = header('retry-after');
   if (after !== undefined) {
     // Delay-seconds or an HTTP date (RFC 9110).

@@ -1,15 +1,13 @@
 /**
- * Parameter rules: the one place a method's parameters are described.
- *
- * A rule set drives both the Laravel-style validation of the HTTP service (type coercion the
- * way Laravel does it, English messages, dot-path error keys) and the zod schema of the MCP
- * tool, so a limit is written once. Rules are immutable: every builder call returns a copy.
+ * Parameter rules: the one place a method's parameters are described, and the Laravel-style
+ * validation they drive (type coercion the way Laravel does it, English messages, dot-path
+ * error keys). The MCP layer reads the same rules for its tool schemas (`mcp/schemas.ts`), so
+ * a limit is written once. Rules are immutable: every builder call returns a copy.
  */
-import { z } from 'zod';
 
 export type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'map' | 'any';
 
-interface RuleState {
+export interface RuleState {
   kind: Kind;
   required: boolean;
   requiredWithout?: string;
@@ -118,9 +116,12 @@ export const r = {
 
 export type ErrorBag = Map<string, string[]>;
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/u;
-const ALPHA_DASH = /^[\p{L}\p{M}\p{N}_-]+$/u;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
+/** What each string format accepts, here and in the tool schemas. */
+export const FORMAT_PATTERNS = {
+  email: /^[^\s@]+@[^\s@]+$/u,
+  alpha_dash: /^[\p{L}\p{M}\p{N}_-]+$/u,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu,
+} as const;
 const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/;
 
@@ -207,10 +208,10 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
       }
       if (rule.oneOf && !rule.oneOf.includes(v)) fail(`The selected ${attr} is invalid.`);
       if (sized) range(charLength(v), 'string');
-      if (rule.format === 'email' && !EMAIL.test(v)) fail(`The ${attr} field must be a valid email address.`);
-      if (rule.format === 'alpha_dash' && !ALPHA_DASH.test(v))
+      if (rule.format === 'email' && !FORMAT_PATTERNS.email.test(v)) fail(`The ${attr} field must be a valid email address.`);
+      if (rule.format === 'alpha_dash' && !FORMAT_PATTERNS.alpha_dash.test(v))
         fail(`The ${attr} field must only contain letters, numbers, dashes, and underscores.`);
-      if (rule.format === 'uuid' && !UUID.test(v)) fail(`The ${attr} field must be a valid UUID.`);
+      if (rule.format === 'uuid' && !FORMAT_PATTERNS.uuid.test(v)) fail(`The ${attr} field must be a valid UUID.`);
       if (rule.pattern && !rule.pattern.test(v)) fail(`The ${attr} field format is invalid.`);
       break;
     }
@@ -333,69 +334,4 @@ export function validate<S extends Shape>(
   // that need the database can still report their errors in the same answer.
   if (bag.size > 0) return { ok: false, errors: bag, partial: params };
   return { ok: true, params: params as Infer<S> };
-}
-
-// ---------------------------------------------------------------------------------------
-// The same rules as zod, for the MCP tool schemas.
-
-function ruleToZod(rule: Rule<unknown, boolean>): z.ZodType {
-  const s = rule.state;
-  let t: z.ZodType;
-  switch (s.kind) {
-    case 'string': {
-      if (s.oneOf) {
-        t = z.enum(s.oneOf as [string, ...string[]]);
-        break;
-      }
-      let str = s.format === 'email' ? z.string() : z.string();
-      if (s.pattern) str = str.regex(s.pattern);
-      if (s.format === 'alpha_dash') str = str.regex(ALPHA_DASH);
-      if (s.min !== undefined) str = str.min(s.min);
-      if (s.max !== undefined) str = str.max(s.max);
-      t = str;
-      break;
-    }
-    case 'integer':
-    case 'number': {
-      let n = s.kind === 'integer' ? z.number().int() : z.number();
-      if (s.min !== undefined) n = n.min(s.min);
-      if (s.max !== undefined) n = n.max(s.max);
-      t = n;
-      break;
-    }
-    case 'boolean':
-      t = z.boolean();
-      break;
-    case 'array': {
-      let a = z.array(s.items ? ruleToZod(s.items) : z.unknown());
-      if (s.min !== undefined) a = a.min(s.min);
-      if (s.max !== undefined) a = a.max(s.max);
-      t = a;
-      break;
-    }
-    case 'object':
-      t = shapeToZod(s.shape ?? {});
-      break;
-    case 'map':
-      t = z.record(z.string(), z.unknown());
-      break;
-    default:
-      t =
-        s.advertise === 'integer'
-          ? z.number().int()
-          : s.advertise === 'string'
-            ? z.string()
-            : s.advertise === 'object'
-              ? z.record(z.string(), z.unknown())
-              : z.unknown();
-  }
-  if (s.description) t = t.describe(s.description);
-  return s.required ? t : t.optional();
-}
-
-/** The zod object for a shape; strict, so an unknown argument is refused. */
-export function shapeToZod(shape: Shape): z.ZodObject {
-  const entries: Record<string, z.ZodType> = {};
-  for (const [k, rule] of Object.entries(shape)) entries[k] = ruleToZod(rule);
-  return z.object(entries).strict();
 }

@@ -3,7 +3,7 @@
  * on the built-in service over a SQLite file (default) or a remote Workspace API (`--remote`).
  * In stdio mode stdout carries only the protocol: every message of ours goes to stderr.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -11,21 +11,29 @@ import { makeDataDir, openService, StartError, type OwnerSummary } from '../app/
 import { defaultDataDir, expandHome, locateDb } from '../app/paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
-import { Workspace } from '../mcp/workspace.js';
+import { McpContext } from '../mcp/context.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
 import { LocalBackend } from '../service/backend.js';
 import { log } from '../log.js';
-import { Store } from '../store/index.js';
-import type { IdempotencyStore } from '../store/idempotency.js';
+import { McpStateStore } from '../store/mcp-state.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
 import { localSearch, remoteSearch, type SearchParts } from './search.js';
 
-/** What a backend needs besides itself: where idempotency keys live, where exports go, how to close. */
+/** The MCP server's own state (idempotency keys), a SQLite file in its data folder. */
+export const MCP_STATE_FILE = 'mcp-state.sqlite';
+
+/** What a backend needs besides itself: who it acts for, search, where the server's files go, how to close. */
 export interface BackendSetup extends SearchParts {
   backend: Backend;
-  keys: IdempotencyStore;
+  /**
+   * Who the server acts for, resolved once at start-up, never by a call: idempotency keys are
+   * kept per scope. Local: the database and its owner; remote: the base URL and the key (hashed).
+   */
+  scope: string;
+  /** The owner the backend acts as, when start-up learnt it (remote: unknown once getMe is switched off). */
+  ownerId?: number;
   dataDir: string;
   close(): Promise<void>;
   /** For the start-up banner. */
@@ -52,7 +60,7 @@ export async function createRemoteBackend(baseUrl: string, apiKey: string): Prom
 }
 
 /**
- * The data folder of the MCP server's own files (exports; with --remote, its key file), absolute.
+ * The data folder of the MCP server's own files (exports, its state file), absolute.
  * `$WORKSPACE_DATA_DIR` must exist; the default one is made (owner-only) when first needed.
  */
 function dataDirFor(dbFile: string | undefined): string {
@@ -84,7 +92,8 @@ function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Co
     opened.owner && ('apiKey' in opened.identity ? { ...opened.owner, via: 'WORKSPACE_API_KEY' } : opened.owner);
   return {
     backend,
-    keys: store.idempotency,
+    scope: `local ${opened.file} owner ${opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0)}`,
+    ownerId: opened.owner?.id,
     dataDir,
     ...localSearch(store, backend),
     close: () => backend.close(),
@@ -119,7 +128,7 @@ async function openRemote(raw: string, source: string, configured: Configured, s
   const backend = await createRemoteBackend(baseUrl, apiKey);
   const { checkRemote } = await import('../remote/client.js');
   // A key that fails getMe (401, 402, 403), an unreachable URL or another kind of server is a
-  // start-up error, found before the local key file is made.
+  // start-up error, found before the state file is made.
   let me;
   try {
     me = await checkRemote(backend, baseUrl);
@@ -128,18 +137,17 @@ async function openRemote(raw: string, source: string, configured: Configured, s
     throw new StartError((e as Error).message);
   }
   if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
-  // The remote API has no idempotency keys of ours: keep them in a local SQLite file.
-  const state = Store.open(join(dataDir, 'mcp-state.db'));
   const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen });
   return {
     backend,
-    keys: state.idempotency,
+    // By the key, not by getMe's owner: getMe may be switched off (then it answers 410).
+    scope: `remote ${baseUrl} key ${createHash('sha256').update(apiKey).digest('hex')}`,
+    ownerId: me.id || undefined,
     dataDir,
     ...search,
     async close() {
       await search.contacts.close?.();
       await backend.close();
-      state.close();
     },
     banner: { remote: baseUrl, owner: me.id ? { id: me.id, name: me.name, via: 'WORKSPACE_API_KEY' } : undefined },
   };
@@ -195,20 +203,35 @@ export async function runMcp(args: string[]): Promise<void> {
   if (configured.projectUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(configured.projectUuid))
     throw new UsageError(`--project must be a project uuid, not ${configured.projectUuid}`);
   const seen = new SeenIds();
-  const setup =
+  const opened =
     remote !== undefined
       ? await openRemote(remote, remoteSource, configured, seen)
       : openLocal(values.db as string | undefined, rateLimit, configured);
-  const ws = new Workspace({
+  let state: McpStateStore;
+  try {
+    state = McpStateStore.open(join(opened.dataDir, MCP_STATE_FILE));
+  } catch (e) {
+    await opened.close();
+    throw new StartError(`the MCP server's state file cannot be opened: ${(e as Error).message}`);
+  }
+  const setup: BackendSetup = {
+    ...opened,
+    async close() {
+      await opened.close();
+      state.close();
+    },
+  };
+  const ctx = new McpContext({
     backend: setup.backend,
-    keys: setup.keys,
+    keys: state.keys(setup.scope),
     dataDir: setup.dataDir,
+    ownerId: setup.ownerId,
     contacts: setup.contacts,
     directory: setup.directory,
     defaultBotId: configured.botId,
     seen,
   });
-  const tools = selectTools(ws, filter);
+  const tools = selectTools(ctx, filter);
 
   if (values.http) {
     // The Streamable HTTP transport is loaded only when asked for: stdio starts faster.
@@ -217,7 +240,7 @@ export async function runMcp(args: string[]): Promise<void> {
     const token = chosen ?? (isLoopback(host) ? undefined : randomBytes(24).toString('base64url'));
     let http;
     try {
-      http = await serveMcpHttp(ws, tools, { host, port, token });
+      http = await serveMcpHttp(ctx, tools, { host, port, token });
     } catch (e) {
       await setup.close();
       const code = (e as NodeJS.ErrnoException).code;
@@ -242,7 +265,7 @@ export async function runMcp(args: string[]): Promise<void> {
     return;
   }
 
-  const server = createMcpServer(ws, tools);
+  const server = createMcpServer(ctx, tools);
   const transport = new StdioServerTransport();
   let closing = false;
   const stop = () => {

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { WorkspaceDirectory } from '../mcp/directory.js';
+import type { WorkspaceDirectory } from '../mcp/state.js';
 import { RemoteDirectory, type RemoteConfig } from '../mcp/remote-directory.js';
 import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';

@@ -6,7 +6,7 @@
 import cc from 'currency-codes';
 import { listPrompts } from './prompts.js';
 import { completeSchemaId, LIST_TEMPLATE } from './resources.js';
-import type { Workspace } from './workspace.js';
+import type { McpContext } from './context.js';
 
 export interface Completion {
   values: string[];
@@ -28,52 +28,52 @@ function cap(values: string[]): Completion {
   return { values: unique.slice(0, MAX_VALUES), total: unique.length, hasMore: unique.length > MAX_VALUES };
 }
 
-async function bots(ws: Workspace, value: string): Promise<Completion> {
-  const owner = await ws.owner();
-  if (typeof owner !== 'number' || !ws.directory) return NONE;
+async function bots(ctx: McpContext, value: string): Promise<Completion> {
+  const owner = await ctx.owner();
+  if (typeof owner !== 'number' || !ctx.directory) return NONE;
   const needle = loose(value.trim());
-  const all = await ws.directory.botChoices(owner);
+  const all = await ctx.directory.botChoices(owner);
   return cap(all.filter((b) => String(b.id).startsWith(needle) || (b.name !== null && loose(b.name).includes(needle))).map((b) => String(b.id)));
 }
 
-async function contacts(ws: Workspace, value: string, context: Record<string, string>): Promise<Completion> {
-  const owner = await ws.owner();
-  if (typeof owner !== 'number' || !ws.contacts || value.trim() === '') return NONE;
-  const bot = /^\d+$/.test(context.bot_id ?? '') ? Number(context.bot_id) : await ws.defaultBot();
+async function contacts(ctx: McpContext, value: string, context: Record<string, string>): Promise<Completion> {
+  const owner = await ctx.owner();
+  if (typeof owner !== 'number' || !ctx.contacts || value.trim() === '') return NONE;
+  const bot = /^\d+$/.test(context.bot_id ?? '') ? Number(context.bot_id) : await ctx.defaultBot();
   try {
-    const found = await ws.contacts.find(owner, value.slice(0, 200), { botIds: bot === undefined ? undefined : [bot], limit: 20, wait: false });
+    const found = await ctx.contacts.find(owner, value.slice(0, 200), { botIds: bot === undefined ? undefined : [bot], limit: 20, wait: false });
     return { values: found.hits.map((h) => String(h.id)), total: found.total, hasMore: found.total > found.hits.length };
   } catch {
     return NONE; // a refused search offers nothing; the tool call will say why
   }
 }
 
-async function currencies(ws: Workspace, value: string): Promise<Completion> {
+async function currencies(ctx: McpContext, value: string): Promise<Completion> {
   const prefix = value.trim().toUpperCase();
-  const owner = await ws.owner();
-  const own = typeof owner === 'number' && ws.directory ? await ws.directory.currencies(owner) : [];
+  const owner = await ctx.owner();
+  const own = typeof owner === 'number' && ctx.directory ? await ctx.directory.currencies(owner) : [];
   return cap([...own, ...cc.codes()].filter((c) => c.startsWith(prefix)));
 }
 
 /** Values for one argument of a prompt or resource template. */
 export async function complete(
-  ws: Workspace,
+  ctx: McpContext,
   ref: { type: string; uri?: string; name?: string },
   argument: { name: string; value: string },
   context: Record<string, string> = {},
 ): Promise<Completion> {
-  if (ref.type === 'ref/resource' && ref.uri === LIST_TEMPLATE && argument.name === 'schema_id') return completeSchemaId(ws, argument.value);
+  if (ref.type === 'ref/resource' && ref.uri === LIST_TEMPLATE && argument.name === 'schema_id') return completeSchemaId(ctx, argument.value);
   const prompt = ref.type === 'ref/prompt' ? listPrompts().find((p) => p.name === ref.name) : undefined;
   if (!prompt?.arguments?.some((a) => a.name === argument.name)) return NONE;
   switch (argument.name) {
     case 'bot_id':
-      return bots(ws, argument.value);
+      return bots(ctx, argument.value);
     case 'contact_id':
-      return contacts(ws, argument.value, context);
+      return contacts(ctx, argument.value, context);
     case 'schema_id':
-      return completeSchemaId(ws, argument.value);
+      return completeSchemaId(ctx, argument.value);
     case 'currency':
-      return currencies(ws, argument.value);
+      return currencies(ctx, argument.value);
     default:
       return NONE;
   }

@@ -5,7 +5,7 @@
  */
 import type { MethodDef } from '../api/define.js';
 import { Rule, type Shape } from '../api/rules.js';
-import type { Workspace } from './workspace.js';
+import type { McpContext } from './context.js';
 
 const NOTE = 'Left out: the default bot (see getWorkspace).';
 
@@ -22,8 +22,8 @@ export function withOptionalBot(def: MethodDef, shape: Shape): Shape {
 }
 
 /** The arguments with bot_id filled from the default bot, when the method requires it and it is missing. */
-export async function fillDefaultBot(def: MethodDef, ws: Workspace, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function fillDefaultBot(def: MethodDef, ctx: McpContext, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   if (!takesDefaultBot(def) || (args.bot_id !== undefined && args.bot_id !== null)) return args;
-  const bot = await ws.defaultBot();
+  const bot = await ctx.defaultBot();
   return bot === undefined ? args : { ...args, bot_id: bot };
 }

@@ -7,10 +7,14 @@
  */
 import { ErrorCode, McpError, type CallToolResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { errorResult, successResult, unknownArgumentsResult } from './results.js';
+import { ApiError } from '../api/errors.js';
+import { checkArguments } from './arguments.js';
+import type { McpContext } from './context.js';
+import { refusal, toolResult } from './results.js';
+import { toJsonSchema } from './schemas.js';
 import { IndexRefused } from './search.js';
-import { toJsonSchema, unknownArguments, type ToolSpec } from './tools.js';
-import type { Workspace } from './workspace.js';
+import type { WorkspaceView } from './state.js';
+import type { ToolSpec } from './tools.js';
 
 export const WORKSPACE_URI = 'workspace://workspace';
 
@@ -21,26 +25,6 @@ export const WORKSPACE_RESOURCE: Resource = {
   description: 'What getWorkspace answers: the owner, projects, bots with contact counts, the default bot.',
   mimeType: 'application/json',
 };
-
-export interface WorkspaceView {
-  owner: { id: number; name: string | null; email: string | null; plan: 'pro' | 'free' | null };
-  projects: Array<{ uuid: string; name: string | null; role: 'owner' | 'member' }>;
-  bots: Array<{ id: number; name: string | null; messenger: string | null; project_uuid: string | null; contacts: number | null }>;
-  default_bot_id: number | null;
-  /** What the answer leaves out or cannot know. */
-  notes?: string[];
-}
-
-/** What the owner may see, as the backend can tell it. */
-export interface WorkspaceDirectory {
-  describe(ownerId: number): Promise<Omit<WorkspaceView, 'default_bot_id'>>;
-  /** The owner's bots as far as known, cheaply (for completions). */
-  botChoices(ownerId: number): Promise<Array<{ id: number; name: string | null }>>;
-  /** The owner's only bot, when there is exactly one and the backend can tell. */
-  onlyBot(ownerId: number): Promise<number | undefined>;
-  /** Currencies of the owner's contact accounts, most used first. */
-  currencies(ownerId: number): Promise<string[]>;
-}
 
 const ViewSchema = z.object({
   owner: z.object({
@@ -64,16 +48,16 @@ const ViewSchema = z.object({
 });
 
 /** The view, or the error result of the call that failed. */
-export async function workspaceView(ws: Workspace): Promise<WorkspaceView | CallToolResult> {
-  const owner = await ws.owner();
+export async function workspaceView(ctx: McpContext): Promise<WorkspaceView | CallToolResult> {
+  const owner = await ctx.owner();
   if (typeof owner !== 'number') return owner;
-  if (!ws.directory) return errorResult(501, { message: 'This server has no workspace directory.' });
+  if (!ctx.directory) return refusal(new ApiError('not_available', 'This server has no workspace directory.'));
   try {
-    const view = await ws.directory.describe(owner);
-    const default_bot_id = (await ws.defaultBot()) ?? null;
+    const view = await ctx.directory.describe(owner);
+    const default_bot_id = (await ctx.defaultBot()) ?? null;
     return { owner: view.owner, projects: view.projects, bots: view.bots, default_bot_id, ...(view.notes?.length ? { notes: view.notes } : {}) };
   } catch (e) {
-    if (e instanceof IndexRefused) return errorResult(e.status, e.body);
+    if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: {}, body: e.body });
     throw e;
   }
 }
@@ -84,7 +68,7 @@ export const WORKSPACE_TOOL_INFO = {
   annotations: { title: 'Your workspace', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 } as const;
 
-export function workspaceTool(ws: Workspace): ToolSpec {
+export function workspaceTool(ctx: McpContext): ToolSpec {
   return {
     name: WORKSPACE_TOOL_INFO.name,
     title: 'Your workspace: owner, projects, bots',
@@ -95,17 +79,17 @@ export function workspaceTool(ws: Workspace): ToolSpec {
     outputSchema: toJsonSchema(ViewSchema),
     annotations: { ...WORKSPACE_TOOL_INFO.annotations },
     async run(args) {
-      const unknown = unknownArguments({}, args);
-      if (unknown.size > 0) return unknownArgumentsResult(unknown);
-      const view = await workspaceView(ws);
-      return 'owner' in view ? successResult(JSON.stringify(view)) : view;
+      const checked = checkArguments({}, args);
+      if ('error' in checked) return checked.error;
+      const view = await workspaceView(ctx);
+      return 'owner' in view ? toolResult({ status: 200, headers: {}, body: view }) : view;
     },
   };
 }
 
 /** The resource's text: the same JSON getWorkspace answers. */
-export async function readWorkspace(ws: Workspace): Promise<string> {
-  const view = await workspaceView(ws);
+export async function readWorkspace(ctx: McpContext): Promise<string> {
+  const view = await workspaceView(ctx);
   if ('owner' in view) return JSON.stringify(view);
   const first = view.content[0];
   throw new McpError(ErrorCode.InternalError, first?.type === 'text' ? first.text : 'getWorkspace failed');

@@ -10,11 +10,14 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isSuccess } from '../api/backend.js';
-import { r, shapeToZod } from '../api/rules.js';
-import { errorResult, responseWarnings, retryAfterSeconds, successResult, unreachableResult } from './results.js';
-import { toJsonSchema, type ToolExtra, type ToolSpec } from './tools.js';
-import type { Workspace } from './workspace.js';
+import { ApiError } from '../api/errors.js';
+import { r } from '../api/rules.js';
+import { waitOut429 } from '../api/retry.js';
 import { checkArguments } from './arguments.js';
+import type { McpContext } from './context.js';
+import { refusal, toolResult } from './results.js';
+import { shapeToZod, toJsonSchema } from './schemas.js';
+import type { ToolExtra, ToolSpec } from './tools.js';
 
 export const EXPORT_PAGE = 1000;
 export const EXPORT_URI_PREFIX = 'workspace://exports/';
@@ -55,18 +58,6 @@ const ResultSchema = z.object({
   date_to: z.number().int().describe('The creation-time cap (Unix seconds) the export used'),
 });
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** The tool's name and annotations, which the tool filter reads before any backend is open. */
 export const EXPORT_TOOL_INFO = {
   name: 'exportContacts',
@@ -79,7 +70,7 @@ export const EXPORT_TOOL_INFO = {
   },
 } as const;
 
-export function exportTool(ws: Workspace): ToolSpec {
+export function exportTool(ctx: McpContext): ToolSpec {
   const strict = shapeToZod(params);
   return {
     name: EXPORT_TOOL_INFO.name,
@@ -100,7 +91,7 @@ export function exportTool(ws: Workspace): ToolSpec {
       const format = p.format ?? 'jsonl';
       const now = Math.floor(Date.now() / 1000);
       const cap = Math.min(p.date_to ?? now, now);
-      const dir = join(ws.dataDir, 'exports');
+      const dir = join(ctx.dataDir, 'exports');
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
       const name = `contacts-${p.bot_id ?? 'all'}-${stamp}-${Math.random().toString(36).slice(2, 8)}.${format}`;
       const file = join(dir, name);
@@ -110,7 +101,7 @@ export function exportTool(ws: Workspace): ToolSpec {
       let ok = false;
       try {
         if (format === 'csv') writeSync(fd, CSV_COLUMNS.join(',') + '\r\n');
-        const outcome = await fetchAll(ws, { bot_id: p.bot_id, date_from: p.date_from, date_to: cap }, extra, (rows) => {
+        const outcome = await fetchAll(ctx, { bot_id: p.bot_id, date_from: p.date_from, date_to: cap }, extra, (rows) => {
           const text = rows
             .map((row) => (format === 'csv' ? csvRow(row as Record<string, unknown>) : JSON.stringify(row) + '\n'))
             .join('');
@@ -119,7 +110,7 @@ export function exportTool(ws: Workspace): ToolSpec {
         if (typeof outcome !== 'number') return outcome;
         ok = true;
         const body = { count: outcome, file, uri: EXPORT_URI_PREFIX + name, format, date_to: cap };
-        const result = successResult(JSON.stringify(body));
+        const result = toolResult({ status: 200, headers: {}, body });
         result.content.push({
           type: 'resource_link',
           uri: body.uri,
@@ -136,32 +127,32 @@ export function exportTool(ws: Workspace): ToolSpec {
   };
 }
 
+const CANCELLED = 'The export was cancelled; no file was kept.';
+
 /** Page through getContacts; returns the count written, or the error result that stopped it. */
 async function fetchAll(
-  ws: Workspace,
+  ctx: McpContext,
   filter: Record<string, unknown>,
   extra: ToolExtra,
   write: (rows: unknown[]) => void,
 ): Promise<number | CallToolResult> {
   let offset = 0;
-  let waits = 0;
   for (;;) {
-    if (extra.signal.aborted) return errorResult(499, { message: 'The export was cancelled; no file was kept.' });
+    if (extra.signal.aborted) return refusal(new ApiError('cancelled', CANCELLED));
     let res;
     try {
-      res = await ws.backend.call('getContacts', { ...filter, offset, limit: EXPORT_PAGE }, { signal: extra.signal });
+      // A rate-limited page was not read: wait it out (the same loop as the remote client's).
+      res = await waitOut429(() => ctx.call('getContacts', { ...filter, offset, limit: EXPORT_PAGE }, { signal: extra.signal }), {
+        retries: 10,
+        signal: extra.signal,
+        onWait: (ms) => extra.progress(offset, undefined, `Rate limited; waiting ${Math.ceil(ms / 1000)} s`),
+      });
     } catch (e) {
       if (extra.signal.aborted) continue;
-      return unreachableResult(e);
+      throw e;
     }
-    if (res.status === 429 && waits < 10) {
-      const seconds = retryAfterSeconds(res.headers);
-      waits++;
-      await extra.progress(offset, undefined, `Rate limited; waiting ${seconds} s`);
-      await sleep(seconds * 1000, extra.signal);
-      continue;
-    }
-    if (!isSuccess(res.status)) return errorResult(res.status, res.body, responseWarnings('getContacts', res));
+    if (extra.signal.aborted) continue;
+    if (!isSuccess(res.status)) return toolResult(res, { method: 'getContacts' });
     const body = res.body as { data?: unknown[]; meta?: { total?: number } };
     const rows = Array.isArray(body.data) ? body.data : [];
     write(rows);

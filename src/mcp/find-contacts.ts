@@ -9,12 +9,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isSuccess } from '../api/backend.js';
-import { r, shapeToZod } from '../api/rules.js';
-import { errorResult, successResult } from './results.js';
-import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
-import { toJsonSchema, type ToolSpec } from './tools.js';
-import type { Workspace } from './workspace.js';
+import { r } from '../api/rules.js';
 import { checkArguments } from './arguments.js';
+import type { McpContext } from './context.js';
+import { toolResult } from './results.js';
+import { shapeToZod, toJsonSchema } from './schemas.js';
+import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
+import type { ToolSpec } from './tools.js';
 
 /** A findContacts result stays under this many characters, text and structuredContent alike. */
 export const FIND_BUDGET = 20_000;
@@ -72,19 +73,19 @@ const ResultSchema = z.object({
 });
 
 /** The contact's accounts read live; undefined when it is gone (404/403), or the error result. */
-async function liveAccounts(ws: Workspace, contactId: number, signal: AbortSignal): Promise<CompactAccount[] | undefined | CallToolResult> {
-  const res = await ws.backend.call('getContactAccounts', { contact_id: contactId }, { signal });
+async function liveAccounts(ctx: McpContext, contactId: number, signal: AbortSignal): Promise<CompactAccount[] | undefined | CallToolResult> {
+  const res = await ctx.backend.call('getContactAccounts', { contact_id: contactId }, { signal });
   if (res.status === 404 || res.status === 403) return undefined;
-  if (!isSuccess(res.status)) return errorResult(res.status, res.body);
-  ws.seen.record(res.body);
+  if (!isSuccess(res.status)) return toolResult(res, { method: 'getContactAccounts' });
+  ctx.seen.record(res.body);
   const data = (res.body as { data?: Array<{ id: number; currency: string; amount: number; blocked_at: string | null }> }).data ?? [];
   return data.map((a) => ({ id: a.id, currency: a.currency, amount: a.amount, blocked: a.blocked_at !== null }));
 }
 
-/** Cut `data` from the end until the whole body fits the budget. */
-function fit(body: { data: CompactContact[]; meta: object; warnings?: string[] }): string {
+/** Cut `data` from the end until the whole body fits the budget; returns the body. */
+function fit<B extends { data: CompactContact[]; meta: object; warnings?: string[] }>(body: B): B {
   let text = JSON.stringify(body);
-  if (text.length <= FIND_BUDGET) return text;
+  if (text.length <= FIND_BUDGET) return body;
   const of = body.data.length;
   while (body.data.length > 0 && text.length > FIND_BUDGET - 300) {
     body.data.pop();
@@ -94,7 +95,7 @@ function fit(body: { data: CompactContact[]; meta: object; warnings?: string[] }
     ...(body.warnings ?? []),
     `Only the first ${body.data.length} of ${of} contacts fit in ${FIND_BUDGET} characters; ask with a narrower query or a smaller limit.`,
   ];
-  return JSON.stringify(body);
+  return body;
 }
 
 /** Name and annotations, for checking the tool flags before a backend is open. */
@@ -103,8 +104,8 @@ export const FIND_TOOL_INFO = {
   annotations: { title: 'Find contacts', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 } as const;
 
-export function findContactsTool(ws: Workspace): ToolSpec {
-  const index = ws.contacts!;
+export function findContactsTool(ctx: McpContext): ToolSpec {
+  const index = ctx.contacts!;
   return {
     name: FIND_TOOL_INFO.name,
     title: FIND_TOOL_INFO.annotations.title,
@@ -120,9 +121,9 @@ export function findContactsTool(ws: Workspace): ToolSpec {
       const checked = checkArguments(FIND_PARAMS, args);
       if ('error' in checked) return checked.error;
       const p = checked.params;
-      const owner = await ws.owner();
+      const owner = await ctx.owner();
       if (typeof owner !== 'number') return owner;
-      const bot = p.bot_id ?? (await ws.defaultBot());
+      const bot = p.bot_id ?? (await ctx.defaultBot());
       const limit = p.limit ?? 10;
       let found: FindResult;
       try {
@@ -134,14 +135,14 @@ export function findContactsTool(ws: Workspace): ToolSpec {
           progress: (done, total, message) => void extra.progress(done, total, message),
         });
       } catch (e) {
-        if (e instanceof IndexRefused) return errorResult(e.status, e.body);
+        if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: {}, body: e.body });
         throw e;
       }
       const hits: ContactHit[] = [];
       let total = found.total;
       for (const [i, hit] of found.hits.entries()) {
         if (hit.accounts === undefined && i < LIVE_ACCOUNTS) {
-          const accounts = await liveAccounts(ws, hit.id, extra.signal);
+          const accounts = await liveAccounts(ctx, hit.id, extra.signal);
           if (accounts === undefined) {
             total--; // deleted since the index saw it
             continue;
@@ -160,7 +161,7 @@ export function findContactsTool(ws: Workspace): ToolSpec {
         meta: { total: Math.max(total, hits.length), ...(found.capped ? { total_capped: true } : {}), limit, index: found.index },
         ...(warnings.length ? { warnings } : {}),
       };
-      return successResult(fit(body));
+      return toolResult({ status: 200, headers: {}, body: fit(body) });
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The MCP server over Streamable HTTP at `http://H:N/mcp`: one MCP session (and one `Server`)
- * per client, all over the same workspace. Every request has its Host and Origin checked (DNS
+ * per client, all over the same McpContext. Every request has its Host and Origin checked (DNS
  * rebinding), and a bearer token when one is set, which is always when bound beyond loopback.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
@@ -13,7 +13,7 @@ import { readBody, TooLarge } from '../http/server.js';
 import { log } from '../log.js';
 import { createMcpServer } from './server.js';
 import type { ToolSpec } from './tools.js';
-import type { Workspace } from './workspace.js';
+import type { McpContext } from './context.js';
 
 export const MCP_PATH = '/mcp';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -114,7 +114,7 @@ function checkHostAndOrigin(req: IncomingMessage, bound: string): string | undef
 }
 
 /** Serve MCP over Streamable HTTP; resolves once listening. */
-export async function serveMcpHttp(ws: Workspace, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
+export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -141,7 +141,7 @@ export async function serveMcpHttp(ws: Workspace, tools: ToolSpec[], opts: HttpO
         sessions.set(newId, transport);
       },
     });
-    const server = createMcpServer(ws, tools);
+    const server = createMcpServer(ctx, tools);
     // The server's own close handling is chained after this by connect().
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);

@@ -6,7 +6,7 @@
  * are null, and `notes` says so.
  */
 import type { Backend } from '../api/backend.js';
-import type { WorkspaceDirectory, WorkspaceView } from './directory.js';
+import type { WorkspaceDirectory, WorkspaceView } from './state.js';
 import type { SyncedContactIndex } from './remote-index.js';
 import { IndexRefused } from './search.js';
 import type { SeenIds } from './seen.js';

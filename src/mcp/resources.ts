@@ -10,7 +10,7 @@ import { isSuccess } from '../api/backend.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 
-import type { Workspace } from './workspace.js';
+import type { McpContext } from './context.js';
 
 export const LIST_URI_PREFIX = 'workspace://lists/';
 export const LIST_TEMPLATE = `${LIST_URI_PREFIX}{schema_id}`;
@@ -49,8 +49,8 @@ interface Page {
   meta?: { current_page?: number; last_page?: number };
 }
 
-async function listPage(ws: Workspace, page: number): Promise<Page> {
-  const res = await ws.backend.call('getListSchemas', { page });
+async function listPage(ctx: McpContext, page: number): Promise<Page> {
+  const res = await ctx.backend.call('getListSchemas', { page });
   if (!isSuccess(res.status)) {
     throw new McpError(ErrorCode.InternalError, `getListSchemas answered ${res.status}: ${JSON.stringify(res.body ?? {})}`);
   }
@@ -76,21 +76,21 @@ function describe(s: ListSchemaLike): Resource {
 }
 
 /** resources/list: one getListSchemas page (50) per MCP page; the cursor is the next page number. */
-export async function listResources(ws: Workspace, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
+export async function listResources(ctx: McpContext, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
   const page = cursor === undefined ? 1 : Number(cursor);
   if (!Number.isInteger(page) || page < 1) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
-  const body = await listPage(ws, page);
+  const body = await listPage(ctx, page);
   const last = body.meta?.last_page ?? page;
-  const own = page === 1 && ws.directory ? [WORKSPACE_RESOURCE] : [];
+  const own = page === 1 && ctx.directory ? [WORKSPACE_RESOURCE] : [];
   return { resources: [...own, ...body.data.map(describe)], ...(page < last ? { nextCursor: String(page + 1) } : {}) };
 }
 
 /** resources/read for a list schema or an export file. */
-export async function readResource(ws: Workspace, uri: string): Promise<ReadResourceResult> {
-  if (uri === WORKSPACE_URI && ws.directory) return { contents: [{ uri, mimeType: 'application/json', text: await readWorkspace(ws) }] };
+export async function readResource(ctx: McpContext, uri: string): Promise<ReadResourceResult> {
+  if (uri === WORKSPACE_URI && ctx.directory) return { contents: [{ uri, mimeType: 'application/json', text: await readWorkspace(ctx) }] };
   if (uri.startsWith(LIST_URI_PREFIX)) {
     const id = decodeURIComponent(uri.slice(LIST_URI_PREFIX.length));
-    const res = await ws.backend.call('getListSchema', { schema_id: id });
+    const res = await ctx.backend.call('getListSchema', { schema_id: id });
     if (res.status === 404 || res.status === 403) {
       throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (${res.status})`, { uri });
     }
@@ -105,7 +105,7 @@ export async function readResource(ws: Workspace, uri: string): Promise<ReadReso
     if (!EXPORT_NAME.test(name)) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     let text: string;
     try {
-      text = readFileSync(join(ws.dataDir, 'exports', name), 'utf8');
+      text = readFileSync(join(ctx.dataDir, 'exports', name), 'utf8');
     } catch {
       throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
     }
@@ -115,12 +115,12 @@ export async function readResource(ws: Workspace, uri: string): Promise<ReadReso
 }
 
 /** Completion of `schema_id`: ids that start with, or lists whose name contains, what was typed. */
-export async function completeSchemaId(ws: Workspace, value: string): Promise<{ values: string[]; total: number; hasMore: boolean }> {
+export async function completeSchemaId(ctx: McpContext, value: string): Promise<{ values: string[]; total: number; hasMore: boolean }> {
   const needle = value.toLowerCase();
   const found: string[] = [];
   let more = false;
   for (let page = 1; page <= COMPLETION_PAGES; page++) {
-    const body = await listPage(ws, page);
+    const body = await listPage(ctx, page);
     for (const s of body.data) {
       if (s.id.toLowerCase().startsWith(needle) || (s.name ?? '').toLowerCase().includes(needle)) found.push(s.id);
     }

@@ -1,36 +1,37 @@
 /**
- * Turning API answers into tool results, the one shape both backends share:
- * success → `structuredContent` is the body (`{}` for a 204) and a text content carries the same
- * JSON; failure → `isError` and a first text content `{status, error?, code?, message?, errors?}`.
- * Also the output budget: a result past about 20 000 characters is cut to fit, with a warning.
+ * The one way an API answer becomes a tool result, for both backends and every tool:
+ * success → `structuredContent` is the body (`{}` for a 204) with the server's own keys
+ * (`replayed`, `warnings`) after the body's, and a text content carries the same JSON, cut to
+ * the output budget; failure → `isError` and a first text content `{status, ...body}` (`error`,
+ * `code`, `message`, `errors`). The body stays data through the MCP layer and is rendered here,
+ * once: its key order is its own (`orderedObject`), so every transport writes the API's order.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, fail } from '../api/errors.js';
-import { parseOrderedJson } from '../api/ordered.js';
-import { headerOf, type ApiResponse } from '../api/backend.js';
+import { headerOf, isSuccess, type ApiResponse } from '../api/backend.js';
+import type { ApiError } from '../api/errors.js';
+import { orderedObject } from '../api/ordered.js';
+import { retryAfterSeconds } from '../api/retry.js';
 
-/** The most characters of JSON a tool result carries. */
+/** The most characters of JSON a tool result's text carries. */
 export const OUTPUT_BUDGET = 20_000;
 
-/** Keys the MCP server may add beside the body's own. */
-export interface Extras {
-  replayed?: boolean;
-  warnings?: string[];
+export interface BudgetHint {
+  /** What to say after the cut: how to get the rest. */
+  (kept: number, total: number, body: Record<string, unknown>): string;
 }
 
-/** Seconds until a refused (429) call may be sent again: Retry-After, else the window's reset. */
-export function retryAfterSeconds(headers: Record<string, string>, now = Date.now()): number {
-  const header = (name: string) => headerOf({ status: 429, headers, body: undefined }, name);
-  const after = header('retry-after');
-  if (after !== undefined) {
-    // Delay-seconds or an HTTP date (RFC 9110).
-    const seconds = /^\d+$/.test(after.trim()) ? Number(after) : (Date.parse(after) - now) / 1000;
-    if (Number.isFinite(seconds)) return Math.max(1, Math.ceil(seconds));
-  }
-  const reset = Number(header('x-ratelimit-reset'));
-  if (Number.isFinite(reset) && reset > 0) return Math.max(1, Math.ceil(reset - now / 1000));
-  // The spec's window is a minute.
-  return 60;
+/** What a tool result needs beside the answer. */
+export interface ResultOptions {
+  /** The method the answer is of, named in its warnings (deprecation, rate limit). */
+  method?: string;
+  /** What to say when a page is cut to the output budget. */
+  hint?: BudgetHint;
+  /** The answer is an earlier call's, kept under its idempotency key. */
+  replayed?: boolean;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
@@ -39,94 +40,46 @@ export function retryAfterSeconds(headers: Record<string, string>, now = Date.no
  * `Deprecation` and `Sunset` headers, that the method is deprecated and when it is switched
  * off. The same for both backends.
  */
-export function responseWarnings(method: string, res: ApiResponse): string[] {
+export function responseWarnings(method: string | undefined, res: ApiResponse): string[] {
   const out = [...(res.warnings ?? [])];
+  const name = method ?? 'the call';
   if (res.status === 429) {
-    const limit = headerOf(res, 'x-ratelimit-limit');
+    const limit = headerOf(res.headers, 'x-ratelimit-limit');
     out.push(
-      `Rate limited: ${method} was not carried out; retry in ${retryAfterSeconds(res.headers)} s` +
+      `Rate limited: ${name} was not carried out; retry in ${retryAfterSeconds(res.headers)} s` +
         `${limit ? ` (the limit is ${limit} requests a minute per owner, every method counted)` : ''}.`,
     );
   }
-  if (headerOf(res, 'deprecation') === 'true') {
-    const sunset = headerOf(res, 'sunset');
+  if (headerOf(res.headers, 'deprecation') === 'true') {
+    const sunset = headerOf(res.headers, 'sunset');
     out.push(
-      `${method} is deprecated${sunset ? ` and will be switched off on ${new Date(sunset).toISOString()} (Sunset)` : ''}; ` +
+      `${name} is deprecated${sunset ? ` and will be switched off on ${new Date(sunset).toISOString()} (Sunset)` : ''}; ` +
         'after that it answers 410 method_removed.',
     );
   }
   return out;
 }
 
-/** An error result: `{status, ...body}` as the first text content, the body's keys in order. */
-export function errorResult(status: number, body: unknown, warnings: string[] = []): CallToolResult {
-  const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const text = JSON.stringify(warnings.length ? { status, ...fields, warnings } : { status, ...fields });
-  return { isError: true, content: [{ type: 'text', text }] };
-}
-
-/** An error result from one of the error table's entries. */
-export function apiErrorResult(e: ApiError): CallToolResult {
-  return errorResult(e.status, e.body());
-}
-
-/** 422 listing arguments the tool does not take (strict input, Laravel's shape). */
-export function unknownArgumentsResult(errors: Map<string, string[]>): CallToolResult {
-  return apiErrorResult(fail.validation(errors));
-}
-
-/**
- * A success result from the body's JSON text. `extras` are written after the body's own keys in
- * the text, so the body's key order (list fields, record slugs) survives in the text content.
- */
-export function successResult(bodyText: string, extras: Extras = {}, fullBodyText?: string): CallToolResult {
-  const add = Object.entries(extras).filter(([, v]) => v !== undefined);
-  const withExtras = (t: string) => {
-    if (add.length === 0 || !t.startsWith('{') || !t.endsWith('}')) return t;
-    const tail = add.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
-    return t === '{}' ? `{${tail}}` : `${t.slice(0, -1)},${tail}}`;
-  };
-  const text = withExtras(bodyText);
-  // structuredContent is the API's whole body even when the text was cut to the output budget:
-  // scripts read it as the API's answer (and `warnings` says what the text left out).
-  const structuredText = fullBodyText === undefined ? text : withExtras(fullBodyText);
-  const structured = parseOrderedJson(structuredText);
-  const structuredContent =
-    structured && typeof structured === 'object' && !Array.isArray(structured)
-      ? (structured as Record<string, unknown>)
-      : { result: structured };
-  return { content: [{ type: 'text', text }], structuredContent };
-}
-
-/** The body's JSON text; `{}` for an answer with no body (204). */
-export function bodyText(res: ApiResponse): string {
-  return res.body === undefined ? '{}' : JSON.stringify(res.body);
-}
-
-export interface BudgetHint {
-  /** What to say after the cut: how to get the rest. */
-  (kept: number, total: number, body: Record<string, unknown>): string;
+/** The body with the server's keys after its own (the body itself when there are none). */
+function withExtras(body: Record<string, unknown>, extras: Record<string, unknown>): Record<string, unknown> {
+  const add = Object.entries(extras);
+  return add.length === 0 ? body : orderedObject([...Object.entries(body), ...add]);
 }
 
 /**
  * Fit a body into the budget: when its JSON is too long and `data` is an array, keep as many
- * leading items as fit and say so in a warning. Returns the (maybe shorter) text and warnings.
+ * leading items as fit and say so in a warning. Returns the (maybe shorter) body and warnings.
  */
-export function fitBudget(
-  body: unknown,
-  text: string,
-  hint: BudgetHint,
-  budget = OUTPUT_BUDGET,
-): { text: string; warnings: string[] } {
-  if (text.length <= budget) return { text, warnings: [] };
-  const obj = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  const data = obj?.data;
-  if (!obj || !Array.isArray(data)) {
-    return { text, warnings: [`This result is ${text.length} characters, over the output budget of about ${budget}.`] };
+export function fitBudget(body: unknown, hint?: BudgetHint, budget = OUTPUT_BUDGET): { body: unknown; warnings: string[] } {
+  const length = JSON.stringify(body).length;
+  if (length <= budget) return { body, warnings: [] };
+  const data = isObject(body) ? body.data : undefined;
+  if (!isObject(body) || !Array.isArray(data)) {
+    return { body, warnings: [`This result is ${length} characters, over the output budget of about ${budget}.`] };
   }
+  const withData = (items: unknown[]) => orderedObject(Object.entries(body).map(([k, v]) => [k, k === 'data' ? items : v] as const));
   // Room for the rest of the body and the warning itself.
-  const rest = JSON.stringify({ ...obj, data: [] }).length + 600;
-  let used = rest;
+  let used = JSON.stringify(withData([])).length + 600;
   let kept = 0;
   for (const item of data) {
     const n = JSON.stringify(item).length + 1;
@@ -134,24 +87,32 @@ export function fitBudget(
     used += n;
     kept++;
   }
-  const cut = JSON.stringify({ ...obj, data: data.slice(0, kept) });
   const warning =
     `Output budget: only the first ${kept} of the ${data.length} items on this page are shown, ` +
-    `to stay under about ${budget} characters. ${hint(kept, data.length, obj)}`;
-  return { text: cut, warnings: [warning] };
+    `to stay under about ${budget} characters.${hint ? ` ${hint(kept, data.length, body)}` : ''}`;
+  return { body: withData(data.slice(0, kept)), warnings: [warning] };
 }
 
-const UNREACHABLE = new WeakSet<CallToolResult>();
-
-/** The error result for a backend that threw (a network failure of the remote backend). */
-export function unreachableResult(e: unknown): CallToolResult {
-  const why = e instanceof Error ? e.message : String(e);
-  const result = errorResult(502, { message: `The Workspace API could not be reached: ${why}` });
-  UNREACHABLE.add(result);
-  return result;
+/** The tool result of an API answer (or of a refusal the MCP server made in the same shape). */
+export function toolResult(res: ApiResponse, o: ResultOptions = {}): CallToolResult {
+  const notes = responseWarnings(o.method, res);
+  if (!isSuccess(res.status)) {
+    const fields = isObject(res.body) ? res.body : {};
+    const error = { status: res.status, ...fields, ...(notes.length ? { warnings: notes } : {}) };
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(error) }] };
+  }
+  const body = res.body === undefined ? {} : res.body;
+  const fit = fitBudget(body, o.hint);
+  const warnings = [...notes, ...fit.warnings];
+  const extras = { ...(o.replayed ? { replayed: true } : {}), ...(warnings.length ? { warnings } : {}) };
+  // structuredContent is the API's whole body even when the text was cut to the output budget:
+  // scripts read it as the API's answer (and `warnings` says what the text left out).
+  const structuredContent = isObject(body) ? withExtras(body, extras) : { result: body };
+  const text = JSON.stringify(isObject(fit.body) ? withExtras(fit.body, extras) : fit.body);
+  return { content: [{ type: 'text', text }], structuredContent };
 }
 
-/** Whether the result says the API could not be reached (so a call's outcome is unknown). */
-export function isUnreachable(result: CallToolResult): boolean {
-  return UNREACHABLE.has(result);
+/** The tool result of a refusal from the error table. */
+export function refusal(e: ApiError, method?: string): CallToolResult {
+  return toolResult(e.response(), { method });
 }

@@ -1,7 +1,8 @@
 /**
- * The MCP server over a Workspace: tools (every API method plus the composite exportContacts,
+ * The MCP server over an McpContext: tools (every API method plus the composite exportContacts,
  * findContacts and getWorkspace, filtered by --read-only / --tools / --exclude-tools), list-schema
- * resources with a completing template, workspace://workspace, prompts and completions. Built on the SDK's low-level `Server` so that tool arguments reach our own checks
+ * resources with a completing template, workspace://workspace, prompts and completions. Built on
+ * the SDK's low-level `Server` so that tool arguments reach our own checks
  * and every error comes back as a tool result in the API's JSON shape.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -18,6 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { log } from '../log.js';
 import { METHODS } from '../api/catalog.js';
+import { ApiError } from '../api/errors.js';
 import type { MethodDef } from '../api/define.js';
 import { complete } from './completions.js';
 import { WORKSPACE_TOOL_INFO, workspaceTool } from './directory.js';
@@ -25,9 +27,9 @@ import { EXPORT_TOOL_INFO, exportTool } from './export.js';
 import { FIND_TOOL_INFO, findContactsTool } from './find-contacts.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { listResources, readResource, TEMPLATES } from './resources.js';
-import { errorResult } from './results.js';
+import { refusal } from './results.js';
 import { methodTools, type ToolSpec } from './tools.js';
-import type { Workspace } from './workspace.js';
+import type { McpContext } from './context.js';
 
 export const SERVER_NAME = 'workspace-mcp';
 export const SERVER_VERSION = '0.1.0';
@@ -90,13 +92,13 @@ export function checkToolFilter(filter: ToolFilter): void {
 }
 
 /** All tools, then the filter (see `pick`). */
-export function selectTools(ws: Workspace, filter: ToolFilter = {}): ToolSpec[] {
-  const composite = [exportTool(ws), ...(ws.contacts ? [findContactsTool(ws)] : []), ...(ws.directory ? [workspaceTool(ws)] : [])];
-  return pick([...methodTools(ws), ...composite], filter);
+export function selectTools(ctx: McpContext, filter: ToolFilter = {}): ToolSpec[] {
+  const composite = [exportTool(ctx), ...(ctx.contacts ? [findContactsTool(ctx)] : []), ...(ctx.directory ? [workspaceTool(ctx)] : [])];
+  return pick([...methodTools(ctx), ...composite], filter);
 }
 
-/** One MCP server (one per session over HTTP) over a shared workspace and tool set. */
-export function createMcpServer(ws: Workspace, tools: ToolSpec[]): Server {
+/** One MCP server (one per session over HTTP) over a shared context and tool set. */
+export function createMcpServer(ctx: McpContext, tools: ToolSpec[]): Server {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Workspace API' },
@@ -125,7 +127,7 @@ export function createMcpServer(ws: Workspace, tools: ToolSpec[]): Server {
   server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
     const tool = byName.get(req.params.name);
     if (!tool) {
-      return errorResult(404, { message: `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.` });
+      return refusal(new ApiError('route_not_found', `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.`));
     }
     const token = req.params._meta?.progressToken;
     const progress = async (value: number, total: number | undefined, message: string) => {
@@ -141,22 +143,22 @@ export function createMcpServer(ws: Workspace, tools: ToolSpec[]): Server {
     } catch (e) {
       // A bug of ours: a 500 in the usual shape that leaks nothing; the details go to the log (stderr).
       log.error({ err: e, tool: tool.name }, 'tool failed');
-      return errorResult(500, { message: 'Server Error' });
+      return refusal(new ApiError('server_error', 'Server Error'));
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(ws, req.params?.cursor));
+  server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(ctx, req.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(ws, req.params.uri));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(ctx, req.params.uri));
 
   server.setRequestHandler(CompleteRequestSchema, async (req) => ({
-    completion: await complete(ws, req.params.ref, req.params.argument, req.params.context?.arguments),
+    completion: await complete(ctx, req.params.ref, req.params.argument, req.params.context?.arguments),
   }));
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
   server.setRequestHandler(GetPromptRequestSchema, (req) => getPrompt(req.params.name, req.params.arguments ?? {}));
 
-  const unsubscribe = ws.onListsChanged(() => {
+  const unsubscribe = ctx.onListsChanged(() => {
     server.sendResourceListChanged().catch(() => undefined);
   });
   const previous = server.onclose;

@@ -4,20 +4,18 @@
  * is a 422, never dropped); argument VALUES are validated by the API itself (the pipeline of
  * the local backend, the server of the remote one), so a tool answers exactly what the API would.
  */
-import { createHash } from 'node:crypto';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { isSuccess, type CallOptions } from '../api/backend.js';
 import { METHODS } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
-import { isSuccess } from '../api/backend.js';
 import { fail } from '../api/errors.js';
-import { Rule, r, shapeToZod, type Shape } from '../api/rules.js';
-import type { CallOptions } from '../api/backend.js';
+import { Rule, r, type Shape } from '../api/rules.js';
+import type { McpContext } from './context.js';
 import { fillDefaultBot, takesDefaultBot, withOptionalBot } from './default-bot.js';
-import type { Workspace } from './workspace.js';
-import { apiErrorResult, bodyText, errorResult, fitBudget, OUTPUT_BUDGET, responseWarnings, successResult, unknownArgumentsResult, unreachableResult, type BudgetHint } from './results.js';
-
-export type JsonSchema = { type: 'object'; [k: string]: unknown };
+import { callOnce, type Answer } from './idempotency.js';
+import { OUTPUT_BUDGET, refusal, toolResult, type BudgetHint } from './results.js';
+import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
 /** What a tool handler gets besides its arguments. */
 export interface ToolExtra {
@@ -36,11 +34,6 @@ export interface ToolSpec {
   run(args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult>;
 }
 
-/** The tools that move money and so take an `idempotency_key`. */
-export const MONEY_TOOLS: ReadonlySet<string> = new Set(['addFundsToContactAccount', 'withdrawFundsFromContactAccount']);
-/** Tools whose success adds or removes a list schema (a resource). */
-export const LIST_CHANGING_TOOLS: ReadonlySet<string> = new Set(['createListSchema', 'deleteListSchema']);
-
 const IDEMPOTENCY_KEY = 'idempotency_key';
 const idempotencyRule = r
   .string()
@@ -51,14 +44,6 @@ const idempotencyRule = r
       'an error. Use it whenever a retry is possible.',
   );
 
-/** The JSON Schema of a zod schema, as tools/list advertises it (draft 7, like the SDK's own). */
-export function toJsonSchema(schema: z.ZodType): JsonSchema {
-  // Always in zod's input mode, output schemas too: there a plain object allows extra keys, so
-  // keys beside the documented ones (a list field's own keys, `replayed`, `warnings`) do not
-  // fail the client's check of structuredContent. Strict objects (tool inputs) stay closed.
-  return z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as JsonSchema;
-}
-
 /** The tool's parameter shape: the method's, its parameter aliases, and the server's own extras. */
 export function toolShape(def: MethodDef): Shape {
   const shape: Shape = { ...def.params };
@@ -66,7 +51,7 @@ export function toolShape(def: MethodDef): Shape {
     const rule = def.params[canonical];
     if (rule) shape[alias] = new Rule({ ...rule.state, required: false, description: `Alias of ${canonical}.` });
   }
-  if (MONEY_TOOLS.has(def.name)) shape[IDEMPOTENCY_KEY] = idempotencyRule;
+  if (def.money) shape[IDEMPOTENCY_KEY] = idempotencyRule;
   return shape;
 }
 
@@ -92,17 +77,15 @@ function outputSchemaOf(def: MethodDef): JsonSchema {
   return { ...toJsonSchema(def.result), type: 'object', properties: extras.properties };
 }
 
+/** The method's description, and what the MCP server adds: the output budget, the paging and money policy. */
 function descriptionOf(def: MethodDef): string {
   let text = def.description;
   if (isListMethod(def)) {
-    const rest = def.name === 'getContacts' || /contact/i.test(def.name)
-      ? 'To get every contact of a bot, call exportContacts, which writes them all to a file.'
-      : 'Ask for smaller pages to see the rest (for contacts, exportContacts writes them all to a file).';
-    text += ` The text of a result is capped at about ${OUTPUT_BUDGET} characters: a longer page is cut short there and says so in "warnings" (structuredContent keeps the whole page). ${rest}`;
+    text += ` The text of a result is capped at about ${OUTPUT_BUDGET} characters: a longer page is cut short there and says so in "warnings" (structuredContent keeps the whole page).`;
+    if (def.paging?.smaller) text += ` Ask for smaller pages (${def.paging.smaller}) to see the rest.`;
+    if (def.paging?.whole) text += ` To get them all in one go, call ${def.paging.whole}, which writes them all to a file.`;
   }
-  if (MONEY_TOOLS.has(def.name)) {
-    text += ' Pass an idempotency_key so that a retry after a timeout cannot move the money twice.';
-  }
+  if (def.money) text += ' Pass an idempotency_key so that a retry after a timeout cannot move the money twice.';
   if (takesDefaultBot(def)) text += ' bot_id defaults to the default bot.';
   return text;
 }
@@ -157,50 +140,22 @@ export function unknownArguments(shape: Shape, args: Record<string, unknown>): M
   return errors;
 }
 
-/** sha256 of a value's canonical JSON (keys sorted), to compare two calls' arguments. */
-export function hashArguments(method: string, args: Record<string, unknown>): string {
-  const canon = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canon)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
-        : v;
-  return createHash('sha256').update(JSON.stringify([method, canon(args)])).digest('hex');
-}
-
-/** What to say when a page is cut: how to get the rest. */
+/** What to say when a page is cut: how to get the rest, as the method's paging policy says. */
 function budgetHint(def: MethodDef): BudgetHint {
   return (kept, _total, body) => {
     const meta = (body.meta ?? {}) as Record<string, unknown>;
-    const more = /contact/i.test(def.name) ? ' To get every contact in one go, call exportContacts.' : '';
-    if (typeof meta.offset === 'number')
-      return `Call again with offset=${meta.offset + kept} (and a smaller limit) for the rest.${more}`;
-    return `Ask for fewer items per page (count, or limit with offset) to see them all.${more}`;
+    const whole = def.paging?.whole ? ` To get them all in one go, call ${def.paging.whole}.` : '';
+    if (typeof meta.offset === 'number') return `Call again with offset=${meta.offset + kept} (and a smaller limit) for the rest.${whole}`;
+    if (def.paging?.smaller) return `Ask for fewer items per page (${def.paging.smaller}) to see them all.${whole}`;
+    return `structuredContent holds the whole answer.${whole}`;
   };
 }
 
 /** The tool of one API method. */
-export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
+export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
   const shape = withOptionalBot(def, toolShape(def));
-  const money = MONEY_TOOLS.has(def.name);
+  const hint = budgetHint(def);
   const schemas: { input?: JsonSchema; output?: JsonSchema } = {};
-
-  async function callApi(params: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
-    let res;
-    try {
-      res = await ws.backend.call(def.name, params, opts);
-    } catch (e) {
-      return unreachableResult(e);
-    }
-    const notes = responseWarnings(def.name, res);
-    if (!isSuccess(res.status)) return errorResult(res.status, res.body, notes);
-    if (LIST_CHANGING_TOOLS.has(def.name)) ws.listsChanged();
-    await ws.noteAnswer(res.body);
-    const full = bodyText(res);
-    const fit = fitBudget(res.body, full, budgetHint(def));
-    const warnings = [...notes, ...fit.warnings];
-    return successResult(fit.text, warnings.length ? { warnings } : {}, fit.text === full ? undefined : full);
-  }
 
   return {
     name: def.name,
@@ -216,20 +171,27 @@ export function methodTool(def: MethodDef, ws: Workspace): ToolSpec {
     annotations: { title: def.title, ...def.annotations },
     async run(args, extra) {
       const unknown = unknownArguments(shape, args);
-      if (unknown.size > 0) return unknownArgumentsResult(unknown);
+      if (unknown.size > 0) return refusal(fail.validation(unknown));
       const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m) };
-      const key = money ? args[IDEMPOTENCY_KEY] : undefined;
-      const params = await fillDefaultBot(def, ws, { ...args });
+      const params = await fillDefaultBot(def, ctx, { ...args });
       delete params[IDEMPOTENCY_KEY];
-      if (key === undefined || key === null) return callApi(params, opts);
-      if (typeof key !== 'string' || key.length < 1 || key.length > 255)
-        return apiErrorResult(fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.'));
-      return ws.once(def.name, key, hashArguments(def.name, params), () => callApi(params, opts));
+      const call = () => ctx.call(def.name, params, opts);
+      const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
+      let answer: Answer;
+      if (key === undefined || key === null) answer = await call();
+      else if (typeof key !== 'string' || key.length < 1 || key.length > 255)
+        return refusal(fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.'));
+      else answer = await callOnce(ctx.keys, def, key, params, call);
+      if (isSuccess(answer.status) && !answer.replayed) {
+        if (def.changesLists) ctx.listsChanged();
+        await ctx.noteAnswer(answer.body);
+      }
+      return toolResult(answer, { method: def.name, hint, replayed: answer.replayed });
     },
   };
 }
 
 /** Every API method's tool, in catalog order. */
-export function methodTools(ws: Workspace): ToolSpec[] {
-  return (METHODS as readonly MethodDef[]).map((def) => methodTool(def, ws));
+export function methodTools(ctx: McpContext): ToolSpec[] {
+  return (METHODS as readonly MethodDef[]).map((def) => methodTool(def, ctx));
 }

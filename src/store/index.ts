@@ -5,7 +5,6 @@ import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
 import { DirectoryStore } from './directory.js';
-import { IdempotencyStore } from './idempotency.js';
 import { ListStore } from './lists.js';
 import { OwnerStore } from './owners.js';
 import { ProjectStore } from './projects.js';
@@ -25,7 +24,6 @@ export class Store {
   readonly lists: ListStore;
   readonly contactAccounts: ContactAccountStore;
   readonly contacts: ContactStore;
-  readonly idempotency: IdempotencyStore;
   readonly balance: BalanceStore;
   readonly variables: VariableStore;
   readonly tags: TagStore;
@@ -44,7 +42,6 @@ export class Store {
     this.lists = new ListStore(db);
     this.contactAccounts = new ContactAccountStore(db);
     this.contacts = new ContactStore(db);
-    this.idempotency = new IdempotencyStore(db);
     this.balance = new BalanceStore(db);
     this.variables = new VariableStore(db);
     this.tags = new TagStore(db);

@@ -8,9 +8,7 @@ const startMcp = useMcp();
 
 test(`the suite runs over the ${TEST_BACKEND} backend`, async () => {
   const world = await startMcp();
-  const backend = (world.workspace as unknown as { opts?: { backend: unknown }; backend?: unknown });
-  const b = backend.backend ?? backend.opts?.backend;
-  expect(b).toBeInstanceOf(TEST_BACKEND === 'remote' ? RemoteBackend : LocalBackend);
+  expect(world.context.backend).toBeInstanceOf(TEST_BACKEND === 'remote' ? RemoteBackend : LocalBackend);
   const me = await world.call('getMe');
   expect(me.isError).toBeFalsy();
   expect((me.structuredContent as { data: { id: number } }).data.id).toBe(1);

@@ -6,7 +6,7 @@
  * WORKSPACE_TEST_BACKEND=remote, the remote client (undici) pointed at the same service served
  * over real HTTP on 127.0.0.1: the same behaviour suites then run against both, unchanged.
  */
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -23,7 +23,8 @@ import { LocalBackend } from '../../src/service/backend.js';
 import type { Service } from '../../src/service/pipeline.js';
 import { Store } from '../../src/store/index.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../../src/mcp/server.js';
-import { Workspace } from '../../src/mcp/workspace.js';
+import { McpContext } from '../../src/mcp/context.js';
+import { McpStateStore } from '../../src/store/mcp-state.js';
 import { removeTempDir } from '../helpers/temp.js';
 import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
 
@@ -43,11 +44,18 @@ export function mcpFixture(): Fixture {
 /** Which backend the MCP behaviour suites run over in this test project. */
 export const TEST_BACKEND: 'local' | 'remote' = process.env.WORKSPACE_TEST_BACKEND === 'remote' ? 'remote' : 'local';
 
+/** The scope of a world's idempotency keys: who it acts for, as the CLI resolves it at start-up. */
+export function scopeOf(o: { apiKey?: string }): string {
+  return o.apiKey ? `test key ${o.apiKey}` : 'test owner 1';
+}
+
 export interface McpWorld {
   dir: string;
   store: Store;
   service: Service;
-  workspace: Workspace;
+  context: McpContext;
+  /** The MCP server's own state file (idempotency keys), beside the database; keys in `scopeOf(options)`. */
+  state: McpStateStore;
   client: Client;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   /** Close it (again is a no-op). */
@@ -102,8 +110,9 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   // The search and the directory as the CLI wires them for each backend.
   const search: SearchParts =
     kind === 'remote' ? remoteSearch(backend, dir, { baseUrl, seen, botId: o.defaultBotId }, o.sync) : localSearch(store, backend);
-  const workspace = new Workspace({ backend, keys: store.idempotency, dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen });
-  const server = createMcpServer(workspace, selectTools(workspace, o.filter));
+  const state = McpStateStore.open(join(dir, 'mcp-state.sqlite'));
+  const context = new McpContext({ backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen });
+  const server = createMcpServer(context, selectTools(context, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
   let closed = false;
   const client = new Client({ name: 'test', version: '1.0.0' });
@@ -113,7 +122,8 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     dir,
     store,
     service,
-    workspace,
+    context,
+    state,
     client,
     call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
     async close() {
@@ -131,6 +141,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
         });
       }
       store.close();
+      state.close();
       if (!o.dbFile) removeTempDir(dir);
     },
   };

@@ -3,12 +3,11 @@
  * structuredContent keeps the API's key order over both transports of the built CLI, stdio and
  * Streamable HTTP (JSON.stringify of a plain object would put "2" and "10" first).
  */
-import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect, test } from 'vitest';
-import { successResult } from '../../src/mcp/results.js';
-import { CLI, spawnAnnounced } from '../helpers/cli.js';
+import { expect, test } from 'vitest';
+import { orderedObject } from '../../src/api/ordered.js';
+import { toolResult } from '../../src/mcp/results.js';
+import { INITIALIZE, spawnAnnounced, spawnRpc } from '../helpers/cli.js';
 import { tempDir } from '../helpers/world.js';
 
 const SLUGS = ['b', '10', 'a', '2'];
@@ -17,17 +16,9 @@ const CREATE = {
   name: 'createListSchema',
   arguments: { name: 'Ordered', bot_id: 1, fields: SLUGS.map((slug) => ({ name: slug, slug, type: 'string' })) },
 };
-const INIT = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } };
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
 
 function freshDb(): string {
-  const dir = tempDir();
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'w.db');
+  return join(tempDir(), 'w.db');
 }
 
 /** The slugs' positions in the structuredContent of a tools/call answer, as sent on the wire. */
@@ -36,38 +27,29 @@ function slugOrder(line: string): number[] {
   return SLUGS.map((k) => sc.indexOf(`"${k}":{"name"`));
 }
 
-test('a success result keeps the API\'s key order in structuredContent, as the transports write it', () => {
-  const result = successResult('{"data":{"fields":{"b":1,"10":2}}}');
-  expect(JSON.stringify(result.structuredContent)).toBe('{"data":{"fields":{"b":1,"10":2}}}');
-  expect(result.structuredContent).toEqual({ data: { fields: { b: 1, '10': 2 } } });
+test('a tool result keeps the body\'s key order in structuredContent and the text, extras after it', () => {
+  const body = { data: { fields: orderedObject([['b', 1], ['10', 2]]) } };
+  const result = toolResult({ status: 200, headers: {}, body }, { replayed: true });
+  expect(JSON.stringify(result.structuredContent)).toBe('{"data":{"fields":{"b":1,"10":2}},"replayed":true}');
+  expect((result.content[0] as { text: string }).text).toBe(JSON.stringify(result.structuredContent));
+  expect(result.structuredContent).toEqual({ data: { fields: { b: 1, '10': 2 } }, replayed: true });
 });
 
 test('stdio: structuredContent on the wire keeps the slugs in the order sent', async () => {
-  const proc = spawn(process.execPath, [CLI, 'mcp', '--db', freshDb()], { stdio: ['pipe', 'pipe', 'pipe'] });
-  cleanups.push(() => proc.kill());
-  let out = '';
-  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const send = (m: object) => proc.stdin.write(JSON.stringify(m) + '\n');
-  const line = async (id: number) => {
-    for (let i = 0; i < 200; i++) {
-      const hit = out.split('\n').find((l) => l.startsWith('{') && JSON.parse(l).id === id);
-      if (hit) return hit;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no answer ${id}: ${out}`);
-  };
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT });
-  await line(1);
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: CREATE });
-  const pos = slugOrder(await line(2));
+  const rpc = spawnRpc(['mcp', '--db', freshDb()]);
+  rpc.send({ ...INITIALIZE, id: 1 });
+  await rpc.answer(1);
+  rpc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  rpc.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: CREATE });
+  await rpc.answer(2);
+  // The raw line, not its parse: the order of keys on the wire is what is tested.
+  const pos = slugOrder(rpc.lines().find((l) => JSON.parse(l).id === 2)!);
   expect(pos.every((p) => p > 0)).toBe(true);
   expect([...pos].sort((x, y) => x - y)).toEqual(pos);
 });
 
 test('Streamable HTTP: structuredContent on the wire keeps the slugs in the order sent', async () => {
-  const { proc, url } = await spawnAnnounced(['mcp', '--db', freshDb(), '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/);
-  cleanups.push(() => proc.kill());
+  const { url } = await spawnAnnounced(['mcp', '--db', freshDb(), '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/);
   const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
   const post = async (message: object) => {
     const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(message) });
@@ -75,7 +57,7 @@ test('Streamable HTTP: structuredContent on the wire keeps the slugs in the orde
     if (sid) headers['mcp-session-id'] = sid;
     return res.text();
   };
-  await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT });
+  await post({ ...INITIALIZE, id: 1 });
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const text = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: CREATE });
   const pos = slugOrder(text);

@@ -1,4 +1,4 @@
-/** Money safety: idempotency keys on the two money tools, kept in the database. */
+/** Money safety: idempotency keys on the money tools, kept in the MCP server's own state file. */
 import { expect, test } from 'vitest';
 import { seedDb } from '../helpers/world.js';
 import { firstJson, mcpFixture, useMcp, type McpWorld } from './harness.js';
@@ -41,7 +41,7 @@ test('same key with other arguments is an error (idempotency_conflict on idempot
   expect(await balance(world)).toBe(1250);
 });
 
-test('the key is kept in the database: a new server over the same file still replays', async () => {
+test('the key is kept in the server\'s own state file: a new server over the same files still replays', async () => {
   const dbFile = seedDb(mcpFixture());
   const debit = { ...topUp, amount: 100 };
   const first = await startMcp({ dbFile });
@@ -89,6 +89,17 @@ test('keys belong to one owner: another owner using the same key gets his own ca
   expect(((await alice.call('addFundsToContactAccount', topUp)).structuredContent as any).replayed).toBe(true);
   expect(((await bob.call('addFundsToContactAccount', { ...topUp, account_id: bobAccount, amount: 70 })).structuredContent as any).replayed).toBe(true);
   expect(await balance(alice)).toBe(1250);
+});
+
+test('getMe past its sunset: a keyed money call still moves the money once and replays (the owner is never asked of getMe)', async () => {
+  const world = await startMcp();
+  world.store.settings.setDeprecation('getMe', '2020-01-01T00:00:00+00:00');
+  expect(firstJson(await world.call('getMe'))).toMatchObject({ status: 410, code: 'method_removed' });
+  const first = await world.call('addFundsToContactAccount', topUp);
+  expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
+  const again = await world.call('addFundsToContactAccount', topUp);
+  expect(again.structuredContent).toEqual({ ...(first.structuredContent as object), replayed: true });
+  expect(await balance(world)).toBe(1250);
 });
 
 test('a bad idempotency_key value is a 422 on idempotency_key', async () => {

@@ -93,7 +93,7 @@ describe('the remote search index', () => {
     rec.downAfter = -1;
     rec.offsets.length = 0;
     const [file] = readdirSync(join(world.dir, 'search')).filter((n) => n.endsWith('.db'));
-    const restarted = new SyncedContactIndex(world.workspace.backend, () => ContactMirror.open(join(world!.dir, 'search', file!)), { pageSize: PAGE });
+    const restarted = new SyncedContactIndex(world.context.backend, () => ContactMirror.open(join(world!.dir, 'search', file!)), { pageSize: PAGE });
     try {
       const found = await restarted.find(1, 'Person 2499', { limit: 3 });
       expect(rec.offsets[0]).toBe(2 * PAGE - 2);

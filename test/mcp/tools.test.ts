@@ -84,15 +84,43 @@ describe('tools/list', () => {
     }
   });
 
-  test('list tools state the output budget and point to exportContacts', async () => {
+  test('list tools state the output budget; only those whose definition names a whole-set tool point to it', async () => {
     const world = await startMcp();
     const { tools } = await world.client.listTools();
     const lists = DEFS.filter(isListMethod).map((d) => d.name);
-    expect(lists).toContain('getContacts');
+    expect(lists).toEqual(expect.arrayContaining(['getContacts', 'getContactAccounts', 'getContactTags', 'attachTagToContact']));
     for (const t of tools.filter((x) => lists.includes(x.name))) {
       expect(t.description, t.name).toMatch(/about 20000 characters/);
-      expect(t.description, t.name).toMatch(/exportContacts/);
+      const whole = findMethod(t.name)?.paging?.whole;
+      if (whole) expect(t.description, t.name).toContain(`call ${whole}`);
+      else expect(t.description, t.name).not.toMatch(/exportContacts/);
     }
+    expect(tools.find((t) => t.name === 'getContacts')?.description).toMatch(/call exportContacts, which writes them all to a file/);
+  });
+});
+
+describe('a page cut to the output budget says how to read the rest, as the method\'s paging policy says', () => {
+  const bigPage = (m: string, data: unknown[]) => (b: Backend): Backend => ({
+    call: async (name, p, o) => (name === m ? { status: 200, headers: {}, body: { data } } : b.call(name, p, o)),
+    close: () => b.close(),
+  });
+  const tags = Array.from({ length: 200 }, (_, i) => `tag-${i}-${'x'.repeat(200)}`);
+
+  test('getContactTags: cut, with no pointer to exportContacts (its name has "contact" in it, nothing more)', async () => {
+    const world = await startMcp({ wrap: bigPage('getContactTags', tags) });
+    const r = await world.call('getContactTags', { contact_id: 100 });
+    const warnings = (r.structuredContent as { warnings: string[] }).warnings.join(' ');
+    expect(warnings).toMatch(/Output budget: only the first \d+ of the 200 items/);
+    expect(warnings).not.toMatch(/exportContacts/);
+    expect((r.structuredContent as { data: string[] }).data).toHaveLength(200);
+  });
+
+  test('getContacts: cut, pointing to smaller pages and to exportContacts', async () => {
+    const contacts = Array.from({ length: 60 }, (_, i) => ({ id: i, name: 'n'.repeat(500) }));
+    const world = await startMcp({ wrap: bigPage('getContacts', contacts) });
+    const r = await world.call('getContacts', {});
+    const warnings = (r.structuredContent as { warnings: string[] }).warnings.join(' ');
+    expect(warnings).toMatch(/Ask for fewer items per page \(count, or limit with offset\) to see them all\. To get them all in one go, call exportContacts\./);
   });
 });
 

@@ -9,9 +9,9 @@ import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer, selectTools } from '../../dist/mcp/server.js';
-import { Workspace } from '../../dist/mcp/workspace.js';
+import { McpContext } from '../../dist/mcp/context.js';
 import { RemoteBackend } from '../../dist/remote/client.js';
-import { Store } from '../../dist/store/index.js';
+import { McpStateStore } from '../../dist/store/mcp-state.js';
 import { CLI, ROOT, spawnServer, tempDir } from './lib.mjs';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '10000' }, paced: { type: 'boolean', default: false } } });
@@ -30,9 +30,9 @@ const counting = {
   },
   close: () => remote.close(),
 };
-const state = Store.open(join(dir, 'mcp-state.db'));
-const ws = new Workspace({ backend: counting, keys: state.idempotency, dataDir: dir });
-const mcp = createMcpServer(ws, selectTools(ws));
+const state = McpStateStore.open(join(dir, 'mcp-state.sqlite'));
+const ctx = new McpContext({ backend: counting, keys: state.keys('bench'), dataDir: dir });
+const mcp = createMcpServer(ctx, selectTools(ctx));
 const [a, b] = InMemoryTransport.createLinkedPair();
 const client = new Client({ name: 'bench', version: '1' });
 await mcp.connect(a);

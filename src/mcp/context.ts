@@ -1,0 +1,109 @@
+/**
+ * What every MCP session of one process shares: the backend (known only by its interface, so
+ * the built-in service and a remote API look the same here), the MCP layer's own state that
+ * the CLI passes in (idempotency keys), the folder exports are written to, who hears that the
+ * set of lists changed, the contact search and workspace directory the CLI passed in, the
+ * default bot, and the ids seen in answers.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
+import { ApiError } from '../api/errors.js';
+import { toolResult } from './results.js';
+import type { ContactIndex } from './search.js';
+import { contactsIn, SeenIds } from './seen.js';
+import type { IdempotencyKeys, WorkspaceDirectory } from './state.js';
+
+export interface McpContextOptions {
+  backend: Backend;
+  /** The money tools' idempotency keys, of the owner (or key) this server acts for. */
+  keys: IdempotencyKeys;
+  /** Folder exports are written into (its `exports/` subfolder). */
+  dataDir: string;
+  /** The owner the backend acts as, when start-up learnt it (else asked of getMe once, when needed). */
+  ownerId?: number;
+  /** Contact search (findContacts, completions). */
+  contacts?: ContactIndex;
+  /** What the owner may see (getWorkspace, completions). */
+  directory?: WorkspaceDirectory;
+  /** The configured default bot (`--bot`). */
+  defaultBotId?: number;
+  /** Where ids seen in answers are kept (shared with a remote directory). */
+  seen?: SeenIds;
+}
+
+export class McpContext {
+  readonly backend: Backend;
+  readonly keys: IdempotencyKeys;
+  readonly dataDir: string;
+  readonly contacts?: ContactIndex;
+  readonly directory?: WorkspaceDirectory;
+  /** Ids seen in the API's answers. */
+  readonly seen: SeenIds;
+  private readonly defaultBotId?: number;
+  private ownerId: number | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(opts: McpContextOptions) {
+    this.backend = opts.backend;
+    this.keys = opts.keys;
+    this.dataDir = opts.dataDir;
+    this.ownerId = opts.ownerId;
+    this.contacts = opts.contacts;
+    this.directory = opts.directory;
+    this.defaultBotId = opts.defaultBotId;
+    this.seen = opts.seen ?? new SeenIds();
+  }
+
+  /**
+   * Call the backend. A backend answers failures too; one that throws all the same (a bug, or
+   * a wrapper of one) answers `upstream_unreachable`, so a tool never fails without a result.
+   */
+  async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
+    try {
+      return await this.backend.call(method, params, opts);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      return new ApiError('upstream_unreachable', `The Workspace API could not be reached: ${why}`).response();
+    }
+  }
+
+  /**
+   * The id of the owner the backend acts as: as start-up learnt it, else asked of getMe once
+   * (search and the directory need it; money calls never do); or the error result.
+   */
+  async owner(): Promise<number | CallToolResult> {
+    if (this.ownerId !== undefined) return this.ownerId;
+    const res = await this.call('getMe', {});
+    if (!isSuccess(res.status)) return toolResult(res, { method: 'getMe' });
+    const id = (res.body as { data?: { id?: unknown } } | undefined)?.data?.id;
+    if (typeof id !== 'number') return toolResult(new ApiError('server_error', 'getMe answered no owner id.').response());
+    this.ownerId = id;
+    return id;
+  }
+
+  /** Learn from a successful answer: ids for getWorkspace, contacts for a synced search index. */
+  async noteAnswer(body: unknown): Promise<void> {
+    this.seen.record(body);
+    const found = this.contacts?.observe ? contactsIn(body) : [];
+    if (found.length === 0) return;
+    const owner = await this.owner();
+    if (typeof owner === 'number') this.contacts!.observe!(owner, found);
+  }
+
+  /** The bot a tool uses when bot_id is left out: the configured one, else the owner's only bot. */
+  async defaultBot(): Promise<number | undefined> {
+    if (this.defaultBotId !== undefined) return this.defaultBotId;
+    const owner = await this.owner();
+    return typeof owner === 'number' ? this.directory?.onlyBot(owner) : undefined;
+  }
+
+  /** Be told when a tool created or deleted a list; returns the unsubscribe function. */
+  onListsChanged(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  listsChanged(): void {
+    for (const fn of this.listeners) fn();
+  }
+}

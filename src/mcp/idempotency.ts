@@ -1,0 +1,65 @@
+/**
+ * A money call at most once per idempotency key: the first success is kept, as the API's
+ * answer, and replayed (with `replayed: true`) to a repeat with the same arguments; other
+ * arguments are a conflict. A definite refusal (4xx) moved nothing, so its key is given back;
+ * a lost answer (a 5xx, `outcome_unknown`) keeps the reservation: whether money moved is unknown.
+ */
+import { createHash } from 'node:crypto';
+import { isSuccess, type ApiResponse } from '../api/backend.js';
+import type { MethodDef } from '../api/define.js';
+import { fail } from '../api/errors.js';
+import type { IdempotencyKeys } from './state.js';
+
+/** An answer, maybe the kept answer of an earlier call. */
+export interface Answer extends ApiResponse {
+  replayed?: boolean;
+}
+
+/** sha256 of a call's canonical JSON (keys sorted), to compare two calls' arguments. */
+export function hashArguments(method: string, args: Record<string, unknown>): string {
+  const canon = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(canon)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+        : v;
+  return createHash('sha256').update(JSON.stringify([method, canon(args)])).digest('hex');
+}
+
+/** Whether a failed answer leaves open whether the call was carried out. */
+function outcomeUnknown(res: ApiResponse): boolean {
+  return res.status >= 500 || (res.body as { code?: unknown } | undefined)?.code === 'outcome_unknown';
+}
+
+function conflict(message: string): Answer {
+  return fail.coded('idempotency_conflict', 'idempotency_key', message).response();
+}
+
+/** Run `call` unless `key` already holds this call: then its kept answer, or a conflict. */
+export async function callOnce(
+  keys: IdempotencyKeys,
+  def: MethodDef,
+  key: string,
+  params: Record<string, unknown>,
+  call: () => Promise<ApiResponse>,
+): Promise<Answer> {
+  const hash = hashArguments(def.name, params);
+  const seen = keys.reserve(key, def.name, hash);
+  if (seen) {
+    if (seen.method !== def.name || seen.paramsHash !== hash) {
+      return conflict(
+        `This idempotency key was already used for another operation (${seen.method} with other arguments). Use a new key for a new operation.`,
+      );
+    }
+    if (!seen.answer) {
+      return conflict(
+        `An operation with this idempotency key is under way, or its outcome is unknown. Check with ${def.checkWith ?? 'a read of the same object'} before retrying with a new key.`,
+      );
+    }
+    return { status: seen.answer.status, headers: {}, body: seen.answer.body, replayed: true };
+  }
+  const res = await call();
+  if (isSuccess(res.status)) keys.complete(key, { status: res.status, body: res.body });
+  else if (!outcomeUnknown(res)) keys.release(key);
+  return res;
+}

@@ -1,0 +1,53 @@
+/**
+ * What the MCP layer keeps of its own, or is told by the CLI, as small interfaces: the CLI
+ * passes in implementations (SQLite: `store/mcp-state.ts`; the workspace directory of each
+ * backend), the idempotency keys already bound to the owner or key the server acts for. The
+ * contact search index has its own file (`search.ts`).
+ */
+
+/** The API's answer to a call, as kept for a replay. */
+export interface KeptAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** A call kept under an idempotency key; `answer` only once the call finished. */
+export interface KeptCall {
+  method: string;
+  paramsHash: string;
+  answer?: KeptAnswer;
+}
+
+/** The idempotency keys of the money tools. */
+export interface IdempotencyKeys {
+  /**
+   * Claim `key` for a call: undefined when this call now owns it, else the call already there
+   * (finished, or another call's reservation). Atomic.
+   */
+  reserve(key: string, method: string, paramsHash: string): KeptCall | undefined;
+  /** Keep the answer of a reserved call. */
+  complete(key: string, answer: KeptAnswer): void;
+  /** Give the key back (the call moved nothing), so it may be used again. */
+  release(key: string): void;
+}
+
+/** What getWorkspace answers. */
+export interface WorkspaceView {
+  owner: { id: number; name: string | null; email: string | null; plan: 'pro' | 'free' | null };
+  projects: Array<{ uuid: string; name: string | null; role: 'owner' | 'member' }>;
+  bots: Array<{ id: number; name: string | null; messenger: string | null; project_uuid: string | null; contacts: number | null }>;
+  default_bot_id: number | null;
+  /** What the answer leaves out or cannot know. */
+  notes?: string[];
+}
+
+/** What the owner may see, as the backend can tell it. */
+export interface WorkspaceDirectory {
+  describe(ownerId: number): Promise<Omit<WorkspaceView, 'default_bot_id'>>;
+  /** The owner's bots as far as known, cheaply (for completions). */
+  botChoices(ownerId: number): Promise<Array<{ id: number; name: string | null }>>;
+  /** The owner's only bot, when there is exactly one and the backend can tell. */
+  onlyBot(ownerId: number): Promise<number | undefined>;
+  /** Currencies of the owner's contact accounts, most used first. */
+  currencies(ownerId: number): Promise<string[]>;
+}
