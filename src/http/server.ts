@@ -8,6 +8,7 @@ import qs from 'qs';
 import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import type { Logger } from '../log.js';
+import { readBody, TooLarge } from '../read-body.js';
 import type { ApiRequest, Service } from '../service/pipeline.js';
 
 /** Largest body accepted; past it, 413. */
@@ -50,28 +51,6 @@ export function wantsJson(accept: string | undefined, requestedWith: string | un
   if (first.includes('/json') || first.includes('+json')) return true;
   const anyType = accept === undefined || accept === '' || /(^|,)\s*\*\/\*/.test(accept);
   return requestedWith === 'XMLHttpRequest' && anyType;
-}
-
-/** A body past the limit; the caller answers 413. */
-export class TooLarge extends Error {}
-
-/** The whole body of `req`, refused with TooLarge past `maxBytes`. */
-export function readBody(req: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > maxBytes) {
-        reject(new TooLarge());
-        req.resume();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 /** Refuses malformed UTF-8 instead of replacing it; keeps a BOM, which JSON.parse refuses as PHP does. */
@@ -148,7 +127,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
       if (verb !== 'GET' && verb !== 'HEAD') {
         let raw: Buffer;
         try {
-          raw = await readBody(req);
+          raw = await readBody(req, MAX_BODY_BYTES);
         } catch (e) {
           if (e instanceof TooLarge) {
             res.setHeader('Connection', 'close');

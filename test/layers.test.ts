@@ -1,0 +1,131 @@
+/**
+ * The layers of src/ as the README's "Layout" states them: lower layers never import upper
+ * ones, and the adapters (`remote`, `mcp`) import the contract (`api`) only. Imports are read
+ * with the TypeScript parser (static, type-only, re-exports and dynamic `import()` alike); a
+ * forbidden edge or an import cycle fails here, naming the files.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, test } from 'vitest';
+import { ROOT } from './helpers/world.js';
+
+const SRC = join(ROOT, 'src');
+
+/**
+ * What each layer may import besides itself. A module at the top of src/ (the logger, the body
+ * reader) is neutral: it imports nothing of ours, and anyone may import it.
+ */
+export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
+  api: [],
+  store: ['api'],
+  service: ['api', 'store'],
+  http: ['api', 'service'],
+  remote: ['api'],
+  mcp: ['api'],
+  // Start-up of the service for the CLI (opening and checking the database).
+  app: ['api', 'store', 'service'],
+  cli: '*',
+};
+
+/** The layer of a path relative to src/: its first folder, or the file for a top-level module. */
+function layerOf(file: string): string {
+  return file.split('/')[0]!;
+}
+
+/** A top-level module of src/: neutral. */
+function isNeutral(file: string): boolean {
+  return !file.includes('/');
+}
+
+/** Every import edge between modules of src/, as paths relative to src/. */
+function importGraph(): Map<string, string[]> {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts')) files.push(p);
+    }
+  };
+  walk(SRC);
+  const graph = new Map<string, string[]>();
+  for (const f of files) {
+    const info = ts.preProcessFile(readFileSync(f, 'utf8'), true, true);
+    const targets = info.importedFiles
+      .map((i) => i.fileName)
+      .filter((n) => n.startsWith('.'))
+      .map((n) => relative(SRC, resolve(dirname(f), n.replace(/\.js$/, '.ts'))).split('\\').join('/'));
+    graph.set(relative(SRC, f).split('\\').join('/'), targets);
+  }
+  return graph;
+}
+
+/** The edges the rules forbid, as `from -> to` lines. */
+export function forbiddenEdges(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    const layer = layerOf(from);
+    for (const to of targets) {
+      const target = layerOf(to);
+      if (target === layer) continue;
+      if (isNeutral(to) && !isNeutral(from)) continue;
+      const allowed = isNeutral(from) ? [] : MAY_IMPORT[layer];
+      if (allowed === '*') continue;
+      if (!allowed?.includes(target)) out.push(`${from} -> ${to}`);
+    }
+  }
+  return out;
+}
+
+/** Import cycles (each as the files around it), found by a depth-first walk. */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const m of graph.get(n) ?? []) {
+      if (state.get(m) === 'open') found.push(stack.slice(stack.indexOf(m)));
+      else if (!state.has(m)) visit(m);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const n of graph.keys()) if (!state.has(n)) visit(n);
+  return found;
+}
+
+describe('the checker', () => {
+  test('flags an adapter reaching past the contract, and a cycle', () => {
+    const g = new Map([
+      ['mcp/tools.ts', ['api/catalog.ts', 'store/index.ts', 'log.ts']],
+      ['remote/client.ts', ['service/backend.ts']],
+      ['api/catalog.ts', ['log.ts']],
+      ['log.ts', ['read-body.ts']],
+      ['store/index.ts', ['store/admin.ts']],
+      ['store/admin.ts', ['store/index.ts']],
+    ]);
+    expect(forbiddenEdges(g)).toEqual(['mcp/tools.ts -> store/index.ts', 'remote/client.ts -> service/backend.ts', 'log.ts -> read-body.ts']);
+    expect(cycles(g)).toEqual([['store/index.ts', 'store/admin.ts']]);
+  });
+});
+
+describe('src/', () => {
+  const graph = importGraph();
+
+  test('every folder of src/ is a layer with rules', () => {
+    const layers = new Set([...graph.keys()].filter((f) => f.includes('/')).map(layerOf));
+    expect([...layers].filter((l) => !(l in MAY_IMPORT))).toEqual([]);
+    expect([...graph.keys()].filter(isNeutral).sort()).toEqual(['log.ts', 'read-body.ts']);
+  });
+
+  test('lower layers never import upper ones; remote and mcp import the contract only', () => {
+    expect(forbiddenEdges(graph)).toEqual([]);
+  });
+
+  test('no import cycles', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+});
