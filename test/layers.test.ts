@@ -23,8 +23,6 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   http: ['api', 'service'],
   remote: ['api'],
   mcp: ['api'],
-  // Start-up of the service for the CLI (opening and checking the database).
-  app: ['api', 'store', 'service'],
   cli: '*',
 };
 
@@ -127,5 +125,15 @@ describe('src/', () => {
 
   test('no import cycles', () => {
     expect(cycles(graph)).toEqual([]);
+  });
+
+  test('the README\'s Layout section states these same rules', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const layout = readme.slice(readme.indexOf('## Layout'));
+    const stated: Record<string, readonly string[] | '*'> = {};
+    for (const m of layout.matchAll(/^\| `(\w+)` \| (.+) \|$/gm)) {
+      stated[m[1]!] = m[2] === 'everything' ? '*' : m[2] === 'nothing' ? [] : [...m[2]!.matchAll(/`(\w+)`/g)].map((x) => x[1]!);
+    }
+    expect(stated).toEqual(MAY_IMPORT);
   });
 });

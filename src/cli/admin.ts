@@ -1,7 +1,7 @@
 /** `workspace-mcp admin`: the dashboard operations that are not API methods. */
 import { findMethod } from '../api/catalog.js';
-import { openStore } from '../app/open.js';
-import { locateDb } from '../app/paths.js';
+import { openStore } from './open.js';
+import { locateDb } from './paths.js';
 import { normalizeTime } from '../store/time.js';
 import { intFlag, parse, UsageError } from './args.js';
 

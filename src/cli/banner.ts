@@ -4,7 +4,7 @@
  * hand over stdio would otherwise look hung. Never on stdout: over stdio that is the protocol.
  */
 import { realpathSync } from 'node:fs';
-import type { OwnerSummary } from '../app/open.js';
+import type { OwnerSummary } from './open.js';
 
 export interface BannerInfo {
   /** What is ready, e.g. "MCP server ready over stdio". */

@@ -4,8 +4,8 @@
  * stderr and exit status 2. Only deliberate command output goes to stdout.
  */
 import { readFileSync } from 'node:fs';
-import { openService, openStore, StartError } from '../app/open.js';
-import { locateDb } from '../app/paths.js';
+import { openService, openStore, StartError } from './open.js';
+import { locateDb } from './paths.js';
 import { listen } from '../http/server.js';
 import { log } from '../log.js';
 import { FixtureError, loadFixture } from '../store/seed.js';

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from 'node:http';
-import { bootstrap } from '../../src/app/open.js';
+import { bootstrap } from '../../src/cli/open.js';
 import { localSearch, remoteSearch, type SearchParts } from '../../src/cli/search.js';
 import { listen } from '../../src/http/server.js';
 import type { SyncOptions } from '../../src/mcp/remote-index.js';

@@ -1,7 +1,7 @@
 /** The database's default place: the user's data folder, with empty variables read as unset. */
 import { join, resolve } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { defaultDataDir, resolveDbFile } from '../../src/app/paths.js';
+import { defaultDataDir, resolveDbFile } from '../../src/cli/paths.js';
 
 const saved = { XDG_DATA_HOME: process.env.XDG_DATA_HOME, WORKSPACE_DB: process.env.WORKSPACE_DB };
 afterEach(() => {
