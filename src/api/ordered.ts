@@ -15,13 +15,19 @@ const INDEX_KEY = /^(0|[1-9][0-9]{0,9})$/;
 export function orderedObject<V>(entries: Iterable<readonly [string, V]>): Record<string, V> {
   const target: Record<string, V> = {};
   const keys: string[] = [];
+  let indexLike = false;
   for (const [k, v] of entries) {
-    if (!Object.hasOwn(target, k)) keys.push(k);
-    // defineProperty, not assignment: a `__proto__` key stays an own key.
-    Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
+    if (!Object.hasOwn(target, k)) {
+      keys.push(k);
+      if (!indexLike && INDEX_KEY.test(k)) indexLike = true;
+    }
+    // Plain assignment keeps the object fast to serialise; `__proto__` alone must be defined
+    // (an assignment would set the prototype).
+    if (k === '__proto__') Object.defineProperty(target, k, { value: v, writable: true, enumerable: true, configurable: true });
+    else target[k] = v;
   }
   if (keys.length === 0) return [] as unknown as Record<string, V>;
-  if (!keys.some((k) => INDEX_KEY.test(k))) return target;
+  if (!indexLike) return target;
   return new Proxy(target, {
     ownKeys: () => [...keys],
     defineProperty(t, k, desc) {
