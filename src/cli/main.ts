@@ -3,7 +3,7 @@
  * The `workspace-mcp` command: mcp (default), serve, seed, admin. Bad usage is one line on
  * stderr and exit status 2. Only deliberate command output goes to stdout.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { openService, openStore, StartError } from './open.js';
 import { locateDb } from './paths.js';
 import { listen } from '../http/server.js';
@@ -75,7 +75,10 @@ function seed(args: string[]): void {
     throw new UsageError(`cannot read fixture ${file}: ${(e as Error).message}`);
   }
   if (values.db === '') throw new UsageError('--db needs a file path');
-  const store = openStore(locateDb(values.db as string | undefined), { create: true });
+  const loc = locateDb(values.db as string | undefined);
+  const existed = existsSync(loc.file);
+  const store = openStore(loc, { create: true });
+  let failed = false;
   try {
     const counts = loadFixture(store, fixture);
     const summary = Object.entries(counts)
@@ -83,10 +86,13 @@ function seed(args: string[]): void {
       .join(', ');
     process.stderr.write(`seeded: ${summary || 'nothing'}\n`);
   } catch (e) {
+    failed = true;
     if (e instanceof FixtureError) throw new UsageError(`fixture ${file}: ${e.message}; nothing was written`);
     throw e;
   } finally {
     store.close();
+    // "Nothing is written": a database this seed made is not left behind, empty, by a bad fixture.
+    if (failed && !existed) for (const f of [loc.file, `${loc.file}-wal`, `${loc.file}-shm`]) rmSync(f, { force: true });
   }
 }
 

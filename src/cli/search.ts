@@ -1,8 +1,8 @@
 /**
  * The MCP server's contact search and workspace directory, wired for each backend:
  * - local: the service's own database (its search index, kept by triggers in every contact
- *   write); each call first passes the pipeline with getMe, so a blocked owner, a lapsed plan
- *   or a rate limit stops a search as it stops any other call;
+ *   write); each call first passes the pipeline's owner checks, so a blocked owner, a lapsed
+ *   plan or a rate limit stops a search as it stops any other call;
  * - remote: a search index file in the data folder per base URL and owner, synced from the API
  *   (`src/mcp/remote-index.ts`), and what getMe, the configuration and earlier answers showed.
  */
@@ -14,6 +14,7 @@ import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';
 import type { Backend } from '../api/backend.js';
 import { ContactMirror } from '../store/contact-mirror.js';
+import type { LocalBackend } from '../service/backend.js';
 import type { Store } from '../store/index.js';
 import { isoTime } from '../store/time.js';
 
@@ -22,17 +23,20 @@ export interface SearchParts {
   directory: WorkspaceDirectory;
 }
 
-/** getMe through the backend: the owner may call the API now, or IndexRefused. */
-async function admit(backend: Backend): Promise<void> {
-  const res = await backend.call('getMe', {});
-  if (res.status !== 200) throw new IndexRefused(res.status, res.body);
+/**
+ * The owner may call the API now (key, plan, block, rate limit, as every method checks first),
+ * or IndexRefused. Not through getMe: a getMe past its sunset must not switch search off.
+ */
+function admit(backend: LocalBackend): void {
+  const res = backend.admit();
+  if (res) throw new IndexRefused(res.status, res.body, res.headers);
 }
 
 /** Search and directory over the service's own database. */
-export function localSearch(store: Store, backend: Backend): SearchParts {
+export function localSearch(store: Store, backend: LocalBackend): SearchParts {
   const contacts: ContactIndex = {
     async find(ownerId, query, opts) {
-      await admit(backend);
+      admit(backend);
       const own = store.projects.ownerBotIds(ownerId);
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
       const { hits, total, capped } = store.search.search(query, bots, opts.limit);
@@ -66,7 +70,7 @@ export function localSearch(store: Store, backend: Backend): SearchParts {
   };
   const directory: WorkspaceDirectory = {
     async describe(ownerId) {
-      await admit(backend);
+      admit(backend);
       const o = store.owners.get(ownerId)!;
       const projects = store.directory.projects(ownerId);
       const notes = projects.some((p) => p.role === 'member')

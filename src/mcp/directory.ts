@@ -57,7 +57,7 @@ export async function workspaceView(ctx: McpContext): Promise<WorkspaceView | Ca
     const default_bot_id = (await ctx.defaultBot()) ?? null;
     return { owner: view.owner, projects: view.projects, bots: view.bots, default_bot_id, ...(view.notes?.length ? { notes: view.notes } : {}) };
   } catch (e) {
-    if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: {}, body: e.body });
+    if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: e.headers, body: e.body }, { method: 'getWorkspace' });
     throw e;
   }
 }

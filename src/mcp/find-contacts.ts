@@ -135,7 +135,7 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
           progress: (done, total, message) => void extra.progress(done, total, message),
         });
       } catch (e) {
-        if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: {}, body: e.body });
+        if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: e.headers, body: e.body }, { method: 'findContacts' });
         throw e;
       }
       const hits: ContactHit[] = [];

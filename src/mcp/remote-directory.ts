@@ -32,13 +32,16 @@ export class RemoteDirectory implements WorkspaceDirectory {
 
   private async read(method: string, params: Record<string, unknown>): Promise<unknown> {
     const res = await this.backend.call(method, params);
-    if (res.status !== 200) throw new IndexRefused(res.status, res.body);
+    if (res.status !== 200) throw new IndexRefused(res.status, res.body, res.headers);
     this.config.seen.record(res.body);
     return res.body;
   }
 
   async describe(ownerId: number): Promise<Omit<WorkspaceView, 'default_bot_id'>> {
-    const me = ((await this.read('getMe', {})) as { data: { id: number; name?: string; email?: string | null } }).data;
+    // getMe gives the owner's name and email; past its sunset (410) the owner is known by id only.
+    const meRes = await this.backend.call('getMe', {});
+    if (meRes.status !== 200 && meRes.status !== 410) throw new IndexRefused(meRes.status, meRes.body, meRes.headers);
+    const me = meRes.status === 200 ? (meRes.body as { data: { id?: number; name?: string; email?: string | null } }).data : {};
     const lists = ((await this.read('getListSchemas', { page: 1 })) as { data?: Array<{ bot_id?: number | null; project?: string }> }).data ?? [];
     const projectOf = new Map<number, string>();
     for (const l of lists) if (typeof l.bot_id === 'number' && typeof l.project === 'string') projectOf.set(l.bot_id, l.project);

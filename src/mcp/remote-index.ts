@@ -119,7 +119,7 @@ class OwnerIndex {
       { offset, limit: this.o.pageSize },
       { signal: this.stop, onProgress: (m) => this.tell(offset, undefined, m) },
     );
-    if (res.status !== 200) throw new IndexRefused(res.status, res.body);
+    if (res.status !== 200) throw new IndexRefused(res.status, res.body, res.headers);
     const body = res.body as { data?: unknown; meta?: { total?: unknown } };
     const rows = Array.isArray(body.data) ? (body.data as Array<Record<string, unknown>>) : [];
     return { rows, total: typeof body.meta?.total === 'number' ? body.meta.total : null };

@@ -78,6 +78,8 @@ export class IndexRefused extends Error {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    /** The refusal's headers (Retry-After of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(`the API answered ${status}`);
   }

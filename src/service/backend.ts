@@ -29,6 +29,11 @@ export class LocalBackend implements Backend {
     });
   }
 
+  /** Whether the owner may call the API now (key, plan, block, rate limit): undefined, or the refusal. */
+  admit(): ApiResponse | undefined {
+    return this.service.admit('apiKey' in this.identity ? { bearer: this.identity.apiKey } : { asOwner: this.identity.ownerId });
+  }
+
   async close(): Promise<void> {
     this.service.store.close();
   }

@@ -137,6 +137,25 @@ export class Service {
     }
   }
 
+  /**
+   * Whether the owner of a request may call the API now, as every method checks first (key,
+   * plan, block, rate limit, counted as one request): undefined, or the refusal. For the MCP
+   * server's own composite tools, which are no API method and so have no deprecation of their own.
+   */
+  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner'>): ApiResponse | undefined {
+    const headers: Record<string, string> = {};
+    try {
+      const owner = this.authenticate(req.bearer, req.asOwner);
+      const rate = this.limiter.take(owner.id, this.now().getTime());
+      Object.assign(headers, rate.headers);
+      if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
+      return undefined;
+    } catch (e) {
+      if (e instanceof ApiError) return e.response(headers);
+      throw e;
+    }
+  }
+
   private authenticate(token: string | undefined, asOwner: number | undefined): OwnerRow {
     const owner = token ? this.store.owners.byKey(token) : asOwner !== undefined ? this.store.owners.get(asOwner) : undefined;
     if (!owner) throw new ApiError('unauthorized', 'unauthorized');

@@ -2,7 +2,7 @@
  * The CLI as outside scripts use it (contract.md): seed, serve, admin, bad usage. Runs the
  * built `dist/cli/main.js` as a separate process against a real database file.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,9 +48,16 @@ describe('seed', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('contacts[1] (id 101)');
     expect(r.stderr).toContain('bot_id');
-    const conn = new Database(db, { readonly: true });
-    expect((conn.prepare('SELECT count(*) AS n FROM owners').get() as { n: number }).n).toBe(0);
-    conn.close();
+    // "On any error nothing is written": not even an empty database a later start would take as new.
+    expect(existsSync(db)).toBe(false);
+    // Into an existing database, the same fixture leaves it exactly as it was.
+    expect(runCli(['seed', DEMO_FIXTURE, '--db', db]).status).toBe(0);
+    const before = new Database(db, { readonly: true });
+    const count = () => (before.prepare('SELECT count(*) AS n FROM contacts').get() as { n: number }).n;
+    const contacts = count();
+    expect(runCli(['seed', fixture, '--db', db]).status).toBe(2);
+    expect(count()).toBe(contacts);
+    before.close();
   });
 
   it('entries of the wrong kind are refused and named: an amount as a string, a media variable that is no URL, an unknown deprecated method', () => {
@@ -76,9 +83,7 @@ describe('seed', () => {
       const r = runCli(['seed', file, '--db', db]);
       expect(r.status).toBe(2);
       expect(r.stderr).toContain(message);
-      const conn = new Database(db, { readonly: true });
-      expect((conn.prepare('SELECT count(*) AS n FROM owners').get() as { n: number }).n).toBe(0);
-      conn.close();
+      expect(existsSync(db)).toBe(false);
     });
   });
 

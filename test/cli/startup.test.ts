@@ -401,8 +401,9 @@ describe('what the server writes is private', () => {
     }
   });
 
-  it(".gitignore covers what the README's commands make: databases, secrets, exports", () => {
-    const ignored = spawnSync('git', ['check-ignore', '--no-index', 'demo.db', 'demo.db-wal', 'demo.db.secret', 'exports/contacts-all.jsonl'], { cwd: ROOT, encoding: 'utf8' });
-    expect(ignored.stdout.trim().split('\n')).toEqual(['demo.db', 'demo.db-wal', 'demo.db.secret', 'exports/contacts-all.jsonl']);
+  it(".gitignore covers what the README's commands make: databases, secrets, exports, the MCP server's state file", () => {
+    const made = ['demo.db', 'demo.db-wal', 'demo.db.secret', 'exports/contacts-all.jsonl', 'mcp-state.sqlite', 'mcp-state.sqlite-wal', 'mcp-state.sqlite-shm'];
+    const ignored = spawnSync('git', ['check-ignore', '--no-index', ...made], { cwd: ROOT, encoding: 'utf8' });
+    expect(ignored.stdout.trim().split('\n')).toEqual(made);
   });
 });

@@ -109,9 +109,11 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   const seen = new SeenIds();
   // The search and the directory as the CLI wires them for each backend.
   const search: SearchParts =
-    kind === 'remote' ? remoteSearch(backend, dir, { baseUrl, seen, botId: o.defaultBotId }, o.sync) : localSearch(store, backend);
+    kind === 'remote' ? remoteSearch(backend, dir, { baseUrl, seen, botId: o.defaultBotId }, o.sync) : localSearch(store, inner as LocalBackend);
   const state = McpStateStore.open(join(dir, 'mcp-state.sqlite'));
-  const context = new McpContext({ backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen });
+  // As the CLI does, the owner is learnt at start-up (local: the database's; remote: getMe's answer then).
+  const ownerId = apiKey ? store.owners.byKey(apiKey)?.id : 1;
+  const context = new McpContext({ backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, ownerId });
   const server = createMcpServer(context, selectTools(context, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
   let closed = false;

@@ -296,6 +296,18 @@ describe(`instructions, completions and prompts (${TEST_BACKEND})`, () => {
     world = undefined;
   });
 
+  test('getMe past its sunset switches neither findContacts nor getWorkspace off (they are no API method)', async () => {
+    world = await startMcp({ sync: SYNC });
+    world.store.settings.setDeprecation('getMe', '2020-01-01T00:00:00+00:00');
+    expect(firstJson(await world.call('getMe'))).toMatchObject({ status: 410, code: 'method_removed' });
+    const found = await world.call('findContacts', { query: 'Ann' });
+    expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
+    expect((found.structuredContent as { data: Array<{ id: number }> }).data[0]?.id).toBe(100);
+    const ws = await world.call('getWorkspace', {});
+    expect(ws.isError, JSON.stringify(ws.content)).toBeFalsy();
+    expect((ws.structuredContent as { owner: { id: number } }).owner.id).toBe(1);
+  });
+
   test('the instructions say where to start', async () => {
     world = await startMcp();
     const text = world.client.getInstructions() ?? '';
