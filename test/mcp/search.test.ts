@@ -241,6 +241,10 @@ describe(`getWorkspace and the default bot (${TEST_BACKEND})`, () => {
     if (TEST_BACKEND === 'local') expect(ws.projects).toEqual([{ uuid: project, name: 'Default project', role: 'owner' }]);
     const byProject = await world.call('createListSchema', { name: 'Stock', project_uuid: project, fields: [{ name: 'N', slug: 'n', type: 'string' }] });
     expect(byProject.isError, JSON.stringify(byProject.content)).toBeFalsy();
+    // Neither given: the default bot fills bot_id (its list lands in the bot's project).
+    const byDefault = await world.call('createListSchema', { name: 'Gifts', fields: [{ name: 'N', slug: 'n', type: 'string' }] });
+    expect(byDefault.isError, JSON.stringify(byDefault.content)).toBeFalsy();
+    expect((byDefault.structuredContent as any).data.bot_id).toBe(1);
     // The resource says the same.
     const read = await world.client.readResource({ uri: 'workspace://workspace' });
     expect(JSON.parse((read.contents[0] as { text: string }).text).owner.id).toBe(1);
