@@ -27,12 +27,21 @@ function joinNegativeNumbers(args: string[], options: ParseArgsConfig['options']
   return out;
 }
 
+/** parseArgs's own message, said as ours: what was wrong and what the command takes. */
+function parseMessage(e: Error & { code?: string }, options: ParseArgsConfig['options']): string {
+  const flags = Object.keys(options ?? {}).map((n) => `--${n}`).join(', ');
+  const flag = /'(--?[^' ]+)/.exec(e.message)?.[1];
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${flag ?? ''}: this command takes ${flags || 'no options'} (workspace-mcp --help lists them)`;
+  if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${flag ?? 'an option'} needs a value (${flag ?? 'the option'} VALUE)`;
+  return e.message;
+}
+
 export function parse(args: string[], options: ParseArgsConfig['options'], positionals = 0): Parsed {
   let parsed;
   try {
     parsed = parseArgs({ args: joinNegativeNumbers(args, options), options, allowPositionals: positionals > 0, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(parseMessage(e as Error & { code?: string }, options));
   }
   if (parsed.positionals.length > positionals) throw new UsageError(`unexpected argument: ${parsed.positionals[positionals]}`);
   return { values: parsed.values as Parsed['values'], positionals: parsed.positionals };

@@ -115,6 +115,15 @@ describe('bad flags', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
+
+  it('a flag the command does not take names the ones it does; a flag with no value says it needs one', () => {
+    const unknown = runCli(['--frobnicate']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown option --frobnicate: this command takes --db, .*--remote/);
+    const empty = runCli(['serve', '--db']);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toContain('--db needs a value');
+  });
 });
 
 describe('serve on a new database', () => {
