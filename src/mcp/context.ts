@@ -8,6 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
+import { AccountBook, type AccountView } from './accounts.js';
 import { toolResult } from './results.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
@@ -39,6 +40,8 @@ export class McpContext {
   readonly directory?: WorkspaceDirectory;
   /** Ids seen in the API's answers. */
   readonly seen: SeenIds;
+  /** Which contact holds which account, as answers showed it (the money path reads accounts back). */
+  readonly accounts = new AccountBook();
   private readonly defaultBotId?: number;
   private ownerId: number | undefined;
   private readonly listeners = new Set<() => void>();
@@ -88,6 +91,21 @@ export class McpContext {
     if (found.length === 0) return;
     const owner = await this.owner();
     if (typeof owner === 'number') this.contacts!.observe!(owner, found);
+  }
+
+  /**
+   * An account read live, through getContactAccounts of the contact an earlier answer showed
+   * holding it; undefined when no answer did (or it is gone).
+   */
+  async account(accountId: number, signal?: AbortSignal): Promise<AccountView | undefined> {
+    const contactId = this.accounts.holder(accountId);
+    if (contactId === undefined) return undefined;
+    const res = await this.call('getContactAccounts', { contact_id: contactId }, { signal });
+    if (!isSuccess(res.status)) return undefined;
+    const data = (res.body as { data?: Array<{ id: number; currency: string; amount: number; blocked_at: string | null }> }).data ?? [];
+    const a = data.find((x) => x.id === accountId);
+    if (!a) return undefined;
+    return { id: a.id, contactId, contactName: this.accounts.name(contactId), currency: a.currency, amount: a.amount, blocked: a.blocked_at !== null };
   }
 
   /** The bot a tool uses when bot_id is left out: the configured one, else the owner's only bot. */

@@ -150,6 +150,7 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
           if (!Array.isArray(accounts)) return accounts;
           hit.accounts = accounts;
         }
+        ctx.accounts.learnContact(hit.id, hit.name ?? null, (hit.accounts ?? []).map((a) => a.id));
         hits.push(hit);
       }
       const warnings: string[] = [];

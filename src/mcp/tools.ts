@@ -8,6 +8,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import { isSuccess, type CallOptions } from '../api/backend.js';
 import { METHODS } from '../api/catalog.js';
+import { amountNote } from '../api/currency.js';
 import type { MethodDef } from '../api/define.js';
 import { fail } from '../api/errors.js';
 import { Rule, r, type Shape } from '../api/rules.js';
@@ -151,6 +152,25 @@ function budgetHint(def: MethodDef): BudgetHint {
   };
 }
 
+function errorCode(res: Answer): unknown {
+  return (res.body as { code?: unknown } | undefined)?.code;
+}
+
+/**
+ * Beside an insufficient_funds answer: the balance now and the largest debit that would
+ * succeed, so the model can ask the person instead of retrying blindly.
+ */
+async function fundsNote(ctx: McpContext, params: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  const id = params.account_id;
+  const account = typeof id === 'number' ? await ctx.account(id, signal) : undefined;
+  if (!account) return `Nothing was debited. Read the balance with getContactAccounts and ask the person before trying a smaller amount.`;
+  return (
+    `Nothing was debited. The balance of account ${account.id} is ${amountNote(account.amount, account.currency)} ` +
+    `(${account.amount} in minor units): the largest debit that would succeed now is amount=${account.amount}. ` +
+    'Ask the person before trying again.'
+  );
+}
+
 /** The tool of one API method. */
 export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
   const shape = withOptionalBot(def, toolShape(def));
@@ -184,8 +204,10 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
       else answer = await callOnce(ctx.keys, def, key, params, call);
       if (isSuccess(answer.status) && !answer.replayed) {
         if (def.changesLists) ctx.listsChanged();
+        ctx.accounts.learn(def.name, params, answer.body);
         await ctx.noteAnswer(answer.body);
       }
+      if (def.money && errorCode(answer) === 'insufficient_funds') answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, params, extra.signal)] };
       return toolResult(answer, { method: def.name, hint, replayed: answer.replayed });
     },
   };

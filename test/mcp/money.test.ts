@@ -135,3 +135,21 @@ test('a definite refusal (4xx) gives the key back: the same key may be used agai
   const ok = await world.call('addFundsToContactAccount', topUp);
   expect(ok.isError).toBeFalsy();
 });
+
+test('insufficient_funds: nothing moves, and a warnings line gives the balance and the largest debit that would succeed', async () => {
+  const world = await startMcp();
+  await world.call('getContactAccounts', { contact_id: 100 });
+  const refused = await world.call('withdrawFundsFromContactAccount', { account_id: 500, amount: 5000, description: 'Big buy' });
+  expect(refused.isError).toBe(true);
+  const body = firstJson(refused);
+  // The API's body stays as it is, beside the server's own line.
+  expect(body).toMatchObject({ status: 422, code: 'insufficient_funds', errors: { account_id: [expect.any(String)] } });
+  expect(body.warnings).toEqual([expect.stringContaining('10.00 USD (1000 in minor units): the largest debit that would succeed now is amount=1000')]);
+  expect(await balance(world)).toBe(1000);
+});
+
+test('insufficient_funds on an account no answer has shown yet: the warning says how to read the balance', async () => {
+  const world = await startMcp();
+  const refused = await world.call('withdrawFundsFromContactAccount', { account_id: 500, amount: 5000, description: 'Big buy' });
+  expect(firstJson(refused).warnings).toEqual([expect.stringContaining('getContactAccounts')]);
+});
