@@ -9,6 +9,34 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Told about waits (pacing, a rate limit) so a tool can report progress. */
   onProgress?: (message: string) => void;
+  /**
+   * The audit record of this call, its outcome still to be filled in. A backend that can keep
+   * it with the change itself (the built-in service: in the same transaction) does so and says
+   * so in `ApiResponse.audited`; otherwise the caller keeps it.
+   */
+  audit?: AuditEntry;
+}
+
+/** One entry of the audit trail of data-changing tool calls. */
+export interface AuditEntry {
+  /** ISO 8601 time of the call. */
+  at: string;
+  owner_id: number | null;
+  /** The MCP client as it named itself at initialize, and its session. */
+  client: { name: string; version: string } | null;
+  session: string | null;
+  tool: string;
+  /** The arguments, keys and secrets redacted, idempotency_key kept apart. */
+  arguments: Record<string, unknown>;
+  /** The contact the call was about, when known (contact_id, or the holder of account_id). */
+  contact_id: number | null;
+  /** The outcome: the HTTP status and the error code of a failure. */
+  status: number;
+  code: string | null;
+  idempotency_key: string | null;
+  replayed: boolean;
+  /** How the call was confirmed, and by whom; null when it needed none. */
+  confirmation: { how: string; by: string } | null;
 }
 
 /** One answer of the API. */
@@ -22,6 +50,8 @@ export interface ApiResponse {
    * remote client's "outcome unknown, check with getContactAccounts" after a lost write.
    */
   warnings?: string[];
+  /** The backend kept `CallOptions.audit` with the change. */
+  audited?: boolean;
 }
 
 /**
@@ -36,6 +66,22 @@ export interface Backend {
   close(): Promise<void>;
 }
 
+/** What to read of the audit trail: filters, and the page (`before`: where the last page stopped). */
+export interface AuditQuery {
+  tool?: string;
+  contact?: number;
+  /** ISO 8601: entries at or after it. */
+  since?: string;
+  before?: number;
+  limit: number;
+}
+
+/** A page of the audit trail, newest first; `next` (a `before`) continues it. */
+export interface AuditPage {
+  entries: Array<AuditEntry & { seq: number }>;
+  next?: number;
+}
+
 /** Whether a status is a success (2xx). */
 export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
@@ -46,4 +92,11 @@ export function headerOf(headers: Record<string, string>, name: string): string 
   const lower = name.toLowerCase();
   const k = Object.keys(headers).find((h) => h.toLowerCase() === lower);
   return k === undefined ? undefined : headers[k];
+}
+
+/** The error code of a failed answer (`code`, else `error`), null for a success. */
+export function errorCodeOf(res: ApiResponse): string | null {
+  if (isSuccess(res.status)) return null;
+  const body = (res.body ?? {}) as { code?: unknown; error?: unknown };
+  return typeof body.code === 'string' ? body.code : typeof body.error === 'string' ? body.error : null;
 }

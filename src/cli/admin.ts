@@ -18,6 +18,7 @@ const COMMANDS = [
   'journal',
   'conversation',
   'deprecate',
+  'audit',
 ] as const;
 
 function out(line: string): void {
@@ -37,6 +38,7 @@ export function runAdmin(argv: string[]): void {
     plan: { type: 'string' },
     method: { type: 'string' },
     sunset: { type: 'string' },
+    since: { type: 'string' },
   });
   const need = (name: 'owner' | 'account' | 'contact' | 'bot'): number => {
     const v = intFlag(values[name], name, 1);
@@ -99,6 +101,26 @@ export function runAdmin(argv: string[]): void {
         const rows = store.admin.conversation(id);
         found(rows !== undefined, `contact ${id}`);
         for (const r of rows!) out(JSON.stringify(r));
+        break;
+      }
+      case 'audit': {
+        // The MCP audit trail, oldest first like the journal, page by page from the newest.
+        const contact = intFlag(values.contact, 'contact', 1);
+        let since: string | undefined;
+        if (values.since !== undefined) {
+          // Entries keep milliseconds (toISOString), so the bound is written the same way.
+          const t = new Date(values.since as string);
+          if (Number.isNaN(t.getTime())) throw new UsageError('--since must be an ISO 8601 time');
+          since = t.toISOString();
+        }
+        const entries = [];
+        let before: number | undefined;
+        do {
+          const page = store.audit.read({ contact, since, before, limit: 1000 });
+          entries.push(...page.entries);
+          before = page.next;
+        } while (before !== undefined);
+        for (const e of entries.reverse()) out(JSON.stringify(e));
         break;
       }
       case 'deprecate': {

@@ -11,7 +11,9 @@ import { makeDataDir, openService, StartError, type OwnerSummary } from './open.
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
+import { JsonlAuditTrail } from '../mcp/audit.js';
 import { McpContext } from '../mcp/context.js';
+import type { AuditTrail } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
 import { LocalBackend } from '../service/backend.js';
@@ -20,6 +22,9 @@ import { McpStateStore } from '../store/mcp-state.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
 import { localSearch, remoteSearch, type SearchParts } from './search.js';
+
+/** The remote mode's audit trail, in its data folder. */
+export const AUDIT_FILE = 'audit.jsonl';
 
 /** The MCP server's own state (idempotency keys), a SQLite file in its data folder. */
 export const MCP_STATE_FILE = 'mcp-state.sqlite';
@@ -35,6 +40,8 @@ export interface BackendSetup extends SearchParts {
   /** The owner the backend acts as, when start-up learnt it (remote: unknown once getMe is switched off). */
   ownerId?: number;
   dataDir: string;
+  /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
+  audit: AuditTrail;
   close(): Promise<void>;
   /** For the start-up banner. */
   banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey'>;
@@ -95,6 +102,7 @@ function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Co
     scope: `local ${opened.file} owner ${opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0)}`,
     ownerId: opened.owner?.id,
     dataDir,
+    audit: store.audit,
     ...localSearch(store, backend),
     close: () => backend.close(),
     banner: { database: { file: opened.file, created: opened.created }, owner, newKey: opened.newKey },
@@ -144,6 +152,7 @@ async function openRemote(raw: string, source: string, configured: Configured, s
     scope: `remote ${baseUrl} key ${createHash('sha256').update(apiKey).digest('hex')}`,
     ownerId: me.id || undefined,
     dataDir,
+    audit: new JsonlAuditTrail(join(dataDir, AUDIT_FILE)),
     ...search,
     async close() {
       await search.contacts.close?.();
@@ -228,6 +237,7 @@ export async function runMcp(args: string[]): Promise<void> {
     ownerId: setup.ownerId,
     contacts: setup.contacts,
     directory: setup.directory,
+    audit: setup.audit,
     defaultBotId: configured.botId,
     seen,
   });

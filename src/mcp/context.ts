@@ -12,7 +12,7 @@ import { AccountBook, type AccountView } from './accounts.js';
 import { toolResult } from './results.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
-import type { IdempotencyKeys, WorkspaceDirectory } from './state.js';
+import type { AuditTrail, IdempotencyKeys, WorkspaceDirectory } from './state.js';
 
 export interface McpContextOptions {
   backend: Backend;
@@ -30,6 +30,8 @@ export interface McpContextOptions {
   defaultBotId?: number;
   /** Where ids seen in answers are kept (shared with a remote directory). */
   seen?: SeenIds;
+  /** The audit trail of data-changing calls (the local backend also writes it itself, with each change). */
+  audit?: AuditTrail;
 }
 
 export class McpContext {
@@ -38,6 +40,7 @@ export class McpContext {
   readonly dataDir: string;
   readonly contacts?: ContactIndex;
   readonly directory?: WorkspaceDirectory;
+  readonly audit?: AuditTrail;
   /** Ids seen in the API's answers. */
   readonly seen: SeenIds;
   /** Which contact holds which account, as answers showed it (the money path reads accounts back). */
@@ -55,6 +58,12 @@ export class McpContext {
     this.directory = opts.directory;
     this.defaultBotId = opts.defaultBotId;
     this.seen = opts.seen ?? new SeenIds();
+    this.audit = opts.audit;
+  }
+
+  /** The owner the backend acts as, when known without asking. */
+  get knownOwner(): number | undefined {
+    return this.ownerId;
   }
 
   /**

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { isSuccess } from '../api/backend.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
+import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditQueryOf, isAuditUri } from './audit.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 
 import type { McpContext } from './context.js';
@@ -34,6 +35,7 @@ export const TEMPLATES: ResourceTemplate[] = [
     title: 'Contacts export',
     description: 'A file exportContacts wrote (JSONL or CSV).',
   },
+  AUDIT_TEMPLATE,
 ];
 
 interface ListSchemaLike {
@@ -81,13 +83,22 @@ export async function listResources(ctx: McpContext, cursor: string | undefined)
   if (!Number.isInteger(page) || page < 1) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
   const body = await listPage(ctx, page);
   const last = body.meta?.last_page ?? page;
-  const own = page === 1 && ctx.directory ? [WORKSPACE_RESOURCE] : [];
+  const own = page === 1 ? [...(ctx.directory ? [WORKSPACE_RESOURCE] : []), ...(ctx.audit ? [AUDIT_RESOURCE] : [])] : [];
   return { resources: [...own, ...body.data.map(describe)], ...(page < last ? { nextCursor: String(page + 1) } : {}) };
 }
 
 /** resources/read for a list schema or an export file. */
 export async function readResource(ctx: McpContext, uri: string): Promise<ReadResourceResult> {
   if (uri === WORKSPACE_URI && ctx.directory) return { contents: [{ uri, mimeType: 'application/json', text: await readWorkspace(ctx) }] };
+  if (isAuditUri(uri) && ctx.audit) {
+    let q;
+    try {
+      q = auditQueryOf(uri);
+    } catch (e) {
+      throw new McpError(ErrorCode.InvalidParams, `${uri}: ${(e as Error).message}`, { uri });
+    }
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(auditBody(ctx.audit, q)) }] };
+  }
   if (uri.startsWith(LIST_URI_PREFIX)) {
     const id = decodeURIComponent(uri.slice(LIST_URI_PREFIX.length));
     const res = await ctx.backend.call('getListSchema', { schema_id: id });

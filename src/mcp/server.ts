@@ -139,7 +139,9 @@ export function createMcpServer(ctx: McpContext, tools: ToolSpec[]): Server {
     };
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     try {
-      return await tool.run(args, { signal: extra.signal, progress });
+      const client = server.getClientVersion();
+      const caller = { client: client ? { name: client.name, version: client.version } : null, session: extra.sessionId ?? null };
+      return await tool.run(args, { signal: extra.signal, progress, caller });
     } catch (e) {
       // A bug of ours: a 500 in the usual shape that leaks nothing; the details go to the log (stderr).
       log.error({ err: e, tool: tool.name }, 'tool failed');

@@ -4,6 +4,9 @@
  * backend), the idempotency keys already bound to the owner or key the server acts for. The
  * contact search index has its own file (`search.ts`).
  */
+import type { AuditEntry, AuditPage, AuditQuery } from '../api/backend.js';
+
+export type { AuditPage, AuditQuery };
 
 /** The API's answer to a call, as kept for a replay. */
 export interface KeptAnswer {
@@ -29,6 +32,15 @@ export interface IdempotencyKeys {
   complete(key: string, answer: KeptAnswer): void;
   /** Give the key back (the call moved nothing), so it may be used again. */
   release(key: string): void;
+}
+
+/**
+ * The audit trail of data-changing tool calls. `append` is durable when it returns; the local
+ * backend writes the entries of calls that reach it itself, with the change (`CallOptions.audit`).
+ */
+export interface AuditTrail {
+  append(entry: AuditEntry): void;
+  read(q: AuditQuery): AuditPage;
 }
 
 /** What getWorkspace answers. */

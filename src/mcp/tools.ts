@@ -6,7 +6,7 @@
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isSuccess, type CallOptions } from '../api/backend.js';
+import { errorCodeOf, isSuccess, type AuditEntry, type CallOptions } from '../api/backend.js';
 import { METHODS } from '../api/catalog.js';
 import { amountNote } from '../api/currency.js';
 import type { MethodDef } from '../api/define.js';
@@ -14,6 +14,7 @@ import { fail } from '../api/errors.js';
 import { Rule, r, type Shape } from '../api/rules.js';
 import type { McpContext } from './context.js';
 import { fillDefaultBot, takesDefaultBot, withOptionalBot } from './default-bot.js';
+import { redact } from './audit.js';
 import { callOnce, type Answer } from './idempotency.js';
 import { OUTPUT_BUDGET, refusal, toolResult, type BudgetHint } from './results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
@@ -23,6 +24,8 @@ export interface ToolExtra {
   signal: AbortSignal;
   /** Report progress (sent only when the client asked for it with a progress token). */
   progress(progress: number, total: number | undefined, message: string): Promise<void>;
+  /** Who is calling: the MCP client as it named itself, and its session (for the audit trail). */
+  caller?: { client: { name: string; version: string } | null; session: string | null };
 }
 
 export interface ToolSpec {
@@ -152,10 +155,6 @@ function budgetHint(def: MethodDef): BudgetHint {
   };
 }
 
-function errorCode(res: Answer): unknown {
-  return (res.body as { code?: unknown } | undefined)?.code;
-}
-
 /**
  * Beside an insufficient_funds answer: the balance now and the largest debit that would
  * succeed, so the model can ask the person instead of retrying blindly.
@@ -190,27 +189,62 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
     },
     annotations: { title: def.title, ...def.annotations },
     async run(args, extra) {
-      const unknown = unknownArguments(shape, args);
-      if (unknown.size > 0) return refusal(fail.validation(unknown));
-      const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m) };
-      const params = await fillDefaultBot(def, ctx, { ...args });
-      delete params[IDEMPOTENCY_KEY];
-      const call = () => ctx.call(def.name, params, opts);
-      const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
-      let answer: Answer;
-      if (key === undefined || key === null) answer = await call();
-      else if (typeof key !== 'string' || key.length < 1 || key.length > 255)
-        return refusal(fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.'));
-      else answer = await callOnce(ctx.keys, def, key, params, call);
+      // Every call of a tool that changes data is recorded, refusals and replays included.
+      const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
+      let answer = await answerOf(def, ctx, shape, args, extra, audit);
+      if (audit && !answer.audited) ctx.audit?.append({ ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true });
       if (isSuccess(answer.status) && !answer.replayed) {
         if (def.changesLists) ctx.listsChanged();
-        ctx.accounts.learn(def.name, params, answer.body);
+        ctx.accounts.learn(def.name, answer.params ?? {}, answer.body);
         await ctx.noteAnswer(answer.body);
       }
-      if (def.money && errorCode(answer) === 'insufficient_funds') answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, params, extra.signal)] };
+      if (def.money && errorCodeOf(answer) === 'insufficient_funds')
+        answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, answer.params ?? {}, extra.signal)] };
       return toolResult(answer, { method: def.name, hint, replayed: answer.replayed });
     },
   };
+}
+
+/** The audit entry of a call, its outcome still to come. */
+function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknown>, extra: ToolExtra): AuditEntry {
+  const { [IDEMPOTENCY_KEY]: key, ...rest } = args;
+  const contact = typeof args.contact_id === 'number' ? args.contact_id : typeof args.account_id === 'number' ? ctx.accounts.holder(args.account_id) : undefined;
+  return {
+    at: new Date().toISOString(),
+    owner_id: ctx.knownOwner ?? null,
+    client: extra.caller?.client ?? null,
+    session: extra.caller?.session ?? null,
+    tool: def.name,
+    arguments: redact(rest) as Record<string, unknown>,
+    contact_id: contact ?? null,
+    status: 0,
+    code: null,
+    idempotency_key: typeof key === 'string' ? key : null,
+    replayed: false,
+    confirmation: null,
+  };
+}
+
+/** The answer of a method tool's call (a refusal of the MCP server's own in the API's shape), and the parameters sent. */
+async function answerOf(
+  def: MethodDef,
+  ctx: McpContext,
+  shape: Shape,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  audit: AuditEntry | undefined,
+): Promise<Answer & { params?: Record<string, unknown> }> {
+  const unknown = unknownArguments(shape, args);
+  if (unknown.size > 0) return fail.validation(unknown).response();
+  const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m), audit };
+  const params = await fillDefaultBot(def, ctx, { ...args });
+  delete params[IDEMPOTENCY_KEY];
+  const call = () => ctx.call(def.name, params, opts);
+  const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
+  if (key === undefined || key === null) return { ...(await call()), params };
+  if (typeof key !== 'string' || key.length < 1 || key.length > 255)
+    return fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.').response();
+  return { ...(await callOnce(ctx.keys, def, key, params, call)), params };
 }
 
 /** Every API method's tool, in catalog order. */

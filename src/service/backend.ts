@@ -2,7 +2,7 @@
  * The built-in service as a Backend (the interface of `api/backend.ts`): each call goes through
  * the same pipeline as an HTTP request, in-process, with the verb a remote client would send.
  */
-import type { ApiResponse, Backend } from '../api/backend.js';
+import { errorCodeOf, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { verbFor } from '../api/define.js';
 import type { Service } from './pipeline.js';
@@ -17,7 +17,20 @@ export class LocalBackend implements Backend {
     private readonly identity: { apiKey: string } | { ownerId: number },
   ) {}
 
-  async call(method: string, params: Record<string, unknown>): Promise<ApiResponse> {
+  async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
+    const audit = opts?.audit;
+    if (!audit) return this.answer(method, params);
+    // The audit record goes in the same transaction as the change (the handler's own
+    // transaction nests as a savepoint): a crash never leaves one without the other.
+    const store = this.service.store;
+    return store.tx(() => {
+      const res = this.answer(method, params);
+      store.audit.append({ ...audit, status: res.status, code: errorCodeOf(res) });
+      return { ...res, audited: true };
+    });
+  }
+
+  private answer(method: string, params: Record<string, unknown>): ApiResponse {
     const def = findMethod(method);
     return this.service.call({
       method,

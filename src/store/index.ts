@@ -1,6 +1,7 @@
 /** The store: one SQLite file and the statements of every resource. Only this folder speaks SQL. */
 import type Database from 'better-sqlite3';
 import { AdminStore } from './admin.js';
+import { AuditStore } from './audit.js';
 import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
@@ -31,6 +32,7 @@ export class Store {
   readonly referrals: ReferralStore;
   readonly search: ContactSearch;
   readonly directory: DirectoryStore;
+  readonly audit: AuditStore;
   /** One transaction wrapper for every call: making one per call costs more than a debit's SQL. */
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
   constructor(readonly db: Db) {
@@ -49,6 +51,7 @@ export class Store {
     this.referrals = new ReferralStore(db);
     this.search = new ContactSearch(db);
     this.directory = new DirectoryStore(db);
+    this.audit = new AuditStore(db);
   }
 
   static open(file: string): Store {

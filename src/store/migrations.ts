@@ -366,4 +366,18 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 6 (search): the contact search index of findContacts, built for the contacts already there.
   SEARCH_SCHEMA,
+  // 7 (MCP audit trail): every data-changing tool call of an MCP server over this file, written
+  // in the same transaction as the change. Append-only: nothing updates or deletes a row.
+  `
+  CREATE TABLE mcp_audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    contact_id INTEGER,
+    entry TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX mcp_audit_contact ON mcp_audit (contact_id, seq);
+  CREATE TRIGGER mcp_audit_no_update BEFORE UPDATE ON mcp_audit BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+  CREATE TRIGGER mcp_audit_no_delete BEFORE DELETE ON mcp_audit BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
+  `,
 ];

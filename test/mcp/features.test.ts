@@ -146,6 +146,7 @@ describe('resources', () => {
     const { resources } = await world.client.listResources();
     expect(resources).toEqual([
       expect.objectContaining({ uri: 'workspace://workspace' }),
+      expect.objectContaining({ uri: 'workspace://audit', mimeType: 'application/json' }),
       expect.objectContaining({ uri: `workspace://lists/${id}`, name: 'Orders', mimeType: 'application/json' }),
     ]);
     const read = await world.client.readResource({ uri: `workspace://lists/${id}` });
@@ -170,7 +171,7 @@ describe('resources', () => {
     const world = await startMcp();
     for (let i = 0; i < 52; i++) await createList(world, `L${i}`);
     const first = await world.client.listResources();
-    expect(first.resources).toHaveLength(51); // workspace://workspace, then 50 lists
+    expect(first.resources).toHaveLength(52); // workspace://workspace and workspace://audit, then 50 lists
     expect(first.nextCursor).toBe('2');
     const second = await world.client.listResources({ cursor: first.nextCursor });
     expect(second.resources).toHaveLength(2);

@@ -24,6 +24,7 @@ import type { Service } from '../../src/service/pipeline.js';
 import { Store } from '../../src/store/index.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../../src/mcp/server.js';
 import { McpContext } from '../../src/mcp/context.js';
+import { JsonlAuditTrail } from '../../src/mcp/audit.js';
 import { McpStateStore } from '../../src/store/mcp-state.js';
 import { removeTempDir } from '../helpers/temp.js';
 import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
@@ -113,7 +114,9 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   const state = McpStateStore.open(join(dir, 'mcp-state.sqlite'));
   // As the CLI does, the owner is learnt at start-up (local: the database's; remote: getMe's answer then).
   const ownerId = apiKey ? store.owners.byKey(apiKey)?.id : 1;
-  const context = new McpContext({ backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, ownerId });
+  // The audit trail as the CLI wires it: the database's (local), a JSON-lines file beside it (remote).
+  const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : store.audit;
+  const context = new McpContext({ backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId });
   const server = createMcpServer(context, selectTools(context, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
   let closed = false;

@@ -46,7 +46,7 @@ describe('stdio', () => {
     expect(e.result.isError).toBe(true);
     expect(JSON.parse(e.result.content[0].text)).toMatchObject({ status: 404 });
     expect((await waitFor(5)).result.structuredContent.count).toBe(0);
-    expect((await waitFor(6)).result.resources.map((r: { uri: string }) => r.uri)).toEqual(['workspace://workspace']);
+    expect((await waitFor(6)).result.resources.map((r: { uri: string }) => r.uri)).toEqual(['workspace://workspace', 'workspace://audit']);
     expect((await waitFor(7)).error.code).toBe(-32601);
     const lines = rpc.lines();
     for (const l of lines) expect(JSON.parse(l).jsonrpc, l).toBe('2.0');

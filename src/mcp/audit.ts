@@ -1,0 +1,136 @@
+/**
+ * The audit trail of data-changing tool calls: what one entry holds (arguments with keys and
+ * secrets redacted), and the remote mode's trail, an append-only JSON-lines file in the data
+ * folder, each line fsynced before the tool answers. The local mode's trail is the database's
+ * (`store/audit.ts`), written by the backend in the transaction of the change.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import type { AuditEntry } from '../api/backend.js';
+import type { AuditPage, AuditQuery, AuditTrail } from './state.js';
+
+/** Argument names whose values never reach the trail. */
+const SECRET = /key|secret|token|password|authorization|cookie/i;
+
+/** The arguments with every secret-looking value replaced, at any depth. */
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET.test(k) ? '[redacted]' : redact(v)]));
+}
+
+/** Filter and page entries kept in order of writing (oldest first), newest first. */
+export function pageOf(all: readonly AuditEntry[], q: AuditQuery): AuditPage {
+  const out: Array<AuditEntry & { seq: number }> = [];
+  const start = Math.min(q.before ?? all.length + 1, all.length + 1) - 1;
+  for (let seq = start; seq >= 1; seq--) {
+    const e = all[seq - 1]!;
+    if (q.tool !== undefined && e.tool !== q.tool) continue;
+    if (q.contact !== undefined && e.contact_id !== q.contact) continue;
+    if (q.since !== undefined && e.at < q.since) continue;
+    if (out.length === q.limit) return { entries: out, next: out[out.length - 1]!.seq };
+    out.push({ seq, ...e });
+  }
+  return { entries: out };
+}
+
+/** The remote mode's trail: one JSON line per entry, appended and fsynced. */
+export class JsonlAuditTrail implements AuditTrail {
+  constructor(readonly file: string) {}
+
+  append(entry: AuditEntry): void {
+    const fd = openSync(this.file, 'a', 0o600);
+    try {
+      writeSync(fd, JSON.stringify(entry) + '\n');
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  read(q: AuditQuery): AuditPage {
+    if (!existsSync(this.file)) return { entries: [] };
+    const lines = readFileSync(this.file, 'utf8').split('\n');
+    // A line cut short by a crash mid-write is skipped, not fatal.
+    const all: AuditEntry[] = [];
+    for (const line of lines) {
+      if (!line) continue;
+      try {
+        all.push(JSON.parse(line) as AuditEntry);
+      } catch {
+        /* a torn last line */
+      }
+    }
+    return pageOf(all, q);
+  }
+}
+
+export const AUDIT_URI = 'workspace://audit';
+/** Entries per page, by default and at most. */
+const PAGE = 50;
+const MAX_PAGE = 500;
+
+export const AUDIT_RESOURCE = {
+  uri: AUDIT_URI,
+  name: 'audit',
+  title: 'Audit trail',
+  description:
+    'Every call of a tool that changed (or tried to change) data, newest first, 50 a page: time, owner, MCP client and ' +
+    'session, tool, arguments (secrets redacted), outcome, idempotency key, replay, confirmation. Filter and page with ' +
+    `${AUDIT_URI}?tool=NAME&contact=ID&since=ISO8601&limit=N; "next" is the URI of the next page.`,
+  mimeType: 'application/json',
+};
+
+export const AUDIT_TEMPLATE = {
+  uriTemplate: `${AUDIT_URI}{?tool,contact,since,before,limit}`,
+  name: 'audit-page',
+  title: 'Audit trail (filtered)',
+  description: AUDIT_RESOURCE.description,
+  mimeType: 'application/json',
+};
+
+/** Whether a URI names the audit trail (with or without a query). */
+export function isAuditUri(uri: string): boolean {
+  return uri === AUDIT_URI || uri.startsWith(`${AUDIT_URI}?`);
+}
+
+/** The query a `workspace://audit?...` URI asks for; an Error names a bad parameter. */
+export function auditQueryOf(uri: string): AuditQuery {
+  const params = new URLSearchParams(uri.slice(AUDIT_URI.length + 1));
+  const int = (name: string, min: number, max: number): number | undefined => {
+    const v = params.get(name);
+    if (v === null) return undefined;
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+  const q: AuditQuery = { limit: int('limit', 1, MAX_PAGE) ?? PAGE };
+  const tool = params.get('tool');
+  if (tool) q.tool = tool;
+  const contact = int('contact', 1, Number.MAX_SAFE_INTEGER);
+  if (contact !== undefined) q.contact = contact;
+  const before = int('before', 1, Number.MAX_SAFE_INTEGER);
+  if (before !== undefined) q.before = before;
+  const since = params.get('since');
+  if (since !== null) {
+    const t = new Date(since);
+    if (Number.isNaN(t.getTime())) throw new Error('since must be an ISO 8601 time');
+    q.since = t.toISOString();
+  }
+  return q;
+}
+
+/** A page of the trail as the resource answers it: `{data, next}`, next the URI of the next page or null. */
+export function auditBody(trail: AuditTrail, q: AuditQuery): { data: AuditPage['entries']; next: string | null } {
+  const page = trail.read(q);
+  let next: string | null = null;
+  if (page.next !== undefined) {
+    const p = new URLSearchParams();
+    if (q.tool) p.set('tool', q.tool);
+    if (q.contact !== undefined) p.set('contact', String(q.contact));
+    if (q.since) p.set('since', q.since);
+    p.set('before', String(page.next));
+    p.set('limit', String(q.limit));
+    next = `${AUDIT_URI}?${p}`;
+  }
+  return { data: page.entries, next };
+}
