@@ -28,6 +28,10 @@ export const ERRORS = {
   account_blocked: { status: 422, keys: ['message', 'code', 'errors'] },
   insufficient_funds: { status: 422, keys: ['message', 'code', 'errors'] },
   idempotency_conflict: { status: 422, keys: ['message', 'code', 'errors'] },
+  /** The MCP server's money caps: the call is over one and nobody confirmed it; nothing moved. */
+  confirmation_required: { status: 422, keys: ['message', 'code', 'errors'] },
+  /** The person declined (or cancelled) the confirmation of a money call; nothing moved. */
+  confirmation_declined: { status: 422, keys: ['message', 'code', 'errors'] },
   too_many_attempts: { status: 429, keys: ['message'] },
   /** Refused by the HTTP server before routing: malformed HTTP. */
   bad_request: { status: 400, keys: ['message'] },

@@ -14,6 +14,8 @@ export interface BannerInfo {
   owner?: OwnerSummary & { via?: string };
   /** The default owner's key, on the start that made it only. */
   newKey?: string;
+  /** The money caps, and whether confirmation is off. */
+  money?: string;
   /** The bearer token made at this start (--http beyond loopback), and what to do with it. */
   token?: string;
   /** One line: how a client connects (`serve`: what to try, labelled so). */
@@ -34,6 +36,7 @@ export function printBanner(info: BannerInfo): void {
   if (info.remote) rows.push(['remote', info.remote]);
   if (info.owner) rows.push(['owner', ownerLine(info.owner)]);
   if (info.newKey) rows.push(['API key', `${info.newKey} (the new default owner's; shown this once)`]);
+  if (info.money) rows.push(['money', info.money]);
   if (info.token) rows.push(['token', info.token]);
   rows.push([info.connectLabel ?? 'connect', info.connect]);
   const lines = [`workspace-mcp: ${info.ready}`, ...rows.map(([k, v]) => `  ${k.padEnd(9)} ${v}`)];

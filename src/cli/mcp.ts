@@ -4,7 +4,7 @@
  * In stdio mode stdout carries only the protocol: every message of ours goes to stderr.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { makeDataDir, openService, StartError, type OwnerSummary } from './open.js';
@@ -12,6 +12,7 @@ import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
 import { JsonlAuditTrail } from '../mcp/audit.js';
+import { checkLimit, hasCaps, limitsOf, REMOTE_DEFAULTS, type MoneyPolicy } from '../mcp/caps.js';
 import { McpContext } from '../mcp/context.js';
 import type { AuditTrail } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
@@ -44,7 +45,7 @@ export interface BackendSetup extends SearchParts {
   audit: AuditTrail;
   close(): Promise<void>;
   /** For the start-up banner. */
-  banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey'>;
+  banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey' | 'money'>;
 }
 
 /** What the user told getWorkspace and the default bot: `--bot`, `--project` or their env. */
@@ -170,6 +171,45 @@ function nameList(v: unknown): string[] | undefined {
     .filter(Boolean);
 }
 
+/**
+ * The money caps: the remote mode's defaults, then `--money-policy FILE` (or
+ * `$WORKSPACE_MONEY_POLICY`), then `--max-amount` / `--max-daily` (or their env), each over the last.
+ */
+function moneyPolicy(values: Record<string, unknown>, remote: boolean): MoneyPolicy {
+  const policy: MoneyPolicy = { maxAmount: remote ? { ...REMOTE_DEFAULTS.maxAmount } : {}, maxDaily: remote ? { ...REMOTE_DEFAULTS.maxDaily } : {}, noConfirm: values['no-confirm'] === true };
+  const file = (values['money-policy'] as string | undefined) ?? (process.env.WORKSPACE_MONEY_POLICY || undefined);
+  try {
+    if (file !== undefined) {
+      let json: { max_amount?: unknown; max_daily?: unknown };
+      try {
+        json = JSON.parse(readFileSync(expandHome(file), 'utf8'));
+      } catch (e) {
+        throw new Error(`cannot be read as JSON: ${(e as Error).message}`);
+      }
+      if (json.max_amount !== undefined) policy.maxAmount = limitsOf(json.max_amount, 'max_amount');
+      if (json.max_daily !== undefined) policy.maxDaily = limitsOf(json.max_daily, 'max_daily');
+    }
+  } catch (e) {
+    throw new UsageError(`--money-policy ${file}: ${(e as Error).message}`);
+  }
+  const amount = (values['max-amount'] as string | undefined) ?? (process.env.WORKSPACE_MAX_AMOUNT || undefined);
+  const daily = (values['max-daily'] as string | undefined) ?? (process.env.WORKSPACE_MAX_DAILY || undefined);
+  try {
+    if (amount !== undefined) policy.maxAmount = { '*': checkLimit(amount, '--max-amount') };
+    if (daily !== undefined) policy.maxDaily = { '*': checkLimit(daily, '--max-daily') };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return policy;
+}
+
+/** The banner's money line: the caps, and loudly when confirmation is off. */
+function moneyLine(p: MoneyPolicy): string {
+  const show = (l: Record<string, string>) => Object.entries(l).map(([c, v]) => (c === '*' ? v : `${v} ${c}`)).join(', ') || 'off';
+  const caps = hasCaps(p) ? `caps ${show(p.maxAmount)} a call, ${show(p.maxDaily)} per account per 24 h` : 'no caps';
+  return p.noConfirm ? `${caps}; confirmation is OFF (--no-confirm): calls over a cap move money without asking anyone` : caps;
+}
+
 export async function runMcp(args: string[]): Promise<void> {
   const { values } = parse(args, {
     db: { type: 'string' },
@@ -179,6 +219,10 @@ export async function runMcp(args: string[]): Promise<void> {
     port: { type: 'string' },
     host: { type: 'string' },
     'read-only': { type: 'boolean' },
+    'max-amount': { type: 'string' },
+    'max-daily': { type: 'string' },
+    'money-policy': { type: 'string' },
+    'no-confirm': { type: 'boolean' },
     tools: { type: 'string' },
     'exclude-tools': { type: 'string' },
     bot: { type: 'string' },
@@ -211,6 +255,7 @@ export async function runMcp(args: string[]): Promise<void> {
   };
   if (configured.projectUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(configured.projectUuid))
     throw new UsageError(`--project must be a project uuid, not ${configured.projectUuid}`);
+  const policy = moneyPolicy(values, remote !== undefined);
   const seen = new SeenIds();
   const opened =
     remote !== undefined
@@ -225,6 +270,7 @@ export async function runMcp(args: string[]): Promise<void> {
   }
   const setup: BackendSetup = {
     ...opened,
+    banner: { ...opened.banner, money: moneyLine(policy) },
     async close() {
       await opened.close();
       state.close();
@@ -238,6 +284,7 @@ export async function runMcp(args: string[]): Promise<void> {
     contacts: setup.contacts,
     directory: setup.directory,
     audit: setup.audit,
+    money: { policy, window: state.moves(setup.scope) },
     defaultBotId: configured.botId,
     seen,
   });

@@ -71,10 +71,9 @@ export function majorUnits(amount: number, currency: string): string {
   return amountNote(amount, currency).split(' ')[0]!;
 }
 
-/** `12.34` USD → 1234, or undefined when it is not an amount in that currency's units. */
-export function parseMajor(text: string, currency: string): number | undefined {
+/** `12.34` in USD → 1234: a decimal in major units to minor units (digits past the currency's own are dropped). */
+export function toMinor(major: string, currency: string): number {
   const digits = minorUnits(currency);
-  const m = /^(\d{1,15})(?:\.(\d+))?$/.exec(text.trim());
-  if (!m || (m[2] !== undefined && m[2].length > digits)) return undefined;
-  return Number(m[1]) * 10 ** digits + Number((m[2] ?? '').padEnd(digits, '0') || '0');
+  const [whole, frac = ''] = major.split('.');
+  return Number(whole) * 10 ** digits + Number(frac.slice(0, digits).padEnd(digits, '0') || '0');
 }

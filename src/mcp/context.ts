@@ -12,7 +12,8 @@ import { AccountBook, type AccountView } from './accounts.js';
 import { toolResult } from './results.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
-import type { AuditTrail, IdempotencyKeys, WorkspaceDirectory } from './state.js';
+import type { MoneyPolicy } from './caps.js';
+import type { AuditTrail, IdempotencyKeys, MoneyWindow, WorkspaceDirectory } from './state.js';
 
 export interface McpContextOptions {
   backend: Backend;
@@ -32,6 +33,8 @@ export interface McpContextOptions {
   seen?: SeenIds;
   /** The audit trail of data-changing calls (the local backend also writes it itself, with each change). */
   audit?: AuditTrail;
+  /** The money caps and the window they count in (no caps when absent). */
+  money?: { policy: MoneyPolicy; window: MoneyWindow };
 }
 
 export class McpContext {
@@ -41,6 +44,7 @@ export class McpContext {
   readonly contacts?: ContactIndex;
   readonly directory?: WorkspaceDirectory;
   readonly audit?: AuditTrail;
+  readonly money?: { policy: MoneyPolicy; window: MoneyWindow };
   /** Ids seen in the API's answers. */
   readonly seen: SeenIds;
   /** Which contact holds which account, as answers showed it (the money path reads accounts back). */
@@ -59,6 +63,7 @@ export class McpContext {
     this.defaultBotId = opts.defaultBotId;
     this.seen = opts.seen ?? new SeenIds();
     this.audit = opts.audit;
+    this.money = opts.money;
   }
 
   /** The owner the backend acts as, when known without asking. */

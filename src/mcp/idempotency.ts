@@ -27,7 +27,7 @@ export function hashArguments(method: string, args: Record<string, unknown>): st
 }
 
 /** Whether a failed answer leaves open whether the call was carried out. */
-function outcomeUnknown(res: ApiResponse): boolean {
+export function outcomeUnknown(res: ApiResponse): boolean {
   return res.status >= 500 || (res.body as { code?: unknown } | undefined)?.code === 'outcome_unknown';
 }
 

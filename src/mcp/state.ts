@@ -63,3 +63,20 @@ export interface WorkspaceDirectory {
   /** Currencies of the owner's contact accounts, most used first. */
   currencies(ownerId: number): Promise<string[]>;
 }
+
+/** Caps in minor units of one account's currency. */
+export interface Caps {
+  perCall?: number;
+  daily?: number;
+}
+
+/** A reservation in the money window, or which cap it would pass and what the last 24 h hold. */
+export type Reservation = { ok: true; id: number } | { ok: false; over: 'amount' | 'daily'; used: number };
+
+/** What the money tools moved per account over the rolling 24 h, kept across restarts. */
+export interface MoneyWindow {
+  /** Reserve `amount` (minor units) unless it passes a cap (`force`: even then). Atomic. */
+  reserve(accountId: number, amount: number, caps: Caps, force: boolean): Reservation;
+  /** Give a reservation back: the call moved nothing. */
+  release(id: number): void;
+}

@@ -6,16 +6,17 @@
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { errorCodeOf, isSuccess, type AuditEntry, type CallOptions } from '../api/backend.js';
+import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOptions } from '../api/backend.js';
 import { METHODS } from '../api/catalog.js';
 import { amountNote } from '../api/currency.js';
 import type { MethodDef } from '../api/define.js';
-import { fail } from '../api/errors.js';
+import { fail, type ApiError } from '../api/errors.js';
 import { Rule, r, type Shape } from '../api/rules.js';
 import type { McpContext } from './context.js';
 import { fillDefaultBot, takesDefaultBot, withOptionalBot } from './default-bot.js';
 import { redact } from './audit.js';
-import { callOnce, type Answer } from './idempotency.js';
+import { capsFor, hasCaps, overCap, unknownAccount } from './caps.js';
+import { callOnce, outcomeUnknown, type Answer } from './idempotency.js';
 import { OUTPUT_BUDGET, refusal, toolResult, type BudgetHint } from './results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
@@ -225,6 +226,33 @@ function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknow
   };
 }
 
+/**
+ * The caps of a money call: nothing to check, a reservation in the 24 h window, or the refusal
+ * (over a cap and not confirmed; an account whose currency is unknown). Fails closed.
+ */
+async function moneyGate(
+  ctx: McpContext,
+  def: MethodDef,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+  audit: AuditEntry | undefined,
+): Promise<{ refusal: ApiError } | { reservation?: number }> {
+  const money = ctx.money;
+  if (!def.money || !money || !hasCaps(money.policy)) return {};
+  const { account_id: id, amount } = params;
+  // A call the API will refuse anyway (no account id, a bad amount) is left to it.
+  if (typeof id !== 'number' || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) return {};
+  const account = await ctx.account(id, signal);
+  if (!account) return { refusal: unknownAccount(id) };
+  const caps = capsFor(money.policy, account.currency);
+  const first = money.window.reserve(id, amount, caps, false);
+  if (first.ok) return { reservation: first.id };
+  if (!money.policy.noConfirm) return { refusal: overCap(def.name, account, amount, caps, first.over, first.used) };
+  const forced = money.window.reserve(id, amount, caps, true);
+  if (audit) audit.confirmation = { how: 'not asked (--no-confirm)', by: 'the server operator' };
+  return { reservation: forced.ok ? forced.id : undefined };
+}
+
 /** The answer of a method tool's call (a refusal of the MCP server's own in the API's shape), and the parameters sent. */
 async function answerOf(
   def: MethodDef,
@@ -239,7 +267,14 @@ async function answerOf(
   const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m), audit };
   const params = await fillDefaultBot(def, ctx, { ...args });
   delete params[IDEMPOTENCY_KEY];
-  const call = () => ctx.call(def.name, params, opts);
+  const call = async (): Promise<ApiResponse> => {
+    const gate = await moneyGate(ctx, def, params, extra.signal, audit);
+    if ('refusal' in gate) return gate.refusal.response();
+    const res = await ctx.call(def.name, params, opts);
+    // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
+    if (gate.reservation !== undefined && !isSuccess(res.status) && !outcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
+    return res;
+  };
   const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
   if (key === undefined || key === null) return { ...(await call()), params };
   if (typeof key !== 'string' || key.length < 1 || key.length > 255)

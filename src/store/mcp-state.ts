@@ -27,7 +27,30 @@ export const MCP_STATE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (scope, key)
   ) STRICT;
   `,
+  // 2: money moved (or being moved) through the MCP server, per account, for the rolling 24 h
+  // caps. A reservation is written before the call and dropped when the call moved nothing.
+  `
+  CREATE TABLE money_moves (
+    id INTEGER PRIMARY KEY,
+    scope TEXT NOT NULL,
+    account_id INTEGER NOT NULL,
+    amount INTEGER NOT NULL,
+    at_ms INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX money_moves_window ON money_moves (scope, account_id, at_ms);
+  `,
 ];
+
+/** The window of the daily cap. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Caps in minor units (the MCP layer's `Caps`, written again here: store does not import mcp). */
+interface Caps {
+  perCall?: number;
+  daily?: number;
+}
+
+type Reservation = { ok: true; id: number } | { ok: false; over: 'amount' | 'daily'; used: number };
 
 interface KeyRow {
   method: string;
@@ -59,6 +82,36 @@ export class McpStateStore {
         'UPDATE idempotency_keys SET status = ?, body = ? WHERE scope = ? AND key = ? AND status = 0',
       ),
       release: db.prepare<[string, string]>('DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND status = 0'),
+      used: db.prepare<[string, number, number], { used: number }>(
+        'SELECT coalesce(sum(amount), 0) AS used FROM money_moves WHERE scope = ? AND account_id = ? AND at_ms > ?',
+      ),
+      move: db.prepare<[string, number, number, number]>('INSERT INTO money_moves (scope, account_id, amount, at_ms) VALUES (?, ?, ?, ?)'),
+      drop: db.prepare<[number]>('DELETE FROM money_moves WHERE id = ?'),
+    };
+    // Read the window and reserve in one IMMEDIATE transaction: concurrent calls, from any
+    // number of processes on the file, cannot together pass the daily cap.
+    this.reserveTx = db.transaction((scope: string, accountId: number, amount: number, caps: Caps, force: boolean, now: number): Reservation => {
+      const used = this.s.used.get(scope, accountId, now - DAY_MS)!.used;
+      if (!force && caps.perCall !== undefined && amount > caps.perCall) return { ok: false, over: 'amount', used };
+      if (!force && caps.daily !== undefined && used + amount > caps.daily) return { ok: false, over: 'daily', used };
+      return { ok: true, id: Number(this.s.move.run(scope, accountId, amount, now).lastInsertRowid) };
+    });
+  }
+  private readonly reserveTx;
+
+  /** The money window of one scope: what the caps count. */
+  moves(scope: string) {
+    const s = this.s;
+    const reserve = this.reserveTx;
+    return {
+      /** Reserve `amount` (minor units) of an account's window unless it passes a cap (`force`: even then). */
+      reserve(accountId: number, amount: number, caps: Caps, force: boolean, now = Date.now()): Reservation {
+        return reserve.immediate(scope, accountId, amount, caps, force, now);
+      },
+      /** Give a reservation back: the call moved nothing. */
+      release(id: number): void {
+        s.drop.run(id);
+      },
     };
   }
 

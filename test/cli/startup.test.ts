@@ -114,6 +114,17 @@ describe('the banner', () => {
     }
   });
 
+  it('the money line: no caps on a local database unless set; caps as set; --no-confirm says so at start-up', async () => {
+    const dir = freshDir();
+    const db = seeded(dir);
+    const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key' });
+    expect(rows((await stdioBanner(['--db', db], env)).banner).money).toBe('no caps');
+    expect(rows((await stdioBanner(['--db', db, '--max-amount', '50', '--max-daily', '200.00'], env)).banner).money).toBe('caps 50 a call, 200.00 per account per 24 h');
+    expect(rows((await stdioBanner(['--db', db, '--max-amount', '50', '--no-confirm'], env)).banner).money).toBe(
+      'caps 50 a call, off per account per 24 h; confirmation is OFF (--no-confirm): calls over a cap move money without asking anyone',
+    );
+  });
+
   it('--http prints the banner on stderr and only its URL on stdout', async () => {
     const dir = freshDir();
     const db = seeded(dir);
@@ -335,6 +346,14 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     const home = freshDir();
     await refusedUnchanged(home, ['--read-only', '--tools', 'addFundsToContactAccount'], homeEnv(home), /the flags --read-only --tools addFundsToContactAccount leave no tool to serve: .*getMe.*or drop --read-only/);
     await refusedUnchanged(home, ['--tools', 'getMe', '--exclude-tools', 'getMe'], homeEnv(home), /leave no tool to serve/);
+  });
+
+  it('money flags: a cap that is not an amount, a policy file that is not JSON', async () => {
+    const home = freshDir();
+    await refusedUnchanged(home, ['--max-amount', '10,00'], homeEnv(home), /--max-amount: "10,00" is not an amount in major units/);
+    const policy = join(home, 'policy.json');
+    writeFileSync(policy, '{"max_daily": {"usd": "5"}}');
+    await refusedUnchanged(home, ['--money-policy', policy], homeEnv(home), /--money-policy .*: max_daily: usd is not a currency code/);
   });
 
   it('--rate-limit -1 gets our message, not the parser\'s', async () => {

@@ -25,6 +25,7 @@ import { Store } from '../../src/store/index.js';
 import { createMcpServer, selectTools, type ToolFilter } from '../../src/mcp/server.js';
 import { McpContext } from '../../src/mcp/context.js';
 import { JsonlAuditTrail } from '../../src/mcp/audit.js';
+import type { MoneyPolicy } from '../../src/mcp/caps.js';
 import { McpStateStore } from '../../src/store/mcp-state.js';
 import { removeTempDir } from '../helpers/temp.js';
 import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
@@ -73,6 +74,8 @@ export interface StartOptions {
   rateLimit?: number;
   /** Wrap the backend (to count or fail calls). */
   wrap?: (b: Backend) => Backend;
+  /** The money caps (`--max-amount`, `--max-daily`, `--no-confirm`); none when absent. */
+  money?: Partial<MoneyPolicy>;
   /** `--bot`: the default bot. */
   defaultBotId?: number;
   /** Remote backend: the client's options (pacing, clock) and the search index's sync options. */
@@ -116,7 +119,10 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   const ownerId = apiKey ? store.owners.byKey(apiKey)?.id : 1;
   // The audit trail as the CLI wires it: the database's (local), a JSON-lines file beside it (remote).
   const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : store.audit;
-  const context = new McpContext({ backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId });
+  const context = new McpContext({
+    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId,
+    money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
+  });
   const server = createMcpServer(context, selectTools(context, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
   let closed = false;

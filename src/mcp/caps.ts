@@ -1,0 +1,91 @@
+/**
+ * Money caps of the money tools: a per-call and a rolling 24 h limit per account, in major
+ * units of the account's currency, per currency (`*` for any other). Above a cap a call needs
+ * the person's confirmation; a client that cannot give it gets a refusal that moves nothing
+ * and says what the person can do. The 24 h window is reserved in the MCP state file before the
+ * call, atomically, so concurrent calls and restarts cannot slip past it.
+ */
+import { amountNote } from '../api/currency.js';
+import { fail, type ApiError } from '../api/errors.js';
+import { toMinor, type AccountView } from './accounts.js';
+import type { Caps } from './state.js';
+
+/** A limit per currency code, in major units as written (`"100.00"`); `*` for any currency. */
+export type Limits = Record<string, string>;
+
+export interface MoneyPolicy {
+  maxAmount: Limits;
+  maxDaily: Limits;
+  /** `--no-confirm`: calls over a cap go ahead without asking (automation). */
+  noConfirm: boolean;
+}
+
+/** Remote mode (real money): 100.00 a call and 500.00 per account per 24 h, unless set. */
+export const REMOTE_DEFAULTS = { maxAmount: { '*': '100.00' }, maxDaily: { '*': '500.00' } } as const;
+
+const DECIMAL = /^\d{1,15}(\.\d{1,6})?$/;
+
+/** Check a limit as written; `off` (no limit) is kept as it is. */
+export function checkLimit(text: string, what: string): string {
+  if (text === 'off' || DECIMAL.test(text)) return text;
+  throw new Error(`${what}: ${JSON.stringify(text)} is not an amount in major units (e.g. 100.00) or off`);
+}
+
+/** The limits of a policy file's entry: one amount for every currency, or one per currency. */
+export function limitsOf(value: unknown, what: string): Limits {
+  if (typeof value === 'string' || typeof value === 'number') return { '*': checkLimit(String(value), what) };
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be an amount or an object of amounts by currency`);
+  const out: Limits = {};
+  for (const [code, v] of Object.entries(value)) {
+    if (code !== '*' && !/^[A-Z]{3}$/.test(code)) throw new Error(`${what}: ${code} is not a currency code (or *)`);
+    out[code] = checkLimit(String(v), `${what}.${code}`);
+  }
+  return out;
+}
+
+/** The caps of one currency, in its minor units. */
+export function capsFor(policy: MoneyPolicy, currency: string): Caps {
+  const one = (limits: Limits) => {
+    const text = limits[currency] ?? limits['*'];
+    return text === undefined || text === 'off' ? undefined : toMinor(text, currency);
+  };
+  const caps: Caps = {};
+  const perCall = one(policy.maxAmount);
+  const daily = one(policy.maxDaily);
+  if (perCall !== undefined) caps.perCall = perCall;
+  if (daily !== undefined) caps.daily = daily;
+  return caps;
+}
+
+/** Whether any cap is set. */
+export function hasCaps(policy: MoneyPolicy): boolean {
+  return [...Object.values(policy.maxAmount), ...Object.values(policy.maxDaily)].some((v) => v !== 'off');
+}
+
+/** What the person can do about a call over a cap. */
+const REMEDY =
+  'Nothing was moved. The person can confirm this call in an MCP client that supports elicitation (the server then asks them, ' +
+  'naming the contact, account and amount), or raise the cap where this server is started (--max-amount, --max-daily or --money-policy). ' +
+  'Tell the person; do not retry the same call.';
+
+/** The refusal of a call over a cap that nobody confirmed. */
+export function overCap(tool: string, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): ApiError {
+  const note = (n: number) => amountNote(n, account.currency);
+  const verb = tool === 'withdrawFundsFromContactAccount' ? 'Debiting' : 'Topping up';
+  const why =
+    over === 'amount'
+      ? `${verb} account ${account.id} by ${note(amount)} is over this server's cap of ${note(caps.perCall!)} per call.`
+      : `${verb} account ${account.id} by ${note(amount)} would take what was moved on it in the last 24 h to ${note(used + amount)}, ` +
+        `over this server's cap of ${note(caps.daily!)} per account per 24 h (${note(used)} so far).`;
+  return fail.coded('confirmation_required', 'amount', `${why} ${REMEDY}`);
+}
+
+/** The refusal when the account's currency is not known, so the caps cannot be applied. */
+export function unknownAccount(accountId: number): ApiError {
+  return fail.coded(
+    'confirmation_required',
+    'account_id',
+    `This server caps money calls per currency and has not seen account ${accountId} yet. Nothing was moved. ` +
+      "Call getContactAccounts (or findContacts) for the account's contact first, then call again.",
+  );
+}
