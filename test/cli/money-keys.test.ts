@@ -37,6 +37,8 @@ async function client(args: string[], env: Record<string, string>): Promise<Clie
 async function topUpTwice(c: Client): Promise<void> {
   const me = (await c.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
   expect(JSON.parse((me.content[0] as { text: string }).text)).toMatchObject({ status: 410, code: 'method_removed' });
+  // The way to an account_id; with --remote it also shows the money caps the account's currency.
+  await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
   const args = { account_id: 500, amount: 250, description: 'Bonus', idempotency_key: 'sunset-1' };
   const first = (await c.callTool({ name: 'addFundsToContactAccount', arguments: args })) as CallToolResult;
   expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
@@ -65,4 +67,14 @@ test('--remote: getMe past its sunset, a keyed top-up moves the money once and r
   const dataDir = tempDir();
   await topUpTwice(await client(['mcp', '--remote', served.baseUrl], { WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: dataDir }));
   expect(existsSync(join(dataDir, 'mcp-state.sqlite'))).toBe(true);
+});
+
+test('--remote caps money calls by default: above 100.00 a call needs confirmation, and nothing moves', async () => {
+  const served = await spawnServe(['--db', sunsetDb()]);
+  const c = await client(['mcp', '--remote', served.baseUrl], { WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: tempDir() });
+  await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+  const big = (await c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 10_001, description: 'Big' } })) as CallToolResult;
+  expect(JSON.parse((big.content[0] as { text: string }).text)).toMatchObject({ status: 422, code: 'confirmation_required' });
+  const ok = (await c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 10_000, description: 'At the cap' } })) as CallToolResult;
+  expect((ok.structuredContent as { data: { amount: number } }).data.amount).toBe(11_000);
 });
