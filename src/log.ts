@@ -1,8 +1,9 @@
 /**
  * The process logger, a neutral module every layer may use (it imports nothing of ours): JSON
  * lines on stderr (stdout may be the MCP channel). Never given keys. pino is loaded on the
- * first line logged, not at start-up: most runs log nothing, and the MCP server's cold start
- * is measured.
+ * first line logged at or above $WORKSPACE_LOG_LEVEL (info), not at start-up: most runs log
+ * nothing, and the MCP server's cold start is measured. A tap (the MCP server's) may also see
+ * every line, whatever that level, to hand a request's lines to its client.
  */
 import { createRequire } from 'node:module';
 import type { Logger as Pino } from 'pino';
@@ -13,7 +14,19 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
 }
 
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Sees every line logged (see `tapLog`). */
+export type LogTap = (level: LogLevel, obj: object, msg: string | undefined) => void;
+
+/** Keys whose values never leave the process in a log line, on stderr or to a tap. */
+export const REDACTED_KEYS = ['api_key', 'apiKey', 'key', 'authorization', 'api_token'];
+
+const SEVERITY: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
 let real: Pino | undefined;
+let threshold: number | undefined;
+let tap: LogTap | undefined;
 
 function pinoLogger(): Pino {
   if (!real) {
@@ -21,7 +34,7 @@ function pinoLogger(): Pino {
     real = pino(
       {
         level: process.env.WORKSPACE_LOG_LEVEL ?? 'info',
-        redact: { paths: ['api_key', 'apiKey', 'key', 'authorization', 'api_token', '*.api_token', '*.authorization'], censor: '[redacted]' },
+        redact: { paths: [...REDACTED_KEYS, '*.api_token', '*.authorization'], censor: '[redacted]' },
       },
       pino.destination(2),
     );
@@ -29,8 +42,20 @@ function pinoLogger(): Pino {
   return real;
 }
 
+function write(level: LogLevel, obj: object, msg?: string): void {
+  threshold ??= SEVERITY[process.env.WORKSPACE_LOG_LEVEL ?? 'info'] ?? SEVERITY.info!;
+  if (SEVERITY[level]! >= threshold) pinoLogger()[level](obj, msg);
+  tap?.(level, obj, msg);
+}
+
+/** Hand every line to `fn` as well (one tap a process; `undefined` removes it). */
+export function tapLog(fn: LogTap | undefined): void {
+  tap = fn;
+}
+
 export const log = {
-  info: (obj: object, msg?: string) => pinoLogger().info(obj, msg),
-  warn: (obj: object, msg?: string) => pinoLogger().warn(obj, msg),
-  error: (obj: object, msg?: string) => pinoLogger().error(obj, msg),
+  debug: (obj: object, msg?: string) => write('debug', obj, msg),
+  info: (obj: object, msg?: string) => write('info', obj, msg),
+  warn: (obj: object, msg?: string) => write('warn', obj, msg),
+  error: (obj: object, msg?: string) => write('error', obj, msg),
 };

@@ -6,11 +6,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { makeDataDir, openService, StartError, type OwnerSummary } from './open.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
-import { checkToolFilter, createMcpServer, selectTools, type ToolFilter } from '../mcp/server.js';
+import { checkToolFilter, mcpServerFactory, selectTools, type ToolFilter } from '../mcp/server.js';
 import { JsonlAuditTrail } from '../mcp/audit.js';
 import { checkLimit, hasCaps, limitsOf, REMOTE_DEFAULTS, type MoneyPolicy } from '../mcp/caps.js';
 import { McpContext } from '../mcp/context.js';
@@ -322,26 +322,26 @@ export async function runMcp(args: string[]): Promise<void> {
     return;
   }
 
-  const server = createMcpServer(ctx, tools);
-  const transport = new StdioServerTransport();
+  // Both protocol eras over one connection: the first message (initialize, or server/discover
+  // of 2026-07-28) picks the era, and the factory builds the instance that serves it.
+  const factory = mcpServerFactory(ctx, tools);
   let closing = false;
   const stop = () => {
     if (closing) return;
     closing = true;
-    void server
+    void served
       .close()
       .then(() => setup.close())
       .finally(() => process.exit(0));
   };
-  const onclose = server.onclose;
-  server.onclose = () => {
-    onclose?.();
-    stop();
-  };
+  const served = serveStdio((rc) => factory(rc), {
+    transport: new StdioServerTransport(),
+    onerror: (e) => log.warn({ err: e }, 'MCP stdio'),
+  });
   process.stdin.once('end', stop);
+  process.stdin.once('close', stop);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  await server.connect(transport);
   printBanner({
     ready: 'MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)',
     ...setup.banner,

@@ -2,7 +2,7 @@
  * A composite tool's arguments, checked as an API method's are: names the tool does not take,
  * then values, each failure a 422 in Laravel's shape.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { fail } from '../api/errors.js';
 import { validate, type Infer, type Shape } from '../api/rules.js';
 import { refusal } from './results.js';

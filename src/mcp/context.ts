@@ -3,12 +3,13 @@
  * the built-in service and a remote API look the same here), the MCP layer's own state that
  * the CLI passes in (idempotency keys), the folder exports are written to, who hears that the
  * set of lists changed, the contact search and workspace directory the CLI passed in, the
- * default bot, and the ids seen in answers.
+ * default bot, the ids seen in answers, and the seal of questions asked of the user.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import { AccountBook, type AccountView } from './accounts.js';
+import { QuestionSeal } from './elicit.js';
 import { toolResult } from './results.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
@@ -35,6 +36,8 @@ export interface McpContextOptions {
   audit?: AuditTrail;
   /** The money caps and the window they count in (no caps when absent). */
   money?: { policy: MoneyPolicy; window: MoneyWindow };
+  /** The key questions to the user are sealed with (32 bytes or more); random by default. */
+  questionKey?: Uint8Array;
 }
 
 export class McpContext {
@@ -49,6 +52,8 @@ export class McpContext {
   readonly seen: SeenIds;
   /** Which contact holds which account, as answers showed it (the money path reads accounts back). */
   readonly accounts = new AccountBook();
+  /** Seals and reads the state of questions asked from tool calls (elicitation). */
+  readonly questions: QuestionSeal;
   private readonly defaultBotId?: number;
   private ownerId: number | undefined;
   private readonly listeners = new Set<() => void>();
@@ -64,6 +69,7 @@ export class McpContext {
     this.seen = opts.seen ?? new SeenIds();
     this.audit = opts.audit;
     this.money = opts.money;
+    this.questions = new QuestionSeal(opts.questionKey);
   }
 
   /** The owner the backend acts as, when known without asking. */

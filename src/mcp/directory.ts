@@ -5,7 +5,7 @@
  * service's database, or for a remote API what getMe, the configuration and earlier answers
  * showed).
  */
-import { ErrorCode, McpError, type CallToolResult, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Resource } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ApiError } from '../api/errors.js';
 import { checkArguments } from './arguments.js';
@@ -92,5 +92,5 @@ export async function readWorkspace(ctx: McpContext): Promise<string> {
   const view = await workspaceView(ctx);
   if ('owner' in view) return JSON.stringify(view);
   const first = view.content[0];
-  throw new McpError(ErrorCode.InternalError, first?.type === 'text' ? first.text : 'getWorkspace failed');
+  throw new ProtocolError(ProtocolErrorCode.InternalError, first?.type === 'text' ? first.text : 'getWorkspace failed');
 }

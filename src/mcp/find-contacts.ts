@@ -6,7 +6,7 @@
  * top-up the next. Searches the index the CLI passed in (ContactIndex); an index that does not
  * hold accounts (a remote one) gets the first few read live with getContactAccounts.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isSuccess } from '../api/backend.js';
 import { r } from '../api/rules.js';

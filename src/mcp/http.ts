@@ -1,17 +1,28 @@
 /**
- * The MCP server over Streamable HTTP at `http://H:N/mcp`: one MCP session (and one `Server`)
- * per client, all over the same McpContext. Every request has its Host and Origin checked (DNS
- * rebinding), and a bearer token when one is set, which is always when bound beyond loopback.
+ * The MCP server over Streamable HTTP at `http://H:N/mcp`, both protocol eras on one endpoint,
+ * all over the same McpContext. Every request has its Host and Origin checked (DNS rebinding),
+ * and a bearer token when one is set, which is always when bound beyond loopback; a POST body
+ * is then read once, here, strictly (malformed UTF-8 is a parse error, never replaced), and
+ * routed by era: a 2025-era message goes to its session (one `Server` a session, opened by
+ * `initialize`, named by `Mcp-Session-Id`, with a GET stream for notifications and
+ * `elicitation/create` mid-call); a 2026-07-28 message (its `_meta` names the revision) to the
+ * SDK's stateless handler, one `Server` a request, list changes on `subscriptions/listen`.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isInitializeRequest,
+  isJsonContentType,
+  isLegacyRequest,
+  type AuthInfo,
+} from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import { readBody, TooLarge } from '../read-body.js';
-import { createMcpServer } from './server.js';
+import { mcpServerFactory } from './server.js';
 import type { ToolSpec } from './tools.js';
 import type { McpContext } from './context.js';
 
@@ -45,23 +56,25 @@ function deny(res: ServerResponse, status: number, message: string, headers: Rec
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-/** Refuses malformed UTF-8 instead of replacing it (the transport's own reader replaces it). */
+/** Refuses malformed UTF-8 instead of replacing it (a replaced byte could carry a call through). */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A JSON POST body, read and parsed here and handed to the transport already parsed: the
- * transport's own reader turns malformed UTF-8 into replacement characters, so a tool call
- * whose bytes no JSON decoder should accept would go through. Answers the refusal itself and
- * resolves `undefined` when the body is refused; other requests resolve `{ body: undefined }`.
+ * A POST's JSON-RPC body, parsed; answers the refusal itself and resolves `undefined` when
+ * the body is refused: over the size limit (413), not JSON (415), not valid UTF-8 or not JSON
+ * text (400, a JSON-RPC parse error).
  */
 async function readJsonRpcBody(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | undefined> {
-  if (req.method !== 'POST' || !isJsonContentType(req.headers['content-type'])) return { body: undefined };
+  if (!isJsonContentType(req.headers['content-type'])) {
+    deny(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    return undefined;
+  }
   let raw: Buffer;
   try {
     raw = await readBody(req, DEFAULT_MAX_REQUEST_BODY_SIZE);
   } catch (e) {
     if (!(e instanceof TooLarge)) throw e;
-    deny(res, 413, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE), { Connection: 'close' });
+    deny(res, 413, `Payload too large: the body is over ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`, { Connection: 'close' });
     return undefined;
   }
   let text: string;
@@ -115,39 +128,62 @@ function checkHostAndOrigin(req: IncomingMessage, bound: string): string | undef
 
 /** Serve MCP over Streamable HTTP; resolves once listening. */
 export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const factory = mcpServerFactory(ctx, tools);
+  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const onerror = (e: Error) => log.warn({ err: e }, 'MCP HTTP');
+  // 2026-07-28: one instance a request; list changes reach open subscriptions/listen streams
+  // through the handler's bus. 2025-era requests never get here ('reject'): see `legacy`.
+  const modern = createMcpHandler((rc) => factory(rc, { pushListChanged: false }), { legacy: 'reject', onerror });
+  const modernNode = toNodeHandler(modern, { onerror });
+  const unsubscribe = ctx.onListsChanged(() => modern.notify.resourcesChanged());
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path !== MCP_PATH) return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}`);
-    const bad = checkHostAndOrigin(req, opts.host);
-    if (bad) return deny(res, 403, bad);
-    if (opts.token !== undefined && !tokenMatches(req.headers.authorization, opts.token)) {
-      return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
-    }
-    const parsed = await readJsonRpcBody(req, res);
-    if (!parsed) return;
+  /**
+   * 2025-era traffic, sessionful as before: the SDK's own stateless fallback could not send a
+   * client anything outside a response (no GET stream, no elicitation/create mid-call).
+   */
+  async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
       const transport = sessions.get(id);
       if (!transport) return deny(res, 404, 'Session not found; initialize a new session');
-      return transport.handleRequest(req, res, parsed.body);
+      return transport.handleRequest(req, res, body);
     }
-    if (req.method !== 'POST') return deny(res, 400, 'Bad Request: no session; send initialize first', { Allow: 'POST' });
-    const transport = new StreamableHTTPServerTransport({
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return deny(res, 400, 'Bad Request: no session; send initialize first', req.method === 'POST' ? {} : { Allow: 'POST' });
+    }
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (newId) => {
         sessions.set(newId, transport);
       },
     });
-    const server = createMcpServer(ctx, tools);
     // The server's own close handling is chained after this by connect().
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, parsed.body);
+    await factory({ era: 'legacy' }, { pushListChanged: true }).connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  async function handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path !== MCP_PATH) return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}`);
+    const bad = checkHostAndOrigin(req, opts.host);
+    if (bad) return deny(res, 403, bad);
+    if (opts.token !== undefined) {
+      if (!tokenMatches(req.headers.authorization, opts.token)) {
+        return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
+      }
+      // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the token's holder.
+      req.auth = { token: opts.token, clientId: 'bearer', scopes: [] };
+    }
+    // GET (a session's notification stream) and DELETE (its end) exist in the 2025 era only.
+    if (req.method !== 'POST') return legacy(req, res, undefined);
+    const parsed = await readJsonRpcBody(req, res);
+    if (!parsed) return;
+    if (await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body)) return legacy(req, res, parsed.body);
+    return modernNode(req, res, parsed.body);
   }
 
   const server = createServer((req, res) => {
@@ -170,8 +206,10 @@ export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: Htt
     server,
     url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
     async close() {
+      unsubscribe();
       for (const t of sessions.values()) await t.close();
       sessions.clear();
+      await modern.close();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();

@@ -4,7 +4,7 @@
  * Arguments are checked as a tool's are: a name where an id belongs is refused with where to
  * find the id, before any text is built.
  */
-import { ErrorCode, McpError, type GetPromptResult, type Prompt } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type Prompt } from '@modelcontextprotocol/server';
 import { isCurrency } from '../api/currency.js';
 
 interface PromptDef extends Prompt {
@@ -122,7 +122,7 @@ function checkArguments(p: PromptDef, args: Record<string, string>): void {
     const why = CHECKS[a.name]?.(v.trim());
     if (why) problems.push(why);
   }
-  if (problems.length) throw new McpError(ErrorCode.InvalidParams, problems.join(' '));
+  if (problems.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, problems.join(' '));
 }
 
 export function listPrompts(): Prompt[] {
@@ -131,7 +131,7 @@ export function listPrompts(): Prompt[] {
 
 export function getPrompt(name: string, args: Record<string, string> = {}): GetPromptResult {
   const p = PROMPTS.find((x) => x.name === name);
-  if (!p) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+  if (!p) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
   checkArguments(p, args);
   return {
     description: p.description,

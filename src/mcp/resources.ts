@@ -5,7 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+} from '@modelcontextprotocol/server';
 import { isSuccess } from '../api/backend.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditQueryOf, isAuditUri } from './audit.js';
@@ -16,8 +23,6 @@ import type { McpContext } from './context.js';
 export const LIST_URI_PREFIX = 'workspace://lists/';
 export const LIST_TEMPLATE = `${LIST_URI_PREFIX}{schema_id}`;
 export const EXPORT_TEMPLATE = `${EXPORT_URI_PREFIX}{name}`;
-/** MCP's code for a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002;
 /** At most this many getListSchemas pages are walked to complete a schema_id. */
 const COMPLETION_PAGES = 4;
 
@@ -54,7 +59,7 @@ interface Page {
 async function listPage(ctx: McpContext, page: number): Promise<Page> {
   const res = await ctx.backend.call('getListSchemas', { page });
   if (!isSuccess(res.status)) {
-    throw new McpError(ErrorCode.InternalError, `getListSchemas answered ${res.status}: ${JSON.stringify(res.body ?? {})}`);
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `getListSchemas answered ${res.status}: ${JSON.stringify(res.body ?? {})}`);
   }
   return res.body as Page;
 }
@@ -80,7 +85,7 @@ function describe(s: ListSchemaLike): Resource {
 /** resources/list: one getListSchemas page (50) per MCP page; the cursor is the next page number. */
 export async function listResources(ctx: McpContext, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
   const page = cursor === undefined ? 1 : Number(cursor);
-  if (!Number.isInteger(page) || page < 1) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
+  if (!Number.isInteger(page) || page < 1) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
   const body = await listPage(ctx, page);
   const last = body.meta?.last_page ?? page;
   const own = page === 1 ? [...(ctx.directory ? [WORKSPACE_RESOURCE] : []), ...(ctx.audit ? [AUDIT_RESOURCE] : [])] : [];
@@ -95,7 +100,7 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
     try {
       q = auditQueryOf(uri);
     } catch (e) {
-      throw new McpError(ErrorCode.InvalidParams, `${uri}: ${(e as Error).message}`, { uri });
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${(e as Error).message}`, { uri });
     }
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(auditBody(ctx.audit, q)) }] };
   }
@@ -103,26 +108,26 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
     const id = decodeURIComponent(uri.slice(LIST_URI_PREFIX.length));
     const res = await ctx.backend.call('getListSchema', { schema_id: id });
     if (res.status === 404 || res.status === 403) {
-      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri} (${res.status})`, { uri });
+      throw new ResourceNotFoundError(uri);
     }
     if (!isSuccess(res.status)) {
-      throw new McpError(ErrorCode.InternalError, `getListSchema answered ${res.status}: ${JSON.stringify(res.body ?? {})}`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `getListSchema answered ${res.status}: ${JSON.stringify(res.body ?? {})}`);
     }
     const data = (res.body as { data: unknown }).data;
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data) }] };
   }
   if (uri.startsWith(EXPORT_URI_PREFIX)) {
     const name = uri.slice(EXPORT_URI_PREFIX.length);
-    if (!EXPORT_NAME.test(name)) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+    if (!EXPORT_NAME.test(name)) throw new ResourceNotFoundError(uri);
     let text: string;
     try {
       text = readFileSync(join(ctx.dataDir, 'exports', name), 'utf8');
     } catch {
-      throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+      throw new ResourceNotFoundError(uri);
     }
     return { contents: [{ uri, mimeType: name.endsWith('.csv') ? 'text/csv' : 'application/x-ndjson', text }] };
   }
-  throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
+  throw new ResourceNotFoundError(uri);
 }
 
 /** Completion of `schema_id`: ids that start with, or lists whose name contains, what was typed. */

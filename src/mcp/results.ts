@@ -6,7 +6,7 @@
  * `code`, `message`, `errors`). The body stays data through the MCP layer and is rendered here,
  * once: its key order is its own (`orderedObject`), so every transport writes the API's order.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { headerOf, isSuccess, type ApiResponse } from '../api/backend.js';
 import type { ApiError } from '../api/errors.js';
 import { orderedObject } from '../api/ordered.js';

@@ -1,22 +1,14 @@
 /**
  * The MCP server over an McpContext: tools (every API method plus the composite exportContacts,
  * findContacts and getWorkspace, filtered by --read-only / --tools / --exclude-tools), list-schema
- * resources with a completing template, workspace://workspace, prompts and completions. Built on
- * the SDK's low-level `Server` so that tool arguments reach our own checks
- * and every error comes back as a tool result in the API's JSON shape.
+ * resources with a completing template, workspace://workspace, prompts and completions, and the
+ * `logging` capability (our log lines of a request). Built on the SDK's low-level `Server` so
+ * that tool arguments reach our own checks and every error comes back as
+ * a tool result in the API's JSON shape. One factory serves both protocol eras: the serving
+ * entries (serveStdio, the HTTP handler) call it per connection, per 2025 session, or per
+ * 2026-07-28 request, so what does not change between instances is built once, beforehand.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CLIENT_INFO_META_KEY, isInputRequiredResult, Server, type CallToolResult, type InputRequiredResult, type McpRequestContext, type Tool } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import { METHODS } from '../api/catalog.js';
 import { ApiError } from '../api/errors.js';
@@ -26,6 +18,7 @@ import { WORKSPACE_TOOL_INFO, workspaceTool } from './directory.js';
 import { EXPORT_TOOL_INFO, exportTool } from './export.js';
 import { FIND_TOOL_INFO, findContactsTool } from './find-contacts.js';
 import { getPrompt, listPrompts } from './prompts.js';
+import { withRequestLog } from './logging.js';
 import { listResources, readResource, TEMPLATES } from './resources.js';
 import { refusal } from './results.js';
 import { methodTools, type ToolSpec } from './tools.js';
@@ -97,76 +90,108 @@ export function selectTools(ctx: McpContext, filter: ToolFilter = {}): ToolSpec[
   return pick([...methodTools(ctx), ...composite], filter);
 }
 
-/** One MCP server (one per session over HTTP) over a shared context and tool set. */
-export function createMcpServer(ctx: McpContext, tools: ToolSpec[]): Server {
+export interface InstanceOptions {
+  /**
+   * The instance sends notifications/resources/list_changed itself: over stdio (where the SDK
+   * sends it on a 2026-07-28 client's subscriptions/listen stream) and in a 2025 HTTP session.
+   * Off for the per-request 2026-07-28 HTTP instances: there the HTTP handler's bus tells the
+   * open listen streams.
+   */
+  pushListChanged: boolean;
+}
+
+/** Builds server instances over one context and tool set; `(rc) => Server` is what the SDK's entries take. */
+export type McpServerFactory = (rc?: McpRequestContext, o?: InstanceOptions) => Server;
+
+/** The factory of MCP servers over a shared context and tool set. */
+export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerFactory {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const server = new Server(
-    { name: SERVER_NAME, version: SERVER_VERSION, title: 'Workspace API' },
-    {
-      capabilities: {
-        tools: {},
-        resources: { listChanged: true },
-        prompts: {},
-        completions: {},
+  const listed: Tool[] = tools.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema as Tool['inputSchema'],
+    ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
+    annotations: t.annotations,
+  }));
+
+  return (_rc, o = { pushListChanged: true }) => {
+    const server = new Server(
+      { name: SERVER_NAME, version: SERVER_VERSION, title: 'Workspace API' },
+      {
+        capabilities: {
+          tools: {},
+          resources: { listChanged: true },
+          prompts: {},
+          completions: {},
+          // Also installs logging/setLevel (2025); a 2026-07-28 request names its level itself.
+          logging: {},
+        },
+        instructions: INSTRUCTIONS,
+        requestState: { verify: ctx.questions.verify },
       },
-      instructions: INSTRUCTIONS,
-    },
-  );
+    );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
-      annotations: t.annotations,
-    })),
-  }));
+    server.setRequestHandler('tools/list', () => ({ tools: listed }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
-    const tool = byName.get(req.params.name);
-    if (!tool) {
-      return refusal(new ApiError('route_not_found', `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.`));
-    }
-    const token = req.params._meta?.progressToken;
-    const progress = async (value: number, total: number | undefined, message: string) => {
-      if (token === undefined) return;
-      await extra.sendNotification({
-        method: 'notifications/progress',
-        params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), message },
+    server.setRequestHandler('tools/call', (req, rctx): Promise<CallToolResult | InputRequiredResult> => {
+      const tool = byName.get(req.params.name);
+      if (!tool) {
+        return Promise.resolve(refusal(new ApiError('route_not_found', `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.`)));
+      }
+      const token = rctx.mcpReq._meta?.progressToken;
+      const progress = async (value: number, total: number | undefined, message: string) => {
+        if (token === undefined) return;
+        await rctx.mcpReq.notify({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), message },
+        });
+      };
+      const args = (req.params.arguments ?? {}) as Record<string, unknown>;
+      const elicit = ctx.questions.elicitor(rctx, tool.name, args);
+      // Who is calling: as it named itself at initialize (2025) or in this request's _meta (2026-07-28).
+      const client =
+        server.getClientVersion() ?? (rctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name: string; version: string } } | undefined)?.[CLIENT_INFO_META_KEY];
+      const caller = { client: client ? { name: client.name, version: client.version } : null, session: rctx.sessionId ?? null };
+      return withRequestLog(rctx, async () => {
+        try {
+          const result = await tool.run(args, { signal: rctx.mcpReq.signal, progress, elicit, caller });
+          // The era's own shape of a result (the SDK's McpServer does this for its tools).
+          return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.outputSchema);
+        } catch (e) {
+          // A bug of ours: a 500 in the usual shape that leaks nothing; the details go to the log.
+          log.error({ err: e, tool: tool.name }, 'tool failed');
+          return refusal(new ApiError('server_error', 'Server Error'));
+        }
       });
-    };
-    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-    try {
-      const client = server.getClientVersion();
-      const caller = { client: client ? { name: client.name, version: client.version } : null, session: extra.sessionId ?? null };
-      return await tool.run(args, { signal: extra.signal, progress, caller });
-    } catch (e) {
-      // A bug of ours: a 500 in the usual shape that leaks nothing; the details go to the log (stderr).
-      log.error({ err: e, tool: tool.name }, 'tool failed');
-      return refusal(new ApiError('server_error', 'Server Error'));
+    });
+
+    server.setRequestHandler('resources/list', (req) => listResources(ctx, req.params?.cursor));
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: TEMPLATES }));
+    server.setRequestHandler('resources/read', (req, rctx) => withRequestLog(rctx, () => readResource(ctx, req.params.uri)));
+
+    server.setRequestHandler('completion/complete', async (req) => ({
+      completion: { ...(await complete(ctx, req.params.ref, req.params.argument, req.params.context?.arguments)) },
+    }));
+
+    server.setRequestHandler('prompts/list', () => ({ prompts: listPrompts() }));
+    server.setRequestHandler('prompts/get', (req) => getPrompt(req.params.name, req.params.arguments ?? {}));
+
+    if (o.pushListChanged) {
+      const unsubscribe = ctx.onListsChanged(() => {
+        server.sendResourceListChanged().catch(() => undefined);
+      });
+      const previous = server.onclose;
+      server.onclose = () => {
+        unsubscribe();
+        previous?.();
+      };
     }
-  });
-
-  server.setRequestHandler(ListResourcesRequestSchema, (req) => listResources(ctx, req.params?.cursor));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => readResource(ctx, req.params.uri));
-
-  server.setRequestHandler(CompleteRequestSchema, async (req) => ({
-    completion: await complete(ctx, req.params.ref, req.params.argument, req.params.context?.arguments),
-  }));
-
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
-  server.setRequestHandler(GetPromptRequestSchema, (req) => getPrompt(req.params.name, req.params.arguments ?? {}));
-
-  const unsubscribe = ctx.onListsChanged(() => {
-    server.sendResourceListChanged().catch(() => undefined);
-  });
-  const previous = server.onclose;
-  server.onclose = () => {
-    unsubscribe();
-    previous?.();
+    return server;
   };
-  return server;
+}
+
+/** One MCP server instance over a context and tool set (tests; the entries use the factory). */
+export function createMcpServer(ctx: McpContext, tools: ToolSpec[], o?: InstanceOptions): Server {
+  return mcpServerFactory(ctx, tools)(undefined, o);
 }

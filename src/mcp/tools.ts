@@ -4,7 +4,7 @@
  * is a 422, never dropped); argument VALUES are validated by the API itself (the pipeline of
  * the local backend, the server of the remote one), so a tool answers exactly what the API would.
  */
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOptions } from '../api/backend.js';
 import { METHODS } from '../api/catalog.js';
@@ -16,6 +16,7 @@ import type { McpContext } from './context.js';
 import { fillDefaultBot, takesDefaultBot, withOptionalBot } from './default-bot.js';
 import { redact } from './audit.js';
 import { capsFor, hasCaps, overCap, unknownAccount } from './caps.js';
+import type { Elicitor } from './elicit.js';
 import { callOnce, outcomeUnknown, type Answer } from './idempotency.js';
 import { OUTPUT_BUDGET, refusal, toolResult, type BudgetHint } from './results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
@@ -27,7 +28,12 @@ export interface ToolExtra {
   progress(progress: number, total: number | undefined, message: string): Promise<void>;
   /** Who is calling: the MCP client as it named itself, and its session (for the audit trail). */
   caller?: { client: { name: string; version: string } | null; session: string | null };
+  /** Ask the user (elicitation), the same way in both protocol eras. */
+  elicit: Elicitor;
 }
+
+/** A tool's answer: a result, or a question to the user first (see elicit.ts). */
+export type ToolOutcome = CallToolResult | InputRequiredResult;
 
 export interface ToolSpec {
   name: string;
@@ -36,7 +42,7 @@ export interface ToolSpec {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
-  run(args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult>;
+  run(args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome>;
 }
 
 const IDEMPOTENCY_KEY = 'idempotency_key';

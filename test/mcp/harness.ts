@@ -22,7 +22,8 @@ import type { Backend } from '../../src/api/backend.js';
 import { LocalBackend } from '../../src/service/backend.js';
 import type { Service } from '../../src/service/pipeline.js';
 import { Store } from '../../src/store/index.js';
-import { createMcpServer, selectTools, type ToolFilter } from '../../src/mcp/server.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { mcpServerFactory, selectTools, type ToolFilter } from '../../src/mcp/server.js';
 import { McpContext } from '../../src/mcp/context.js';
 import { JsonlAuditTrail } from '../../src/mcp/audit.js';
 import type { MoneyPolicy } from '../../src/mcp/caps.js';
@@ -123,11 +124,12 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
   });
-  const server = createMcpServer(context, selectTools(context, o.filter));
+  const factory = mcpServerFactory(context, selectTools(context, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
   let closed = false;
   const client = new Client({ name: 'test', version: '1.0.0' });
-  await server.connect(a);
+  // As over stdio: the entry that serves both eras, over an in-memory pipe.
+  const served = serveStdio((rc) => factory(rc), { transport: a as unknown as Parameters<typeof serveStdio>[1] extends { transport?: infer T } ? T : never });
   await client.connect(b);
   return {
     dir,
@@ -141,7 +143,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
       if (closed) return;
       closed = true;
       await client.close();
-      await server.close();
+      await served.close();
       await search.contacts.close?.();
       if (kind === 'remote') await inner.close();
       if (http) {

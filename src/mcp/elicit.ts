@@ -1,0 +1,112 @@
+/**
+ * Asking the user from inside a tool call, the same way for both protocol eras: the tool
+ * returns the `input_required` result `ask()` makes, with a sealed, expiring request state,
+ * and is called again with the answer. A 2026-07-28 client answers and retries itself; on a
+ * 2025 connection (stdio, or an HTTP session) the SDK sends `elicitation/create` over the
+ * session and calls the tool again in-process. The tool cannot tell which happened.
+ *
+ * An answer counts only when it comes back with a state this process sealed (HMAC, expiring)
+ * for the same tool and the same arguments: a client cannot make up a "yes", nor carry a
+ * "yes" given for one amount over to another.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  type ElicitRequestFormParams,
+  type InputRequiredResult,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+
+/** How long a question stays answerable, in seconds (the SDK's own round timeout is as long). */
+export const QUESTION_TTL_SECONDS = 600;
+
+/** One question: a form of flat fields (MCP's restricted JSON Schema). */
+export interface Question {
+  /** Names the question among the tool's questions. */
+  id: string;
+  message: string;
+  requestedSchema: ElicitRequestFormParams['requestedSchema'];
+}
+
+/** The user's answer to a question. */
+export type Reply =
+  | { action: 'accept'; content: Record<string, unknown> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** What a tool call can ask with (one a call). */
+export interface Elicitor {
+  /**
+   * The answer to question `id`, when this call is the retry that carries it under a state
+   * sealed for this tool and these arguments; otherwise undefined (ask).
+   */
+  reply(id: string): Reply | undefined;
+  /** The data `ask` sealed with the question, under the same conditions as `reply`. */
+  state<T = unknown>(): T | undefined;
+  /** The result to return to ask `question`; `data` is sealed with it (readable by the client, so nothing secret). */
+  ask(question: Question, data?: unknown): Promise<InputRequiredResult>;
+}
+
+/** What the sealed state carries: the tool, a digest of its arguments, the tool's data. */
+interface Sealed {
+  tool: string;
+  args: string;
+  data?: unknown;
+}
+
+/** The codec of one process's states: key and binding. */
+export class QuestionSeal {
+  readonly codec: RequestStateCodec<Sealed>;
+
+  /** `key`: at least 32 bytes; random at start by default (a restart forgets open questions). */
+  constructor(key: Uint8Array = randomBytes(32)) {
+    this.codec = createRequestStateCodec<Sealed>({
+      key,
+      ttlSeconds: QUESTION_TTL_SECONDS,
+      // A state answers the method it was minted for, for the same principal (over HTTP the token's).
+      bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}`,
+    });
+  }
+
+  /** The verify hook for ServerOptions.requestState (refuses a forged, changed or expired state). */
+  readonly verify = (state: string, ctx: ServerContext): Promise<Sealed> => this.codec.verify(state, ctx);
+
+  /** The elicitor of one tool call. */
+  elicitor(ctx: ServerContext, tool: string, args: Record<string, unknown>): Elicitor {
+    const digest = argsDigest(args);
+    const sealed = ctx.mcpReq.requestState<Sealed>();
+    const mine = sealed !== undefined && sealed.tool === tool && sealed.args === digest ? sealed : undefined;
+    return {
+      reply(id) {
+        if (!mine) return undefined;
+        const view = inputResponse(ctx.mcpReq.inputResponses, id);
+        if (view.kind !== 'elicit') return undefined;
+        if (view.action === 'accept') return { action: 'accept', content: view.content ?? {} };
+        return { action: view.action };
+      },
+      state: <T>() => mine?.data as T | undefined,
+      ask: async (question, data) =>
+        inputRequired({
+          inputRequests: { [question.id]: inputRequired.elicit({ message: question.message, requestedSchema: question.requestedSchema }) },
+          requestState: await this.codec.mint({ tool, args: digest, ...(data !== undefined ? { data } : {}) }, ctx),
+        }),
+    };
+  }
+}
+
+/** A digest of the arguments that does not depend on their key order. */
+function argsDigest(args: Record<string, unknown>): string {
+  const canonical = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(canonical);
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+    );
+  };
+  return createHash('sha256').update(JSON.stringify(canonical(args))).digest('base64url');
+}
