@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-/** The MCP behaviour suites that must hold for both backends. */
+/** The MCP behaviour suites that must hold for both backends and both protocol eras. */
 const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/tools.test.ts', 'test/mcp/money.test.ts', 'test/mcp/features.test.ts', 'test/mcp/extended.test.ts', 'test/mcp/versioning.test.ts', 'test/mcp/order.test.ts', 'test/mcp/search.test.ts', 'test/mcp/audit.test.ts', 'test/mcp/caps.test.ts'];
 
 export default defineConfig({
@@ -16,6 +16,13 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'remote', include: BEHAVIOUR, env: { WORKSPACE_TEST_BACKEND: 'remote' } },
+      },
+      // The other projects' client speaks 2025-11-25 (the v1 SDK's); this one's 2026-07-28. The
+      // era is the MCP layer's alone (both backends sit behind the same Backend interface), so
+      // the local backend carries it; test/mcp/eras.test.ts covers stdio and Streamable HTTP.
+      {
+        extends: true,
+        test: { name: 'local-2026', include: BEHAVIOUR, env: { WORKSPACE_TEST_ERA: '2026-07-28' } },
       },
     ],
   },

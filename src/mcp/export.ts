@@ -9,6 +9,7 @@ import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { log } from '../log.js';
 import { isSuccess } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import { r } from '../api/rules.js';
@@ -98,6 +99,8 @@ export function exportTool(ctx: McpContext): ToolSpec {
       // Contacts are personal data: the folder and file are the server owner's only.
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const fd = openSync(file, 'wx', 0o600);
+      // Also to the client that asked, when it listens (logging capability).
+      log.info({ bot_id: p.bot_id ?? null, format, date_to: cap, file: name }, 'exportContacts started');
       let ok = false;
       try {
         if (format === 'csv') writeSync(fd, CSV_COLUMNS.join(',') + '\r\n');
@@ -109,6 +112,7 @@ export function exportTool(ctx: McpContext): ToolSpec {
         });
         if (typeof outcome !== 'number') return outcome;
         ok = true;
+        log.info({ count: outcome, file: name }, 'exportContacts written');
         const body = { count: outcome, file, uri: EXPORT_URI_PREFIX + name, format, date_to: cap };
         const result = toolResult({ status: 200, headers: {}, body });
         result.content.push({

@@ -20,6 +20,8 @@ interface Sink {
   ctx: ServerContext;
   /** False once the handler returned: a line logged later (a timer it left) has no request to go to. */
   open: boolean;
+  /** Lines on their way: the answer waits for them, so they reach the client before it. */
+  sending: Set<Promise<void>>;
 }
 
 const current = new AsyncLocalStorage<Sink>();
@@ -38,7 +40,9 @@ function forward(level: LogLevel, obj: object, msg: string | undefined): void {
   const sink = current.getStore();
   if (!sink?.open) return;
   const data = { ...(msg !== undefined ? { message: msg } : {}), ...(plain(obj) as object) };
-  sink.ctx.mcpReq.log(LEVELS[level], data, LOGGER).catch(() => undefined);
+  const sent = sink.ctx.mcpReq.log(LEVELS[level], data, LOGGER).catch(() => undefined);
+  sink.sending.add(sent);
+  void sent.then(() => sink.sending.delete(sent));
 }
 
 /** Run a request's handler with the lines logged meanwhile sent to its client. */
@@ -47,10 +51,11 @@ export async function withRequestLog<T>(ctx: ServerContext, run: () => Promise<T
     tapped = true;
     tapLog(forward);
   }
-  const sink: Sink = { ctx, open: true };
+  const sink: Sink = { ctx, open: true, sending: new Set() };
   try {
     return await current.run(sink, run);
   } finally {
     sink.open = false;
+    await Promise.all(sink.sending);
   }
 }

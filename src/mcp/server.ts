@@ -141,11 +141,15 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
       }
       const token = rctx.mcpReq._meta?.progressToken;
       const progress = async (value: number, total: number | undefined, message: string) => {
-        if (token === undefined) return;
-        await rctx.mcpReq.notify({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), message },
-        });
+        if (token !== undefined) {
+          await rctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), message },
+          });
+        }
+        // A step done: let the event loop read what came in meanwhile (a cancellation over stdio
+        // or a closed HTTP stream), which a tool whose steps never wait on I/O would not.
+        await new Promise((resolve) => setImmediate(resolve));
       };
       const args = (req.params.arguments ?? {}) as Record<string, unknown>;
       const elicit = ctx.questions.elicitor(rctx, tool.name, args);

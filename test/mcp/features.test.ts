@@ -2,26 +2,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { ResourceListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Backend } from '../../src/api/backend.js';
-import { mcpFixture, firstJson, useMcp, type McpWorld } from './harness.js';
+import { firstJson, manyContacts, mcpFixture, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();
-
-/** The base world with `n` more contacts in bot 10, one a second from 2026-02-01. */
-function manyContacts(n: number, nameLength = 10): Record<string, unknown> {
-  const f = mcpFixture();
-  const base = Date.parse('2026-02-01T00:00:00Z');
-  const more = Array.from({ length: n }, (_, i) => ({
-    id: 1000 + i,
-    bot_id: 10,
-    messenger: 'telegram',
-    name: `C${i}`.padEnd(nameLength, 'x'),
-    telegram_id: String(90000 + i),
-    created_at: new Date(base + i * 1000).toISOString(),
-  }));
-  return { ...f, contacts: [...(f.contacts as unknown[]), ...more] };
-}
 
 function recording(calls: Array<{ method: string; params: Record<string, unknown> }>) {
   return (b: Backend): Backend => ({
@@ -66,9 +50,9 @@ describe('exportContacts', () => {
     const calls: Array<{ method: string; params: Record<string, unknown> }> = [];
     const world = await startMcp({ fixture: manyContacts(2500), wrap: recording(calls) });
     const progress: number[] = [];
-    const r = (await world.client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, {
+    const r = await world.client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, {
       onprogress: (p) => progress.push(p.progress),
-    })) as CallToolResult;
+    });
     expect(r.isError).toBeFalsy();
     const body = r.structuredContent as any;
     expect(body).toMatchObject({ count: 2503, format: 'jsonl', uri: expect.stringMatching(/^workspace:\/\/exports\//) });
@@ -123,7 +107,7 @@ describe('exportContacts', () => {
   test('cancellable: a cancelled export stops between pages and keeps no file', async () => {
     const world = await startMcp({ fixture: manyContacts(5000) });
     const ac = new AbortController();
-    const call = world.client.callTool({ name: 'exportContacts', arguments: {} }, undefined, {
+    const call = world.client.callTool({ name: 'exportContacts', arguments: {} }, {
       signal: ac.signal,
       onprogress: () => ac.abort(),
     });
@@ -199,7 +183,7 @@ describe('resources', () => {
   test('notifications/resources/list_changed when a tool creates or deletes a list', async () => {
     const world = await startMcp();
     let changes = 0;
-    world.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    await world.client.onResourcesChanged(() => {
       changes++;
     });
     const id = await createList(world, 'Orders');

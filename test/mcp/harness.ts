@@ -1,6 +1,8 @@
 /**
  * MCP test harness: a seeded temp SQLite file, the built-in service behind a backend, the MCP
- * server, and the SDK's real Client joined to it by InMemoryTransport.createLinkedPair().
+ * server, and an SDK's real Client joined to it by an in-memory pipe: the v1 SDK's (2025-11-25)
+ * or, when the test project sets WORKSPACE_TEST_ERA=2026-07-28, the v2 SDK's pinned to that
+ * revision (see clients.ts).
  *
  * The backend is the built-in service in-process (LocalBackend), or, when the test project sets
  * WORKSPACE_TEST_BACKEND=remote, the remote client (undici) pointed at the same service served
@@ -8,8 +10,6 @@
  */
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from 'node:http';
 import { bootstrap } from '../../src/cli/open.js';
@@ -22,13 +22,14 @@ import type { Backend } from '../../src/api/backend.js';
 import { LocalBackend } from '../../src/service/backend.js';
 import type { Service } from '../../src/service/pipeline.js';
 import { Store } from '../../src/store/index.js';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { mcpServerFactory, selectTools, type ToolFilter } from '../../src/mcp/server.js';
+import { mcpServerFactory, selectTools, type McpServerFactory, type ToolFilter } from '../../src/mcp/server.js';
+import type { ToolSpec } from '../../src/mcp/tools.js';
 import { McpContext } from '../../src/mcp/context.js';
 import { JsonlAuditTrail } from '../../src/mcp/audit.js';
 import type { MoneyPolicy } from '../../src/mcp/caps.js';
 import { McpStateStore } from '../../src/store/mcp-state.js';
 import { removeTempDir } from '../helpers/temp.js';
+import { connectInMemory, TEST_ERA, type McpClient } from './clients.js';
 import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
 
 /** The account world (Ann and her USD account 500) plus more contacts in Alice's bot 10 and Bob's bot 20. */
@@ -42,6 +43,21 @@ export function mcpFixture(): Fixture {
       { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob fan', telegram_id: '6001', created_at: '2026-01-01T00:00:00Z' },
     ],
   };
+}
+
+/** The base world with `n` more contacts in bot 10, one a second from 2026-02-01. */
+export function manyContacts(n: number, nameLength = 10): Fixture {
+  const f = mcpFixture();
+  const base = Date.parse('2026-02-01T00:00:00Z');
+  const more = Array.from({ length: n }, (_, i) => ({
+    id: 1000 + i,
+    bot_id: 10,
+    messenger: 'telegram',
+    name: `C${i}`.padEnd(nameLength, 'x'),
+    telegram_id: String(90000 + i),
+    created_at: new Date(base + i * 1000).toISOString(),
+  }));
+  return { ...f, contacts: [...(f.contacts as unknown[]), ...more] };
 }
 
 /** Which backend the MCP behaviour suites run over in this test project. */
@@ -59,7 +75,11 @@ export interface McpWorld {
   context: McpContext;
   /** The MCP server's own state file (idempotency keys), beside the database; keys in `scopeOf(options)`. */
   state: McpStateStore;
-  client: Client;
+  /** The tools served (the catalog's after the filter, then `extraTools`). */
+  tools: ToolSpec[];
+  /** Builds server instances over this world (for another client or transport). */
+  factory: McpServerFactory;
+  client: McpClient;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   /** Close it (again is a no-op). */
   close(): Promise<void>;
@@ -88,6 +108,8 @@ export interface StartOptions {
   backend?: 'local' | 'remote';
   /** A new database as `serve` and `mcp` make it (the default owner, project and bot), not a fixture. */
   fresh?: boolean;
+  /** Test-only tools served beside the catalog's. */
+  extraTools?: ToolSpec[];
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
@@ -124,26 +146,24 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
   });
-  const factory = mcpServerFactory(context, selectTools(context, o.filter));
-  const [a, b] = InMemoryTransport.createLinkedPair();
+  const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];
+  const factory = mcpServerFactory(context, tools);
   let closed = false;
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  // As over stdio: the entry that serves both eras, over an in-memory pipe.
-  const served = serveStdio((rc) => factory(rc), { transport: a as unknown as Parameters<typeof serveStdio>[1] extends { transport?: infer T } ? T : never });
-  await client.connect(b);
+  const client = await connectInMemory(TEST_ERA, factory);
   return {
     dir,
     store,
     service,
     context,
     state,
+    tools,
+    factory,
     client,
-    call: (name, args = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>,
+    call: (name, args = {}) => client.callTool({ name, arguments: args }),
     async close() {
       if (closed) return;
       closed = true;
       await client.close();
-      await served.close();
       await search.contacts.close?.();
       if (kind === 'remote') await inner.close();
       if (http) {

@@ -7,7 +7,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { SyncedContactIndex } from '../../src/mcp/remote-index.js';
 import type { Backend } from '../../src/api/backend.js';
 import type { ApiResponse } from '../../src/api/backend.js';
@@ -69,9 +68,9 @@ async function start(rec: Recorder, o: StartOptions = {}): Promise<McpWorld> {
 }
 
 async function find(w: McpWorld, args: Record<string, unknown>, progress?: Array<{ progress: number; message?: string }>): Promise<any> {
-  const r = (await w.client.callTool({ name: 'findContacts', arguments: args }, undefined, {
+  const r = await w.client.callTool({ name: 'findContacts', arguments: args }, {
     onprogress: (p) => progress?.push({ progress: p.progress, message: p.message }),
-  })) as CallToolResult;
+  });
   expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
   return firstJson(r);
 }

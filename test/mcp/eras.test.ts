@@ -1,0 +1,276 @@
+/**
+ * Both protocol eras on every transport. The built CLI over stdio and over Streamable HTTP
+ * gives the v1 SDK's client (2025-11-25: initialize, a session) and the v2 SDK's pinned to
+ * 2026-07-28 (server/discover, stateless requests, no fallback) the same tools, results,
+ * errors, resources and prompts; progress, cancellation, logging and list changes work in
+ * both, each the era's way. Elicitation through the project's one API (elicit.ts), by a
+ * test-only tool, in both eras, in-memory and over HTTP; the 2026-07-28 wire seen raw.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { serveMcpHttp } from '../../src/mcp/http.js';
+import type { ToolSpec } from '../../src/mcp/tools.js';
+import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
+import { stop } from '../helpers/temp.js';
+import { seedDb, tempDir } from '../helpers/world.js';
+import { connectHttp, connectInMemory, connectStdio, ERAS, type Era, type McpClient } from './clients.js';
+import { firstJson, manyContacts, useMcp } from './harness.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function keep(client: McpClient): McpClient {
+  cleanups.push(() => client.close());
+  return client;
+}
+
+type Transport = 'stdio' | 'http';
+
+/** `v` without the `_meta` keys of its objects. */
+function withoutMeta<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(withoutMeta) as T;
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== '_meta').map(([k, x]) => [k, withoutMeta(x)])) as T;
+}
+
+describe.each<Transport>(['stdio', 'http'])('the built CLI over %s', (transport) => {
+  let dbFile: string;
+  beforeAll(() => {
+    // 5003 contacts in Alice's bot 10: an export of six pages.
+    dbFile = seedDb(manyContacts(5000));
+  });
+
+  /** Serve the database (a data folder of its own for exports); `connect(era)` gives a client. */
+  async function serve(): Promise<{ connect: (era: Era) => Promise<McpClient>; exports: string }> {
+    const dataDir = tempDir();
+    const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: dataDir });
+    const exports = join(dataDir, 'exports');
+    if (transport === 'stdio') {
+      return { exports, connect: async (era) => keep(await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', dbFile], env, stderr: 'pipe' })) };
+    }
+    const started = await spawnAnnounced(['mcp', '--db', dbFile, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, env);
+    cleanups.push(() => stop(started.proc));
+    return { exports, connect: async (era) => keep(await connectHttp(era, started.url)) };
+  }
+
+  test('both eras get the same tools, results, errors, resources and prompts', async () => {
+    const { connect } = await serve();
+    const seen = [];
+    for (const era of ERAS) {
+      const c = await connect(era);
+      expect(c.serverName()).toBe('workspace-mcp');
+      // The v1 client puts "MCP error <code>: " before the server's message.
+      const missing = await c.readResource({ uri: 'workspace://lists/nope' }).then(
+        () => 'read',
+        (e: Error & { code?: number }) => ({ code: e.code, message: e.message.replace(/^MCP error -?\d+: /, '') }),
+      );
+      seen.push({
+        tools: (await c.listTools()).tools,
+        me: await c.callTool({ name: 'getMe', arguments: {} }),
+        unknownArgument: await c.callTool({ name: 'getMe', arguments: { extra: 1 } }),
+        notFound: await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 12345 } }),
+        unknownTool: await c.callTool({ name: 'nope', arguments: {} }),
+        resources: (await c.listResources()).resources,
+        templates: (await c.listResourceTemplates()).resourceTemplates,
+        completion: (await c.complete({ ref: { type: 'ref/resource', uri: 'workspace://lists/{schema_id}' }, argument: { name: 'schema_id', value: 'x' } })).completion,
+        prompts: (await c.listPrompts()).prompts,
+        prompt: (await c.getPrompt({ name: 'exportBotContacts', arguments: { bot_id: '10' } })).messages,
+        missing,
+      });
+    }
+    // The same answers; a 2026-07-28 result also carries the server's name in its _meta.
+    const [old, modern] = seen.map(withoutMeta);
+    expect((old!.me.structuredContent as any).data.name).toBe('Alice');
+    expect(firstJson(old!.unknownArgument)).toMatchObject({ status: 422, errors: { extra: [expect.any(String)] } });
+    expect(firstJson(old!.notFound)).toMatchObject({ status: 404 });
+    expect(old!.missing).toEqual({ code: -32602, message: 'Resource not found: workspace://lists/nope' });
+    expect(old!.tools.map((t) => t.name)).toContain('exportContacts');
+    expect(modern).toEqual(old);
+  });
+
+  test.each(ERAS)('%s: exportContacts reports progress, logs its start and end to the client, and can be cancelled', async (era) => {
+    const { connect, exports } = await serve();
+    const c = await connect(era);
+    const logs: Array<{ level: string; logger?: string; data: any }> = [];
+    c.onLog((m) => logs.push(m));
+    await c.setLogLevel('info');
+    const progress: number[] = [];
+    const done = await c.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, { onprogress: (p) => progress.push(p.progress) });
+    expect((done.structuredContent as any).count).toBe(5003);
+    // One a page. The last may be lost by the client: both SDKs' clients hand a notification
+    // to its handler a tick later but settle a response at once, so a progress notification
+    // read in the same chunk as the answer comes after its handler is gone.
+    expect(progress.length).toBeGreaterThanOrEqual(5);
+    expect(progress).toEqual([1000, 2000, 3000, 4000, 5000, 5003].slice(0, progress.length));
+    expect(logs.map((l) => [l.level, l.logger, l.data.message])).toEqual([
+      ['info', 'workspace-mcp', 'exportContacts started'],
+      ['info', 'workspace-mcp', 'exportContacts written'],
+    ]);
+    expect(logs[1]!.data.count).toBe(5003);
+
+    // Cancelled after its first page: the call fails and no file is kept.
+    const ac = new AbortController();
+    const call = c.callTool({ name: 'exportContacts', arguments: {} }, { signal: ac.signal, onprogress: () => ac.abort() });
+    await expect(call).rejects.toThrow();
+    await vi.waitFor(() => expect(readdirSync(exports)).toHaveLength(1));
+    // The server is still there for the next call.
+    expect((await c.callTool({ name: 'getMe', arguments: {} })).isError).toBeFalsy();
+  });
+
+  test.each(ERAS)('%s: a list created or deleted by a tool is announced (2026-07-28: on subscriptions/listen)', async (era) => {
+    const { connect } = await serve();
+    const c = await connect(era);
+    let changes = 0;
+    await c.onResourcesChanged(() => void changes++);
+    const made = await c.callTool({ name: 'createListSchema', arguments: { name: `By ${era} over ${transport}`, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] } });
+    await vi.waitFor(() => expect(changes).toBe(1));
+    await c.callTool({ name: 'deleteListSchema', arguments: { schema_id: (made.structuredContent as any).data.id } });
+    await vi.waitFor(() => expect(changes).toBe(2));
+  });
+});
+
+/** A test-only tool on elicit.ts: asks to confirm `amount`, and answers with what it got. */
+const confirmTool: ToolSpec = {
+  name: 'confirmTest',
+  title: 'Confirm (test only)',
+  description: 'Asks the user to confirm an amount.',
+  inputSchema: { type: 'object', properties: { amount: { type: 'integer' } }, required: ['amount'], additionalProperties: false },
+  annotations: { readOnlyHint: true },
+  async run(args, extra) {
+    const reply = extra.elicit.reply('confirm');
+    if (!reply) {
+      return extra.elicit.ask(
+        {
+          id: 'confirm',
+          message: `Move ${String(args.amount)} USD?`,
+          requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Confirm' } }, required: ['confirm'] },
+        },
+        { amount: args.amount },
+      );
+    }
+    const body = { ...reply, state: extra.elicit.state() };
+    return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  },
+};
+
+describe('elicitation: one API of this project for both eras (src/mcp/elicit.ts)', () => {
+  const start = useMcp();
+
+  async function connect(era: Era, how: 'in-memory' | 'http'): Promise<McpClient> {
+    const world = await start({ extraTools: [confirmTool] });
+    if (how === 'in-memory') return keep(await connectInMemory(era, (rc, o) => world.factory(rc, o)));
+    const http = await serveMcpHttp(world.context, world.tools, { host: '127.0.0.1', port: 0 });
+    cleanups.push(() => http.close());
+    return keep(await connectHttp(era, http.url));
+  }
+
+  const cases = ERAS.flatMap((era) => (['in-memory', 'http'] as const).map((how) => [era, how] as const));
+
+  test.each(cases)('%s over %s: the question reaches the user; accepted, the tool gets the answer and its sealed data', async (era, how) => {
+    const c = await connect(era, how);
+    const asked: string[] = [];
+    c.answer((q) => {
+      asked.push(q.message);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    const r = await c.callTool({ name: 'confirmTest', arguments: { amount: 5 } });
+    expect(asked).toEqual(['Move 5 USD?']);
+    expect(r.structuredContent).toEqual({ action: 'accept', content: { confirm: true }, state: { amount: 5 } });
+  });
+
+  test.each(cases)('%s over %s: declined, the tool is told so', async (era, how) => {
+    const c = await connect(era, how);
+    c.answer(() => ({ action: 'decline' }));
+    const r = await c.callTool({ name: 'confirmTest', arguments: { amount: 7 } });
+    expect(r.structuredContent).toEqual({ action: 'decline', state: { amount: 7 } });
+  });
+});
+
+describe('the 2026-07-28 wire over HTTP, raw', () => {
+  const start = useMcp();
+  const V = '2026-07-28';
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': V,
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+
+  async function serve(token?: string) {
+    const world = await start({ extraTools: [confirmTool] });
+    const http = await serveMcpHttp(world.context, world.tools, { host: '127.0.0.1', port: 0, token });
+    cleanups.push(() => http.close());
+    let id = 0;
+    const post = async (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}, meta: Record<string, unknown> = {}) => {
+      const res = await fetch(http.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': V,
+          'Mcp-Method': method,
+          ...(typeof params.name === 'string' ? { 'Mcp-Name': params.name } : {}),
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: { ...ENVELOPE, ...meta } } }),
+      });
+      const text = await res.text();
+      // One JSON body, or an SSE stream whose last event is the answer.
+      const json = res.headers.get('content-type')?.includes('text/event-stream')
+        ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6))
+        : JSON.parse(text);
+      return { status: res.status, json, text };
+    };
+    return { http, post };
+  }
+
+  test('server/discover offers 2026-07-28 with our capabilities, no session', async () => {
+    const { post } = await serve();
+    const { status, json } = await post('server/discover', {});
+    expect(status).toBe(200);
+    expect(json.result.supportedVersions).toContain(V);
+    expect(json.result.capabilities).toMatchObject({ tools: {}, resources: { listChanged: true }, prompts: {}, completions: {}, logging: {} });
+    expect(json.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('workspace-mcp');
+  });
+
+  test('a question is an input_required result with a sealed state; a changed or forged state does not count', async () => {
+    const { post } = await serve();
+    const first = (await post('tools/call', { name: 'confirmTest', arguments: { amount: 5 } })).json.result;
+    expect(first.resultType).toBe('input_required');
+    expect(first.inputRequests.confirm).toMatchObject({ method: 'elicitation/create', params: { message: 'Move 5 USD?' } });
+    const yes = { confirm: { action: 'accept', content: { confirm: true } } };
+    // The "yes" given for 5 is not one for 500: the tool asks again.
+    const other = await post('tools/call', { name: 'confirmTest', arguments: { amount: 500 }, requestState: first.requestState, inputResponses: yes });
+    expect(other.json.result.resultType).toBe('input_required');
+    // A state not sealed here is refused before the tool runs.
+    const forged = first.requestState.slice(0, -4) + (first.requestState.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    const bad = await post('tools/call', { name: 'confirmTest', arguments: { amount: 5 }, requestState: forged, inputResponses: yes });
+    expect(bad.json.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
+    const ok = await post('tools/call', { name: 'confirmTest', arguments: { amount: 5 }, requestState: first.requestState, inputResponses: yes });
+    expect(ok.json.result.structuredContent).toEqual({ action: 'accept', content: { confirm: true }, state: { amount: 5 } });
+  });
+
+  test('no log lines unless the request names a level', async () => {
+    const { post } = await serve();
+    const quiet = await post('tools/call', { name: 'exportContacts', arguments: {} });
+    expect(quiet.json.result.structuredContent.count).toBeGreaterThan(0);
+    expect(quiet.text).not.toMatch(/notifications\/message/);
+    const told = await post('tools/call', { name: 'exportContacts', arguments: {} }, {}, { 'io.modelcontextprotocol/logLevel': 'info' });
+    expect(told.text.match(/notifications\/message/g)).toHaveLength(2);
+  });
+
+  test('the guards stand in front of both eras: token, Host, and a body that is not UTF-8', async () => {
+    const { http, post } = await serve('tok-1');
+    expect((await post('server/discover', {})).status).toBe(401);
+    expect((await post('server/discover', {}, { Authorization: 'Bearer tok-1' })).status).toBe(200);
+    const bad = await fetch(http.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: 'Bearer tok-1', 'MCP-Protocol-Version': V, 'Mcp-Method': 'tools/call' },
+      body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getMe","arguments":{"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}}')]),
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: unknown }).error).toMatchObject({ code: -32700, message: expect.stringMatching(/UTF-8/) });
+  });
+});
