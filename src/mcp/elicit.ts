@@ -76,9 +76,11 @@ export class QuestionSeal {
 
   /** The elicitor of one tool call. */
   elicitor(ctx: ServerContext, tool: string, args: Record<string, unknown>): Elicitor {
-    const digest = argsDigest(args);
+    // Worked out when first asked for: most calls never ask.
+    let digest: string | undefined;
+    const argsOf = () => (digest ??= argsDigest(args));
     const sealed = ctx.mcpReq.requestState<Sealed>();
-    const mine = sealed !== undefined && sealed.tool === tool && sealed.args === digest ? sealed : undefined;
+    const mine = sealed !== undefined && sealed.tool === tool && sealed.args === argsOf() ? sealed : undefined;
     return {
       reply(id) {
         if (!mine) return undefined;
@@ -91,7 +93,7 @@ export class QuestionSeal {
       ask: async (question, data) =>
         inputRequired({
           inputRequests: { [question.id]: inputRequired.elicit({ message: question.message, requestedSchema: question.requestedSchema }) },
-          requestState: await this.codec.mint({ tool, args: digest, ...(data !== undefined ? { data } : {}) }, ctx),
+          requestState: await this.codec.mint({ tool, args: argsOf(), ...(data !== undefined ? { data } : {}) }, ctx),
         }),
     };
   }

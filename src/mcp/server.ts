@@ -106,14 +106,17 @@ export type McpServerFactory = (rc?: McpRequestContext, o?: InstanceOptions) => 
 /** The factory of MCP servers over a shared context and tool set. */
 export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerFactory {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listed: Tool[] = tools.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: t.inputSchema as Tool['inputSchema'],
-    ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
-    annotations: t.annotations,
-  }));
+  // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
+  let listed: Tool[] | undefined;
+  const list = (): Tool[] =>
+    (listed ??= tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as Tool['inputSchema'],
+      ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
+      annotations: t.annotations,
+    })));
 
   return (_rc, o = { pushListChanged: true }) => {
     const server = new Server(
@@ -132,7 +135,7 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
       },
     );
 
-    server.setRequestHandler('tools/list', () => ({ tools: listed }));
+    server.setRequestHandler('tools/list', () => ({ tools: list() }));
 
     server.setRequestHandler('tools/call', (req, rctx): Promise<CallToolResult | InputRequiredResult> => {
       const tool = byName.get(req.params.name);

@@ -1,6 +1,7 @@
-// MCP over stdio: tool calls per second with p50/p99, and cold start (spawn → the `initialize`
-// answer), for the built CLI (local backend, rate limit off) beside a bare SDK server with one
-// echo tool, in the same run, alternating rounds after a warm-up; medians shown.
+// MCP over stdio: tool calls per second with p50/p99 (a 2025-11-25 client), and cold start
+// (spawn → the answer to `initialize`, and to a 2026-07-28 client's `server/discover` probe), for
+// the built CLI (local backend, rate limit off) beside a bare SDK (v2) server with one echo
+// tool, in the same run, alternating rounds after a warm-up; medians shown.
 // Usage: npm run build && node tools/bench/mcp.mjs [rounds=5] [calls-per-round=2000] [cold-starts=10]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -38,8 +39,24 @@ async function callRound(s) {
   return { cps: calls / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] };
 }
 
-/** Spawn → the answer to `initialize` on stdout (raw JSON-RPC, no client library in the way), ms. */
-function coldStart(s) {
+const OPENINGS = {
+  initialize: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } } },
+  discover: {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'server/discover',
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'b', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  },
+};
+
+/** Spawn → the answer to the opening message on stdout (raw JSON-RPC, no client library in the way), ms. */
+function coldStart(s, opening) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
     const p = spawn(process.execPath, s.args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -53,9 +70,7 @@ function coldStart(s) {
       }
     });
     p.once('error', reject);
-    p.stdin.write(
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } } }) + '\n',
-    );
+    p.stdin.write(JSON.stringify(OPENINGS[opening]) + '\n');
   });
 }
 
@@ -67,20 +82,26 @@ for (let i = 0; i < rounds + 1; i++) {
   }
 }
 const cold = { ours: [], bare: [] };
-for (let i = 0; i < colds; i++) for (const k of ['ours', 'bare']) cold[k].push(await coldStart(SERVERS[k]));
+const discover = { ours: [], bare: [] };
+for (let i = 0; i < colds; i++) {
+  for (const k of ['ours', 'bare']) {
+    cold[k].push(await coldStart(SERVERS[k], 'initialize'));
+    discover[k].push(await coldStart(SERVERS[k], 'discover'));
+  }
+}
 
 const row = (k) => {
   const cps = median(res[k].map((r) => r.cps));
-  return { cps, p50: median(res[k].map((r) => r.p50)), p99: median(res[k].map((r) => r.p99)), cold: median(cold[k]) };
+  return { cps, p50: median(res[k].map((r) => r.p50)), p99: median(res[k].map((r) => r.p99)), cold: median(cold[k]), discover: median(discover[k]) };
 };
 const ours = row('ours');
 const bare = row('bare');
 console.log(`MCP over stdio, node ${process.version}; ${rounds} rounds x ${calls} sequential calls; ${colds} cold starts; medians`);
-console.log('server                          calls/s   p50 ms   p99 ms   cold start ms');
+console.log('server                          calls/s   p50 ms   p99 ms   cold start ms (initialize / server/discover)');
 for (const [name, r] of [
   [`ours (${SERVERS.ours.tool})`, ours],
-  ['bare SDK server (echo)', bare],
+  ['bare SDK v2 server (echo)', bare],
 ]) {
-  console.log(`${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)}`);
+  console.log(`${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)} / ${fmt(r.discover, 0)}`);
 }
-console.log(`ratio ours/bare: calls/s ${fmt(ours.cps / bare.cps, 2)}, cold start ${fmt(ours.cold / bare.cold, 2)}`);
+console.log(`ratio ours/bare: calls/s ${fmt(ours.cps / bare.cps, 2)}, cold start ${fmt(ours.cold / bare.cold, 2)}, server/discover ${fmt(ours.discover / bare.discover, 2)}`);

@@ -219,7 +219,7 @@ function machine() {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     commit,
-    tools: `autocannon ${pkg('autocannon')}, json-server ${pkg('json-server')}, @stoplight/prism-cli ${pkg('@stoplight/prism-cli')}, better-sqlite3 ${pkg('better-sqlite3')}, @modelcontextprotocol/sdk ${pkg('@modelcontextprotocol/sdk')}`,
+    tools: `autocannon ${pkg('autocannon')}, json-server ${pkg('json-server')}, @stoplight/prism-cli ${pkg('@stoplight/prism-cli')}, better-sqlite3 ${pkg('better-sqlite3')}, @modelcontextprotocol/server ${pkg('@modelcontextprotocol/server')}, @modelcontextprotocol/sdk ${pkg('@modelcontextprotocol/sdk')} (2025 client)`,
   };
 }
 
@@ -726,10 +726,10 @@ async function benchMcp(ctx) {
   return { area: 'mcp', md: lines.join('\n'), data: { cps, cold } };
 }
 
-/** The Streamable HTTP baseline: a bare SDK McpServer with one echo tool, a session per initialize. */
+/** The Streamable HTTP baseline: a bare SDK (v2) McpServer with one echo tool, a session per initialize. */
 async function bareMcpHttp() {
-  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { McpServer } = await import('@modelcontextprotocol/server');
+  const { NodeStreamableHTTPServerTransport: StreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
   const { z } = await import('zod');
   const { randomUUID } = await import('node:crypto');
   const sessions = new Map();
@@ -741,7 +741,7 @@ async function bareMcpHttp() {
     const mcp = new McpServer({ name: 'echo', version: '1.0.0' });
     mcp.registerTool(
       'echo',
-      { description: 'Echo the text back', inputSchema: { text: z.string().optional() }, outputSchema: { text: z.string() } },
+      { description: 'Echo the text back', inputSchema: z.object({ text: z.string().optional() }), outputSchema: z.object({ text: z.string() }) },
       async ({ text }) => ({ content: [{ type: 'text', text: JSON.stringify({ text: text ?? '' }) }], structuredContent: { text: text ?? '' } }),
     );
     await mcp.connect(transport);
