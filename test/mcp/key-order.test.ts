@@ -1,7 +1,8 @@
 /**
  * "Fields are stored in the order sent", also for slugs that look like numbers: on the wire,
  * structuredContent keeps the API's key order over both transports of the built CLI, stdio and
- * Streamable HTTP (JSON.stringify of a plain object would put "2" and "10" first).
+ * Streamable HTTP, in both protocol revisions (JSON.stringify of a plain object would put "2"
+ * and "10" first).
  */
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
@@ -60,6 +61,30 @@ test('Streamable HTTP: structuredContent on the wire keeps the slugs in the orde
   await post({ ...INITIALIZE, id: 1 });
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const text = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: CREATE });
+  const pos = slugOrder(text);
+  expect(pos.every((p) => p > 0), text).toBe(true);
+  expect([...pos].sort((x, y) => x - y)).toEqual(pos);
+});
+
+test('Streamable HTTP, a 2026-07-28 request: structuredContent on the wire keeps the slugs in the order sent', async () => {
+  const { url } = await spawnAnnounced(['mcp', '--db', freshDb(), '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/);
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': CREATE.name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...CREATE, _meta: meta } }),
+  });
+  const text = await res.text();
   const pos = slugOrder(text);
   expect(pos.every((p) => p > 0), text).toBe(true);
   expect([...pos].sort((x, y) => x - y)).toEqual(pos);
