@@ -11,7 +11,7 @@ import { ApiError } from '../api/errors.js';
 import { checkArguments } from './arguments.js';
 import type { McpContext } from './context.js';
 import { refusal, toolResult } from './results.js';
-import { toJsonSchema } from './schemas.js';
+import { lazySchemas } from './schemas.js';
 import { IndexRefused } from './search.js';
 import type { WorkspaceView } from './state.js';
 import type { ToolSpec } from './tools.js';
@@ -69,14 +69,19 @@ export const WORKSPACE_TOOL_INFO = {
 } as const;
 
 export function workspaceTool(ctx: McpContext): ToolSpec {
+  const schemas = lazySchemas(() => z.object({}).strict(), () => ViewSchema);
   return {
     name: WORKSPACE_TOOL_INFO.name,
     title: 'Your workspace: owner, projects, bots',
     description:
       'Who the key belongs to, their projects (uuid, role) and bots (id, name, messenger, project, contact count) and the ' +
       'default bot. Call it first for the bot_id and project_uuid other tools need. Changes nothing.',
-    inputSchema: toJsonSchema(z.object({}).strict()),
-    outputSchema: toJsonSchema(ViewSchema),
+    get inputSchema() {
+      return schemas.input();
+    },
+    get outputSchema() {
+      return schemas.output();
+    },
     annotations: { ...WORKSPACE_TOOL_INFO.annotations },
     async run(args) {
       const checked = checkArguments({}, args);

@@ -17,7 +17,7 @@ import { waitOut429 } from '../api/retry.js';
 import { checkArguments } from './arguments.js';
 import type { McpContext } from './context.js';
 import { refusal, toolResult } from './results.js';
-import { shapeToZod, toJsonSchema } from './schemas.js';
+import { lazySchemas, shapeToZod } from './schemas.js';
 import type { ToolExtra, ToolSpec } from './tools.js';
 
 export const EXPORT_PAGE = 1000;
@@ -72,7 +72,7 @@ export const EXPORT_TOOL_INFO = {
 } as const;
 
 export function exportTool(ctx: McpContext): ToolSpec {
-  const strict = shapeToZod(params);
+  const schemas = lazySchemas(() => shapeToZod(params), () => ResultSchema);
   return {
     name: EXPORT_TOOL_INFO.name,
     title: EXPORT_TOOL_INFO.annotations.title,
@@ -82,8 +82,12 @@ export function exportTool(ctx: McpContext): ToolSpec {
       'Use it instead of paging getContacts when you need all contacts or a count with the rows; it pages through ' +
       `getContacts ${EXPORT_PAGE} at a time, reports progress per page and can be cancelled. Contacts created after the ` +
       'export starts are not included. Preview contacts are left out, as in getContacts. Changes nothing in the workspace.',
-    inputSchema: toJsonSchema(strict),
-    outputSchema: toJsonSchema(ResultSchema),
+    get inputSchema() {
+      return schemas.input();
+    },
+    get outputSchema() {
+      return schemas.output();
+    },
     annotations: { ...EXPORT_TOOL_INFO.annotations },
     async run(args, extra) {
       const checked = checkArguments(params, args);

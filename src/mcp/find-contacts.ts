@@ -13,7 +13,7 @@ import { r } from '../api/rules.js';
 import { checkArguments } from './arguments.js';
 import type { McpContext } from './context.js';
 import { toolResult } from './results.js';
-import { shapeToZod, toJsonSchema } from './schemas.js';
+import { lazySchemas, shapeToZod } from './schemas.js';
 import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
 import type { ToolSpec } from './tools.js';
 
@@ -106,6 +106,7 @@ export const FIND_TOOL_INFO = {
 
 export function findContactsTool(ctx: McpContext): ToolSpec {
   const index = ctx.contacts!;
+  const schemas = lazySchemas(() => shapeToZod(FIND_PARAMS), () => ResultSchema);
   return {
     name: FIND_TOOL_INFO.name,
     title: FIND_TOOL_INFO.annotations.title,
@@ -114,8 +115,12 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
       'digits), email, @username, messenger id or contact id; exact identifiers first. Each contact comes with its ' +
       'accounts (id, currency, amount in minor units), ready for addFundsToContactAccount. Use it instead of paging ' +
       'getContacts. bot_id defaults to the default bot. No match: empty data.',
-    inputSchema: toJsonSchema(shapeToZod(FIND_PARAMS)),
-    outputSchema: toJsonSchema(ResultSchema),
+    get inputSchema() {
+      return schemas.input();
+    },
+    get outputSchema() {
+      return schemas.output();
+    },
     annotations: { ...FIND_TOOL_INFO.annotations },
     async run(args, extra) {
       const checked = checkArguments(FIND_PARAMS, args);

@@ -77,6 +77,17 @@ export function shapeToZod(shape: Shape): z.ZodObject {
   return z.object(entries).strict();
 }
 
+/**
+ * A tool's JSON Schemas, each made from its zod schema on first read (the first tools/list or
+ * call) rather than when the tool is built at start-up: making them is a fair part of a cold
+ * start, and a server that is only asked server/discover never needs them.
+ */
+export function lazySchemas(input: () => z.ZodType, output: () => z.ZodType): { input(): JsonSchema; output(): JsonSchema } {
+  let i: JsonSchema | undefined;
+  let o: JsonSchema | undefined;
+  return { input: () => (i ??= toJsonSchema(input())), output: () => (o ??= toJsonSchema(output())) };
+}
+
 /** The JSON Schema of a zod schema, as tools/list advertises it (draft 7, like the SDK's own). */
 export function toJsonSchema(schema: z.ZodType): JsonSchema {
   // Always in zod's input mode, output schemas too: there a plain object allows extra keys, so
