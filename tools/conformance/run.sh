@@ -19,6 +19,8 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# A signal (Ctrl-C, a closed pipe) ends the script through EXIT too, so the server never outlives it.
+trap 'exit 1' INT TERM HUP PIPE
 
 node "$root/dist/cli/main.js" seed "$root/fixtures/demo.json" --db "$work/demo.db" > /dev/null 2>&1
 WORKSPACE_LOG_LEVEL=warn WORKSPACE_DATA_DIR="$work" node "$root/dist/cli/main.js" mcp --db "$work/demo.db" --http --port 0 \
