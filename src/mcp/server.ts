@@ -25,6 +25,7 @@ import { complete } from './completions.js';
 import { WORKSPACE_TOOL_INFO, workspaceTool } from './directory.js';
 import { EXPORT_TOOL_INFO, exportTool } from './export.js';
 import { FIND_TOOL_INFO, findContactsTool } from './find-contacts.js';
+import { instructionsFor } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { listResources, readResource, TEMPLATES } from './resources.js';
 import { refusal } from './results.js';
@@ -42,14 +43,6 @@ export interface ToolFilter {
   /** Not these tools, by name. */
   excludeTools?: string[];
 }
-
-const INSTRUCTIONS = [
-  "Tools for a chat-bot platform's Workspace API: one tool per API method, same parameters, plus a few of the server's own.",
-  'Start with getWorkspace for your bot ids and project uuids (never guess them); a left-out bot_id means the default bot.',
-  'To find a person (by name, phone, email, @username or id) call findContacts: it also gives their accounts and balances.',
-  'Amounts are in MINOR units (cents). Pass an idempotency_key on addFundsToContactAccount and withdrawFundsFromContactAccount.',
-  'Errors are JSON {status, error, code, message, errors}: fix the arguments they name. For every contact use exportContacts, not getContacts pages.',
-].join('\n');
 
 interface Described {
   name: string;
@@ -109,7 +102,7 @@ export function createMcpServer(ctx: McpContext, tools: ToolSpec[]): Server {
         prompts: {},
         completions: {},
       },
-      instructions: INSTRUCTIONS,
+      instructions: instructionsFor(tools.map((t) => t.name)),
     },
   );
 
