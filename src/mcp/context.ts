@@ -1,14 +1,15 @@
 /**
  * What every MCP session of one process shares: the backend (known only by its interface, so
  * the built-in service and a remote API look the same here), the MCP layer's own state that
- * the CLI passes in (idempotency keys), the folder exports are written to, who hears that the
- * set of lists changed, the contact search and workspace directory the CLI passed in, the
- * default bot, and the ids seen in answers.
+ * the CLI passes in (idempotency keys), the folder exports are written to, the result budget,
+ * who hears that the set of lists changed, the contact search and workspace directory the CLI
+ * passed in, the default bot, and the ids seen in answers.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import { AccountBook, type AccountView } from './accounts.js';
+import { RESULT_BUDGET } from './budget.js';
 import { toolResult } from './results.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
@@ -35,6 +36,8 @@ export interface McpContextOptions {
   audit?: AuditTrail;
   /** The money caps and the window they count in (no caps when absent). */
   money?: { policy: MoneyPolicy; window: MoneyWindow };
+  /** The result budget: most characters of a tool result or a resource read (RESULT_BUDGET by default). */
+  maxResultChars?: number;
 }
 
 export class McpContext {
@@ -51,6 +54,7 @@ export class McpContext {
   readonly accounts = new AccountBook();
   private readonly defaultBotId?: number;
   private ownerId: number | undefined;
+  readonly maxResultChars: number;
   private readonly listeners = new Set<() => void>();
 
   constructor(opts: McpContextOptions) {
@@ -64,6 +68,7 @@ export class McpContext {
     this.seen = opts.seen ?? new SeenIds();
     this.audit = opts.audit;
     this.money = opts.money;
+    this.maxResultChars = opts.maxResultChars ?? RESULT_BUDGET;
   }
 
   /** The owner the backend acts as, when known without asking. */

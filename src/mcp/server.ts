@@ -102,7 +102,7 @@ export function createMcpServer(ctx: McpContext, tools: ToolSpec[]): Server {
         prompts: {},
         completions: {},
       },
-      instructions: instructionsFor(tools.map((t) => t.name)),
+      instructions: instructionsFor(tools.map((t) => t.name), ctx.maxResultChars),
     },
   );
 

@@ -27,6 +27,7 @@ import { McpContext } from '../../src/mcp/context.js';
 import { JsonlAuditTrail } from '../../src/mcp/audit.js';
 import type { MoneyPolicy } from '../../src/mcp/caps.js';
 import { McpStateStore } from '../../src/store/mcp-state.js';
+import { withinBudget } from '../helpers/budget.js';
 import { removeTempDir } from '../helpers/temp.js';
 import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
 
@@ -41,6 +42,25 @@ export function mcpFixture(): Fixture {
       { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob fan', telegram_id: '6001', created_at: '2026-01-01T00:00:00Z' },
     ],
   };
+}
+
+/**
+ * The base world with `n` more contacts in bot 10 (ids from 1000), one a second from
+ * 2026-02-01; `more(i)` adds or replaces fields of the i-th.
+ */
+export function manyContacts(n: number, more: (i: number) => Record<string, unknown> = () => ({})): Fixture {
+  const f = mcpFixture();
+  const base = Date.parse('2026-02-01T00:00:00Z');
+  const added = Array.from({ length: n }, (_, i) => ({
+    id: 1000 + i,
+    bot_id: 10,
+    messenger: 'telegram',
+    name: `C${i}`.padEnd(10, 'x'),
+    telegram_id: String(90000 + i),
+    created_at: new Date(base + i * 1000).toISOString(),
+    ...more(i),
+  }));
+  return { ...f, contacts: [...(f.contacts as unknown[]), ...added] };
 }
 
 /** Which backend the MCP behaviour suites run over in this test project. */
@@ -87,6 +107,8 @@ export interface StartOptions {
   backend?: 'local' | 'remote';
   /** A new database as `serve` and `mcp` make it (the default owner, project and bot), not a fixture. */
   fresh?: boolean;
+  /** The result budget (--max-result-chars); every call of the world's client is checked against it. */
+  maxResultChars?: number;
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
@@ -120,13 +142,13 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   // The audit trail as the CLI wires it: the database's (local), a JSON-lines file beside it (remote).
   const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : store.audit;
   const context = new McpContext({
-    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId,
+    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId, maxResultChars: o.maxResultChars,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
   });
   const server = createMcpServer(context, selectTools(context, o.filter));
   const [a, b] = InMemoryTransport.createLinkedPair();
   let closed = false;
-  const client = new Client({ name: 'test', version: '1.0.0' });
+  const client = withinBudget(new Client({ name: 'test', version: '1.0.0' }), o.maxResultChars);
   await server.connect(a);
   await client.connect(b);
   return {
@@ -172,6 +194,14 @@ export function useMcp(): (o?: StartOptions) => Promise<McpWorld> {
     open.push(w);
     return w;
   };
+}
+
+/** A body as the text content shows it: a paginator's URLs (`links`, `meta.links`, `meta.path`) left out. */
+export function withoutPageUrls(body: any): any {
+  if (!body?.links || !body.meta) return body;
+  const { links: _links, ...rest } = body;
+  const { links: _metaLinks, path: _path, ...meta } = body.meta;
+  return { ...rest, meta };
 }
 
 /** The first text content of a result, parsed. */
