@@ -13,7 +13,7 @@ import { cliEnv, spawnAnnounced } from '../helpers/cli.js';
 import { accountFixture, seedDb } from '../helpers/world.js';
 
 describe('crash in the middle of a stream of MCP top-ups', () => {
-  it('leaves the journal and the audit trail in exact agreement', async () => {
+  it('leaves the journal and the audit trail in exact agreement', { timeout: 90_000 }, async () => {
     const db = seedDb(accountFixture(), 'audit-crash.db');
     const servers = await Promise.all(
       [0, 1].map(() => spawnAnnounced(['--db', db, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, cliEnv({ WORKSPACE_API_KEY: 'alice-key' }))),
@@ -34,7 +34,8 @@ describe('crash in the middle of a stream of MCP top-ups', () => {
       while (!stopped) {
         const id = `op-${n++}`;
         try {
-          const r = await clients[n % 2]!.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 1, description: id } });
+          // A call whose server was killed under it must end, not wait out the SDK's 60 s default.
+          const r = await clients[n % 2]!.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 1, description: id } }, undefined, { timeout: 5_000 });
           if (!r.isError && acked.push(id) === 40) reached();
         } catch {
           // The server died under this call: not acknowledged.
