@@ -28,19 +28,19 @@ export const ContactAccountSchema = z.object({
 });
 export type ContactAccount = z.infer<typeof ContactAccountSchema>;
 
-const accountId = r.integer().required().describe('Account ID (the id from getContactAccounts)');
+const accountId = r.integer().required();
 const moveParams = {
   account_id: accountId,
   amount: r
     .integer()
     .required()
     .between(1, MAX_MOVE)
-    .describe('Amount in MINOR units of the account currency (cents for USD, whole yen for JPY), 1 to 100000000000000'),
+    .describe('Minor units of the account currency: 10.00 USD is 1000'),
   description: r
     .string()
     .required()
     .max(MAX_DESCRIPTION)
-    .describe('Why the money moves, up to 255 characters; written to the account journal'),
+    .describe('Why; kept in the account journal'),
 };
 
 const WRITE = { readOnlyHint: false, openWorldHint: false } as const;
@@ -51,12 +51,10 @@ export const getContactAccounts = defineMethod({
   status: 200,
   title: 'List contact accounts',
   description:
-    "Returns a contact's internal accounts (one per currency: bonuses, points, deposit), in the order they were opened. " +
-    'Each has its id (the account_id of the other account methods), currency, balance `amount` in MINOR units (cents), ' +
-    '`amount_note` in major units for display, and `blocked_at` (null when not blocked). Changes nothing. ' +
-    'Call this first to find the account_id for a top-up, debit or deletion.',
+    "A contact's internal accounts (one per currency: bonuses, points, deposit), oldest first: id (the account_id of the other " +
+    'account tools), currency, amount, amount_note (for display), blocked_at.',
   params: {
-    contact_id: r.integer().required().describe('Contact ID (from getContacts)'),
+    contact_id: r.integer().required(),
   },
   result: z.object({ data: z.array(ContactAccountSchema) }),
   annotations: READ,
@@ -68,16 +66,15 @@ export const addContactAccount = defineMethod({
   status: 201,
   title: 'Open a contact account',
   description:
-    'Opens an internal account for a contact in one currency, with a zero balance. A contact has at most one account per ' +
-    'currency: a second one in the same currency fails with code currency_exists (use getContactAccounts to find the ' +
-    'existing one). This is an internal balance (bonuses, points, deposit), not a bank account; no money is transferred.',
+    'Opens an internal account (bonuses, points, deposit; not a bank account) for a contact in one currency, balance 0. ' +
+    'One per currency: a second fails with currency_exists.',
   params: {
-    contact_id: r.integer().required().describe('Contact ID (from getContacts)'),
+    contact_id: r.integer().required(),
     currency: r
       .string()
       .required()
       .check(isCurrency, 'The selected :attribute is invalid.')
-      .describe('ISO 4217 currency code in capital letters, e.g. USD, EUR, JPY'),
+      .describe('ISO 4217 code in capitals, e.g. USD'),
   },
   result: z.object({ data: ContactAccountSchema }),
   // A repeat with the same arguments changes nothing more (it answers currency_exists).
@@ -91,9 +88,7 @@ export const deleteContactAccount = defineMethod({
   verbs: ['POST'],
   status: 204,
   title: 'Delete a contact account',
-  description:
-    'Deletes a contact account together with its journal. Only an empty account (balance 0) can be deleted; otherwise it ' +
-    'fails with code account_not_empty and nothing changes. Find the account_id with getContactAccounts.',
+  description: 'Deletes an empty account (balance 0) with its journal; otherwise fails with account_not_empty.',
   params: { account_id: accountId },
   result: null,
   annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
@@ -106,10 +101,8 @@ export const addFundsToContactAccount = defineMethod({
   status: 200,
   title: 'Top up a contact account',
   description:
-    'Adds `amount` (MINOR units, e.g. cents: 1234 is 12.34 USD) to a contact account and writes a "Deposit via API" ' +
-    'journal record with the description. Returns the account with its new balance. Works on a blocked account too. ' +
-    'amount is 1 to 100000000000000; a top-up that would take the balance past 9007199254740991 is refused. ' +
-    'Not idempotent: each call adds again. Find the account_id with getContactAccounts.',
+    'Adds amount to a contact account (a blocked one too) with a "Deposit via API" journal entry; returns the account. ' +
+    'A balance past 2^53-1 is refused. Each call adds again.',
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
   annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
@@ -123,10 +116,8 @@ export const withdrawFundsFromContactAccount = defineMethod({
   status: 200,
   title: 'Debit a contact account',
   description:
-    'Takes `amount` (MINOR units, e.g. cents: 1234 is 12.34 USD) off a contact account and writes a "Debit via API" ' +
-    'journal record with the description. Returns the account with its new balance. The balance never goes below zero: ' +
-    'a blocked account fails with code account_blocked, a balance below amount with insufficient_funds, and then ' +
-    'nothing changes. Not idempotent: each call debits again. Find the account_id with getContactAccounts.',
+    'Takes amount off a contact account with a "Debit via API" journal entry; returns the account. Never below 0: ' +
+    'fails with account_blocked or insufficient_funds, changing nothing. Each call debits again.',
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
   annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },

@@ -60,9 +60,9 @@ export const CONTACTS_PER_PAGE = { min: 1, max: 500, default: 20 } as const;
 export const CONTACTS_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 
 const filterParams = {
-  bot_id: r.integer().describe("Only this bot's contacts; without it, all the key holder's bots. A bot that does not exist or is not the holder's gives an empty result, not an error"),
-  date_from: r.integer().describe('Only contacts created at or after this Unix time, in seconds (inclusive)'),
-  date_to: r.integer().describe('Only contacts created at or before this Unix time, in seconds (inclusive); caps a growing export'),
+  bot_id: r.integer().describe('Default: all your bots; a bot not yours gives none'),
+  date_from: r.integer().describe('Created at or after (Unix seconds)'),
+  date_to: r.integer().describe('Created at or before (Unix seconds)'),
 };
 
 export const getContacts = defineMethod({
@@ -71,23 +71,20 @@ export const getContacts = defineMethod({
   status: 200,
   title: 'List contacts',
   description:
-    "Lists contacts (people who wrote to a bot) of the key holder's bots, sorted by ascending id, each with phone, email, messenger ids, utm, tags and variables. " +
-    'Two paging modes. Page paging (default): count 1-500 per page (default 20) and page from 1; the answer has data, links and meta (total, last_page). ' +
-    'Offset paging, used as soon as offset or limit is passed: offset from 0, limit 1-1000 (default 100); the answer is {data, meta: {offset, limit, total}}. ' +
-    'For large exports use offset paging with limit 1000 (or the exportContacts tool): the export is complete when data has fewer than limit items or offset + limit reaches meta.total. ' +
-    'New contacts land at the end; pass date_to to cap a growing export. Contacts created in bot preview and deleted contacts are never included. ' +
-    'Use getNumberOfContacts when only the number is needed.',
+    "Contacts of the key holder's bots by ascending id, with phone, email, messenger ids, utm, tags and variables; never preview or deleted ones. " +
+    'Paged by page and count, or by offset and limit once either is given (meta {offset, limit, total}). ' +
+    'New contacts land at the end: date_to caps a growing read. Only the number: getNumberOfContacts.',
   params: {
     ...filterParams,
     count: r
       .integer()
       .between(CONTACTS_PER_PAGE.min, CONTACTS_PER_PAGE.max)
       .excludeWith('offset', 'limit')
-      .describe('Page paging: contacts per page, 1-500, default 20'),
-    page: r.any().advertise('integer').excludeWith('offset', 'limit').describe('Page paging: page number from 1 (default 1); anything but a positive integer reads page 1'),
-    offset: r.integer().min(0).describe('Offset paging: contacts to skip, from 0; passing it switches to offset paging (page and count are then ignored)'),
-    limit: r.integer().between(CONTACTS_LIMIT.min, CONTACTS_LIMIT.max).describe('Offset paging: contacts to return, 1-1000, default 100; passing it switches to offset paging'),
-    with: r.any().advertise('string').ignored().describe('Accepted for compatibility and ignored: tags and variables are always returned'),
+      .describe('Per page; default 20'),
+    page: r.any().advertise('integer').excludeWith('offset', 'limit'),
+    offset: r.integer().min(0).describe('Contacts to skip'),
+    limit: r.integer().between(CONTACTS_LIMIT.min, CONTACTS_LIMIT.max).describe('Default 100'),
+    with: r.any().advertise('string').ignored().describe('Ignored (tags and variables always come)'),
   },
   result: z.union([
     z.object({ data: z.array(ContactSchema), links: PageLinksSchema, meta: PageMetaSchema }),
@@ -105,9 +102,7 @@ export const getNumberOfContacts = defineMethod({
   verbs: ['GET', 'POST'],
   status: 200,
   title: 'Count contacts',
-  description:
-    "Counts the key holder's contacts with the same filters as getContacts (bot_id, date_from, date_to; preview and deleted contacts are not counted). " +
-    'Answers {count} with no data wrapper. Cheap: use it before an export to plan offset paging.',
+  description: 'Counts contacts as getContacts lists them (same filters). Answers {count}.',
   params: { ...filterParams },
   result: z.object({ count: z.number().int() }),
   annotations: READ,
@@ -119,25 +114,23 @@ export const createOrUpdateContact = defineMethod({
   status: 200,
   title: 'Create or update a contact',
   description:
-    "Finds a contact in one of the holder's bots by its messenger id (telegram_id, max_id, vk_id or viber_id, as messenger says) and updates it (200), or creates it (201). " +
-    'name always replaces the old name. email, address, phone, telegram_username and max_username change only when passed non-empty; this method cannot clear them. ' +
-    'tags, when passed, replace all the contact\'s tags ([] removes them all). Contact variables are never touched. ' +
-    'A new contact gets the first message "Created from API" and counts as a subscriber of the bot; no scenario starts and nothing is sent to the person. ' +
-    'phone is + and digits (9-16 characters), stored and returned without +. Calling it twice with the same messenger id is safe: it never makes a second contact.',
+    "Finds a bot's contact by its messenger id (telegram_id, max_id, vk_id or viber_id, as messenger says) and updates it, or creates it (201); " +
+    'never a second one. name always replaces; email, address, phone and usernames change only when given non-empty; tags, when given, ' +
+    'replace them all. Variables are untouched. A new contact counts as a subscriber; nothing is sent to the person.',
   params: {
-    bot_id: r.integer().required().describe("The key holder's bot; another account's or an unknown bot gives 404"),
-    messenger: r.oneOf(API_MESSENGERS).required().describe('telegram, max, viber or vk'),
-    name: r.string().required().describe("The contact's name; replaces the previous name on every call"),
-    telegram_id: r.integer().requiredIf('messenger', 'telegram').describe('Telegram user id; required when messenger is telegram'),
-    telegram_username: r.string().max(255).describe('Telegram username, without @ (a leading @ is dropped); up to 255 characters'),
-    max_id: r.integer().requiredIf('messenger', 'max').describe('MAX user id; required when messenger is max (alias max_user_id)'),
-    max_username: r.string().max(255).describe('MAX username, up to 255 characters'),
-    vk_id: r.integer().requiredIf('messenger', 'vk').describe('VK user id; required when messenger is vk (alias vk_user_id)'),
-    viber_id: r.string().max(255).requiredIf('messenger', 'viber').describe('Viber user id; required when messenger is viber; up to 255 characters'),
-    phone: r.string().regex(PHONE_PATTERN).describe('+ followed by digits, 9-16 characters including the +, e.g. +447700900123; stored without +'),
-    email: r.email().describe('Email address'),
-    address: r.string().max(255).describe('Postal address, up to 255 characters'),
-    tags: r.array(r.string().max(255)).max(100).describe('Up to 100 tags of up to 255 characters; replaces all the contact\'s tags; [] removes them all'),
+    bot_id: r.integer().required(),
+    messenger: r.oneOf(API_MESSENGERS).required(),
+    name: r.string().required(),
+    telegram_id: r.integer().requiredIf('messenger', 'telegram').describe('Required for telegram'),
+    telegram_username: r.string().max(255).describe('Without @'),
+    max_id: r.integer().requiredIf('messenger', 'max').describe('Required for max'),
+    max_username: r.string().max(255),
+    vk_id: r.integer().requiredIf('messenger', 'vk').describe('Required for vk'),
+    viber_id: r.string().max(255).requiredIf('messenger', 'viber').describe('Required for viber'),
+    phone: r.string().regex(PHONE_PATTERN).describe('+ and digits, e.g. +447700900123; stored without +'),
+    email: r.email(),
+    address: r.string().max(255),
+    tags: r.array(r.string().max(255)).max(100).describe('Replace all its tags; [] clears'),
   },
   paramAliases: { max_user_id: 'max_id', vk_user_id: 'vk_id' },
   result: z.object({ data: ContactSchema }),

@@ -49,18 +49,18 @@ export const ListSchemaSchema = z.object({
 });
 export type ListSchema = z.infer<typeof ListSchemaSchema>;
 
-const SLUG_NOTE = `letters of any script, digits, "-" and "_", up to 255 characters, unique within the list, not one of: ${RESERVED_SLUGS.join(', ')}`;
+const SLUG_NOTE = `Key in records, unique in the list; not ${RESERVED_SLUGS.join(', ')}`;
 
 const fieldShape = {
-  name: r.string().required().max(255).describe('Field name shown to people, up to 255 characters'),
-  slug: r.alphaDash().required().max(255).describe(`Field key in records: ${SLUG_NOTE}`),
-  type: r.oneOf(FIELD_TYPES).required().describe(`Value type: ${FIELD_TYPES.join(', ')}`),
-  is_required: r.boolean().describe('Whether every new record must fill it; default true'),
-  is_hidden: r.boolean().describe('Hide the field in the interface; default false'),
-  is_encryptable: r.boolean().describe('Store values encrypted at rest; default false. Encrypted fields cannot be filtered or sorted'),
+  name: r.string().required().max(255).describe('Shown to people'),
+  slug: r.alphaDash().required().max(255).describe(SLUG_NOTE),
+  type: r.oneOf(FIELD_TYPES).required(),
+  is_required: r.boolean().describe('Default true'),
+  is_hidden: r.boolean().describe('Default false'),
+  is_encryptable: r.boolean().describe('Then not filterable or sortable; default false'),
 };
 
-const schemaId = r.string().required().max(255).describe('List ID (a string, from createListSchema or getListSchemas)');
+const schemaId = r.string().required().max(255);
 
 const WRITE: Annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const DESTROY: Annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
@@ -71,10 +71,10 @@ export const getListSchemas = defineMethod({
   status: 200,
   title: 'List all lists',
   description:
-    'Returns the lists (list schemas with their fields) of every project the key holder owns, oldest first, 50 per page (fixed). ' +
-    'Lists of projects the holder was only invited to are not included. Follow links.next or pass page to read further pages.',
+    'The lists (list schemas with their fields) of every project the key holder owns, oldest first, 50 a page. ' +
+    'Lists of projects the holder was only invited to are left out.',
   params: {
-    page: r.any().advertise('integer').describe('Page number from 1 (default 1); anything but a positive integer reads page 1'),
+    page: r.any().advertise('integer'),
   },
   result: paginated(ListSchemaSchema),
   annotations: READ,
@@ -86,8 +86,8 @@ export const getListSchema = defineMethod({
   status: 200,
   title: 'Get a list',
   description:
-    'Returns one list schema by its ID: name, project, bot, and its fields (slug → name, type, currency, flags) in field order. ' +
-    'Use it before adding records to learn the slugs, types and required fields.',
+    'One list schema: name, project, bot, and its fields (slug → name, type, currency, flags) in order. ' +
+    'Read it before adding records, for the slugs, types and required fields.',
   params: { schema_id: schemaId },
   result: z.object({ data: ListSchemaSchema }),
   annotations: READ,
@@ -99,25 +99,23 @@ export const createListSchema = defineMethod({
   status: 201,
   title: 'Create a list',
   description:
-    'Creates a list (a named set of typed fields, like a table) in one of the holder\'s projects, or in a bot (then the list goes to the bot\'s project and bot_id is kept). ' +
-    'Give project_uuid or bot_id; if both, bot_id is used. 1 to 30 fields, kept in the order sent; ' +
-    `field types: ${FIELD_TYPES.join(', ')}; money fields take an ISO 4217 currency (default USD). ` +
-    `At most ${MAX_LISTS_PER_PROJECT} lists per project. Returns the new list with its ID.`,
+    "Creates a list (a named set of typed fields, like a table) in a project, or in a bot (bot_id wins; the list goes to the bot's project). " +
+    `Returns it with its id. At most ${MAX_LISTS_PER_PROJECT} lists a project.`,
   params: {
-    name: r.string().required().max(255).describe('List name, up to 255 characters'),
-    project_uuid: r.string().requiredWithout('bot_id').describe('UUID of the holder\'s project; required without bot_id'),
-    bot_id: r.integer().requiredWithout('project_uuid').describe('ID of the holder\'s bot; required without project_uuid; wins over project_uuid'),
+    name: r.string().required().max(255),
+    project_uuid: r.string().requiredWithout('bot_id').describe('Required without bot_id'),
+    bot_id: r.integer().requiredWithout('project_uuid').describe('Required without project_uuid'),
     fields: r
       .array(
         r.object({
           ...fieldShape,
-          currency: r.string().describe('Only for money: ISO 4217 code in capitals (USD, EUR, JPY); default USD'),
+          currency: r.string().describe('Money fields: ISO 4217 code in capitals; default USD'),
         }),
       )
       .required()
       .between(1, 30)
-      .describe('The fields, 1 to 30, in the order they should appear'),
-    is_menu: r.boolean().describe('Outdated flag, stored and returned; has no effect'),
+      .describe('In display order'),
+    is_menu: r.boolean().describe('Outdated; no effect'),
   },
   result: z.object({ data: ListSchemaSchema }),
   annotations: WRITE,
@@ -130,8 +128,7 @@ export const deleteListSchema = defineMethod({
   verbs: ['GET', 'POST'],
   status: 204,
   title: 'Delete a list',
-  description:
-    'Deletes a list and every record in it, irreversibly. Afterwards the list and its records answer 404. Returns no body.',
+  description: 'Deletes a list and all its records, irreversibly.',
   params: { schema_id: schemaId },
   result: null,
   annotations: DESTROY,
@@ -144,18 +141,15 @@ export const addListSchemaField = defineMethod({
   verbs: ['GET', 'POST'],
   status: 204,
   title: 'Add a field to a list',
-  description:
-    'Appends one field at the end of a list. Existing records do not change (the new field reads null in them); ' +
-    'if the field is required, every later addListItem must fill it. Money fields need a currency. Returns no body.',
+  description: 'Appends a field to a list. Existing records read null in it; a required one must be filled by every later addListItem.',
   params: {
     schema_id: schemaId,
     field: r
       .object({
         ...fieldShape,
-        currency: r.string().describe('Required for money: ISO 4217 code in capitals (USD, EUR, JPY)'),
+        currency: r.string().describe('Required for money fields: ISO 4217 code in capitals'),
       })
-      .required()
-      .describe('The new field'),
+      .required(),
   },
   result: null,
   annotations: WRITE,
@@ -167,11 +161,10 @@ export const deleteListSchemaField = defineMethod({
   verbs: ['GET', 'POST'],
   status: 204,
   title: 'Delete a field from a list',
-  description:
-    'Deletes a field from a list and erases its values in every record of the list, irreversibly. Returns no body.',
+  description: 'Deletes a field from a list and its values in every record, irreversibly.',
   params: {
     schema_id: schemaId,
-    slug: r.string().required().max(255).describe('Slug of the field to delete'),
+    slug: r.string().required().max(255),
   },
   result: null,
   annotations: DESTROY,

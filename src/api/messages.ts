@@ -17,18 +17,16 @@ export const sendMessage = defineMethod({
   status: 200,
   title: 'Send a message to a contact',
   description:
-    'Sends a message from the bot to a person: text (up to 4096 characters), an image and/or a file (http(s) URLs); at least one of them. ' +
-    'Choose the contact by contact_id, or by bot_id + messenger + contact_external_id (the messenger user id, or the phone). ' +
-    'The person receives it: it cannot be taken back, and calling twice sends twice. A contact who unsubscribed cannot be messaged (422). ' +
-    'Answers {success: true}.',
+    'Sends a message from the bot to a person: text, image and/or file, at least one. The person gets it: it cannot be taken back, ' +
+    'and each call sends again. An unsubscribed contact gives 422.',
   params: {
-    contact_id: r.integer().requiredWithout('bot_id').describe("The key holder's contact; or give bot_id, messenger and contact_external_id instead"),
-    bot_id: r.integer().requiredWithout('contact_id').describe("The key holder's bot, when the contact is chosen by messenger id"),
-    messenger: r.oneOf(MESSAGE_MESSENGERS).describe('With bot_id: telegram, max, viber, vk or web'),
-    contact_external_id: r.string().max(255).describe("With bot_id: the person's user id in that messenger, or their phone, as a string (e.g. \"5001\" or \"+447700900123\")"),
-    text: r.string().max(MAX_MESSAGE_TEXT).describe('Message text, up to 4096 characters'),
-    image: r.string().max(2048).regex(HTTP_URL).describe('http(s) URL of an image to send'),
-    file: r.string().max(2048).regex(HTTP_URL).describe('http(s) URL of a file to send'),
+    contact_id: r.integer().requiredWithout('bot_id').describe('Or bot_id + messenger + contact_external_id'),
+    bot_id: r.integer().requiredWithout('contact_id').describe('With messenger and contact_external_id'),
+    messenger: r.oneOf(MESSAGE_MESSENGERS),
+    contact_external_id: r.string().max(255).describe('The messenger user id or the phone, as text'),
+    text: r.string().max(MAX_MESSAGE_TEXT),
+    image: r.string().max(2048).regex(HTTP_URL),
+    file: r.string().max(2048).regex(HTTP_URL),
   },
   result: z.object({ success: z.literal(true) }),
   // Reaches a person outside the workspace; each call sends another message.

@@ -17,8 +17,7 @@ export const getMe = defineMethod({
   verbs: ['GET', 'POST'],
   status: 200,
   title: 'Who am I',
-  description:
-    'Returns the account the API key belongs to (id, name, email, phone, created_at). Use it to check that a key works; it changes nothing.',
+  description: 'The account the API key belongs to (id, name, email, phone, created_at); checks that the key works.',
   params: {},
   result: z.object({ data: MeSchema }),
   annotations: READ,
@@ -35,9 +34,7 @@ export const getBalance = defineMethod({
   verbs: ['GET', 'POST'],
   status: 200,
   title: 'Platform balance',
-  description:
-    "Returns the key holder's own balance with the platform (what pays for the service), in minor units of its currency (cents for USD). " +
-    "It is not a contact's account: use getContactAccounts for those. Changes nothing.",
+  description: "The key holder's own balance with the platform (what pays for the service). Not a contact's account: see getContactAccounts.",
   params: {},
   result: z.object({ data: BalanceSchema }),
   annotations: READ,

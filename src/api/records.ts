@@ -19,9 +19,8 @@ export const RecordSchema = z
 export type ListRecord = z.infer<typeof RecordSchema>;
 
 const VALUES_NOTE =
-  'Values by field type: string (text up to 65535), number (integer or decimal), bool (true/false/1/0), date (YYYY-MM-DD), ' +
-  'datetime (ISO 8601, returned in UTC), money (integer minor units of the field currency: 1050 = 10.50 USD), ' +
-  'file and image (http or https URL), contact (ID of one of your contacts), bot (ID of one of your bots).';
+  'Values by slug. By field type: string (up to 65535 characters), number, bool, date (YYYY-MM-DD), datetime (ISO 8601), ' +
+  'money (minor units of the field currency), file and image (http(s) URL), contact or bot (an id of yours)';
 
 export const getListItems = defineMethod({
   name: 'getListItems',
@@ -29,20 +28,15 @@ export const getListItems = defineMethod({
   status: 200,
   title: 'List records of a list',
   description:
-    'Returns the records of a list, paginated (limit 1-1000, default 20), ordered by order_by (default id,asc = creation order). ' +
-    'filters matches fields by equality ({"slug": value}); bot_id / contact_id keep records whose bot / contact field holds that ID. ' +
-    'Encrypted fields cannot be filtered or sorted on. Call getListSchema first to learn the slugs.',
+    'The records of a list, a page at a time. Encrypted fields cannot be filtered or sorted on. getListSchema tells the slugs.',
   params: {
-    schema_id: r.string().required().max(255).describe('List ID'),
-    page: r.any().advertise('integer').describe('Page number from 1 (default 1)'),
-    limit: r.integer().between(1, 1000).describe('Records per page, 1 to 1000, default 20'),
-    order_by: r
-      .string()
-      .max(300)
-      .describe('"<slug|created_at|id>,<asc|desc>", e.g. "price,desc"; default "id,asc"; the direction may be left out (asc)'),
-    filters: r.any().advertise('object').describe('Equality filters: an object {"<slug>": value, ...} (or its JSON text); all must match'),
-    bot_id: r.integer().describe('Only records with a bot field holding this bot ID'),
-    contact_id: r.integer().describe('Only records with a contact field holding this contact ID'),
+    schema_id: r.string().required().max(255),
+    page: r.any().advertise('integer'),
+    limit: r.integer().between(1, 1000).describe('Default 20'),
+    order_by: r.string().max(300).describe('"<slug|created_at|id>[,asc|desc]", default "id,asc"'),
+    filters: r.any().advertise('object').describe('{"<slug>": value}: all must be equal'),
+    bot_id: r.integer().describe('Records whose bot field holds this bot'),
+    contact_id: r.integer().describe('Records whose contact field holds this contact'),
   },
   result: paginated(RecordSchema),
   annotations: READ,
@@ -54,13 +48,10 @@ export const addListItem = defineMethod({
   verbs: ['POST'],
   status: 201,
   title: 'Add a record to a list',
-  description:
-    'Adds a record to a list. data maps field slugs to values; every required field must be given; unknown slugs are refused. ' +
-    VALUES_NOTE +
-    ' Returns the record with its new ID.',
+  description: 'Adds a record to a list: every required field given, no unknown slug. Returns it with its id.',
   params: {
-    schema_id: r.string().required().max(255).describe('List ID'),
-    data: r.map().required().describe('Field values by slug'),
+    schema_id: r.string().required().max(255),
+    data: r.map().required().describe(VALUES_NOTE),
   },
   result: z.object({ data: RecordSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -72,13 +63,10 @@ export const updateListItem = defineMethod({
   verbs: ['POST'],
   status: 200,
   title: 'Update a record',
-  description:
-    'Changes the given fields of a record; fields not in data keep their values. A null value clears an optional field. ' +
-    VALUES_NOTE +
-    ' Returns the whole record.',
+  description: 'Changes the given fields of a record (null clears an optional one); the rest keep their values. Returns the record.',
   params: {
-    item_id: r.string().required().max(255).describe('Record ID'),
-    data: r.map().required().describe('Field values by slug; only these change'),
+    item_id: r.string().required().max(255),
+    data: r.map().required().describe('Values by slug, as addListItem takes them'),
   },
   result: z.object({ data: RecordSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -90,9 +78,9 @@ export const deleteListItem = defineMethod({
   verbs: ['POST'],
   status: 204,
   title: 'Delete a record',
-  description: 'Deletes one record of a list, irreversibly. Returns no body.',
+  description: 'Deletes one record of a list, irreversibly.',
   params: {
-    item_id: r.string().required().max(255).describe('Record ID'),
+    item_id: r.string().required().max(255),
   },
   result: null,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -28,13 +28,13 @@ export const ReferrerNodeSchema: z.ZodType<ReferrerNode> = z.lazy(() =>
   }),
 );
 
-const contactId = r.integer().required().describe("The key holder's contact (id from getContacts)");
+const contactId = r.integer().required();
 const filters = r
   .object({
-    tag_name: r.any().describe('A tag name, or a list of names: only referrals with at least one of them'),
-    tag_id: r.any().describe('A tag id (its position in getBotTags, from 1), or a list of ids: only referrals with at least one of them'),
+    tag_name: r.any().describe('A name or a list of names'),
+    tag_id: r.any().describe('A tag id (see getBotTags) or a list of ids'),
   })
-  .describe('Tag filters; with both keys, a referral with any of the named or numbered tags qualifies. Form style: filters[tag_name]=vip');
+  .describe('Only referrals with any of these tags');
 
 export const getReferrers = defineMethod({
   name: 'getReferrers',
@@ -42,13 +42,11 @@ export const getReferrers = defineMethod({
   status: 200,
   title: 'Who referred a contact',
   description:
-    'Follows the referral chain up from a contact: who referred it, who referred that one, up to depth levels (1-10, default 1). ' +
-    'By default the answer is the contact itself with a nested referrer object (null when nobody referred it); ' +
-    'with is_flat=1 it is a flat list of the referrers, nearest first (empty when none). Changes nothing.',
+    'Who referred a contact, up the chain depth levels: the contact with a nested referrer (null: nobody), or with is_flat a list, nearest first.',
   params: {
     contact_id: contactId,
-    depth: r.integer().between(REFERRER_DEPTH.min, REFERRER_DEPTH.max).describe('Levels up the chain, 1-10, default 1'),
-    is_flat: r.boolean().describe('0 (default): a nested tree; 1: a flat list, nearest referrer first'),
+    depth: r.integer().between(REFERRER_DEPTH.min, REFERRER_DEPTH.max).describe('Default 1'),
+    is_flat: r.boolean().describe('Default false'),
   },
   result: z.object({ data: z.union([ReferrerNodeSchema, z.array(ReferralSchema)]) }),
   annotations: READ,
@@ -59,13 +57,10 @@ export const getReferrals = defineMethod({
   verbs: ['GET', 'POST'],
   status: 200,
   title: "A contact's referrals",
-  description:
-    'Lists the contacts a contact referred directly (not their referrals in turn), by ascending id, 20 per page (page from 1), ' +
-    'optionally only those with one of some tags (filters[tag_name], filters[tag_id]). Answers data, links and meta (total, last_page). ' +
-    'Use getCountReferrals for the number only. Changes nothing.',
+  description: 'The contacts a contact referred directly, by ascending id, 20 a page. Only the number: getCountReferrals.',
   params: {
     contact_id: contactId,
-    page: r.any().advertise('integer').describe('Page number from 1 (default 1); anything but a positive integer reads page 1'),
+    page: r.any().advertise('integer'),
     filters,
   },
   result: paginated(ReferralSchema),
@@ -77,8 +72,7 @@ export const getCountReferrals = defineMethod({
   verbs: ['GET', 'POST'],
   status: 200,
   title: "Count a contact's referrals",
-  description:
-    'Counts the contacts a contact referred directly, with the same tag filters as getReferrals. Answers {count} with no data wrapper. Changes nothing.',
+  description: "Counts the contacts a contact referred directly, with getReferrals' filters. Answers {count}.",
   params: { contact_id: contactId, filters },
   result: z.object({ count: z.number().int() }),
   annotations: READ,

@@ -17,11 +17,10 @@ export const decodeShortLink = defineMethod({
   status: 200,
   title: 'Decode a short link',
   description:
-    'Turns a short link from a media variable (the value of an image, document, audio or video variable, e.g. http://localhost/s/...) ' +
-    'into a link to the stored file that works for one hour: its query carries expires_at (Unix time) and sign. ' +
-    'Decode again when it has expired. A link the service did not issue gives 404. Changes nothing.',
+    "Turns a media variable's short link into a link to the file valid for an hour (expires_at and sign in its query); decode again when it expires. " +
+    'A link not issued here gives 404.',
   params: {
-    url: r.string().required().max(2048).describe('The short link exactly as a variable value shows it'),
+    url: r.string().required().max(2048).describe('As the variable shows it'),
   },
   result: z.object({ data: z.object({ url: z.string().describe('Signed link to the file, with expires_at and sign in its query') }) }),
   annotations: READ,

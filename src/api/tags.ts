@@ -9,8 +9,8 @@ import { r } from './rules.js';
 export const MAX_TAG = 255;
 
 const TagList = z.array(z.string()).describe('Tag names');
-const contactId = r.integer().required().describe("The key holder's contact (id from getContacts)");
-const tagName = r.string().required().max(MAX_TAG).describe('Tag name, up to 255 characters');
+const contactId = r.integer().required();
+const tagName = r.string().required().max(MAX_TAG);
 
 export const getBotTags = defineMethod({
   name: 'getBotTags',
@@ -18,9 +18,8 @@ export const getBotTags = defineMethod({
   status: 200,
   title: "List a bot's tags",
   description:
-    "Returns every tag name used in one of the holder's bots, in order of first use. A tag's position in this list, from 1, is its tag id " +
-    '(the filters[tag_id] of getReferrals); names stay listed once used, so ids are stable. Changes nothing.',
-  params: { bot_id: r.integer().required().describe("The key holder's bot") },
+    "Every tag name ever used in a bot, in order of first use; a tag's position from 1 is its tag id (getReferrals' filters[tag_id]).",
+  params: { bot_id: r.integer().required() },
   result: z.object({ data: TagList }),
   annotations: READ,
 });
@@ -30,7 +29,7 @@ export const getContactTags = defineMethod({
   verbs: ['GET', 'POST'],
   status: 200,
   title: "Get a contact's tags",
-  description: "Returns a contact's tag names in their order. Changes nothing.",
+  description: "A contact's tag names, in order.",
   params: { contact_id: contactId },
   result: z.object({ data: TagList }),
   annotations: READ,
@@ -41,9 +40,7 @@ export const attachTagToContact = defineMethod({
   verbs: ['POST'],
   status: 200,
   title: 'Tag a contact',
-  description:
-    "Adds a tag to a contact (at the end of its tags) and returns the contact's tags after the change. A new name creates the tag; " +
-    'a tag the contact already has is left as it is, so repeating the call is safe.',
+  description: "Adds a tag (made if new) at the end of a contact's tags, unless it has it; returns the tags.",
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -55,9 +52,7 @@ export const detachTagFromContact = defineMethod({
   verbs: ['POST'],
   status: 200,
   title: 'Untag a contact',
-  description:
-    "Removes a tag from a contact and returns the contact's tags after the change. Removing a tag the contact does not have is not an error. " +
-    "The name stays in the bot's tag list (getBotTags).",
+  description: "Removes a tag from a contact (not having it is no error); returns the tags. The name stays in getBotTags.",
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -21,7 +21,7 @@ export const VariableSchema = z.object({
 });
 export type Variable = z.infer<typeof VariableSchema>;
 
-const contactId = r.integer().required().describe("The key holder's contact (id from getContacts)");
+const contactId = r.integer().required();
 
 export const getContactVariables = defineMethod({
   name: 'getContactVariables',
@@ -29,8 +29,8 @@ export const getContactVariables = defineMethod({
   status: 200,
   title: 'Get contact variables',
   description:
-    "Returns a contact's variables (the data a bot stored about the person: answers, utm_* marks, files), oldest first, as {id, name, value, deletable}. " +
-    'A media variable shows a short link as its value; decodeShortLink turns it into a temporary link to the file. Changes nothing.',
+    "A contact's variables (what a bot stored about the person: answers, utm_* marks, files), oldest first. " +
+    "A media variable's value is a short link: decodeShortLink gives the file.",
   params: { contact_id: contactId },
   result: z.object({ data: z.array(VariableSchema) }),
   annotations: READ,
@@ -42,14 +42,13 @@ export const setContactVariable = defineMethod({
   status: 200,
   title: 'Set a contact variable',
   description:
-    "Sets a contact's variable by name, creating it if the contact lacks it, and returns it. The old value is replaced. " +
-    "A variable named utm_* shows at once in the contact's utm. A media variable keeps its type: its new value must be an http(s) URL of the file. " +
-    'Setting the same value twice changes nothing more.',
+    "Sets a contact's variable by name (made if missing), replacing its value; returns it. utm_* ones show in the contact's utm. " +
+    'A media variable keeps its type: the value must be an http(s) URL of the file.',
   params: {
     contact_id: contactId,
-    name: r.string().required().max(MAX_VARIABLE_NAME).describe('Variable name, up to 255 characters, e.g. city or utm_source'),
-    value: r.string().required().max(MAX_VARIABLE_VALUE).describe('The new value, text up to 65535 characters'),
-    deletable: r.boolean().describe('Internal flag, 0 or 1 (default 0)'),
+    name: r.string().required().max(MAX_VARIABLE_NAME).describe('e.g. city or utm_source'),
+    value: r.string().required().max(MAX_VARIABLE_VALUE),
+    deletable: r.boolean().describe('Internal flag; default false'),
   },
   result: z.object({ data: VariableSchema }),
   // Not destructive in the MCP sense of losing a resource, but the old value is overwritten.
@@ -62,13 +61,11 @@ export const deleteContactVariable = defineMethod({
   verbs: ['POST'],
   status: 204,
   title: 'Delete a contact variable',
-  description:
-    'Deletes one variable of a contact, chosen by id (from getContactVariables) or by name; id wins when both are given. ' +
-    'Answers 204 with no body; a variable the contact does not have gives 404.',
+  description: "Deletes a contact's variable by id or name (id wins); 404 when it has none such.",
   params: {
     contact_id: contactId,
-    id: r.integer().requiredWithout('name').describe('Variable ID; required when name is not given'),
-    name: r.string().max(MAX_VARIABLE_NAME).requiredWithout('id').describe('Variable name; required when id is not given'),
+    id: r.integer().requiredWithout('name').describe('Required without name'),
+    name: r.string().max(MAX_VARIABLE_NAME).requiredWithout('id').describe('Required without id'),
   },
   result: null,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -7,7 +7,7 @@ import type { MethodDef } from '../api/define.js';
 import { Rule, type Shape } from '../api/rules.js';
 import type { McpContext } from './context.js';
 
-const NOTE = 'Left out: the default bot (see getWorkspace).';
+const NOTE = 'Default: the default bot';
 
 /** Whether the method requires a bot_id, always or when another argument is left out (createListSchema's project_uuid). */
 export function takesDefaultBot(def: MethodDef): boolean {
@@ -28,7 +28,8 @@ function missesBot(def: MethodDef, args: Record<string, unknown>): boolean {
 export function withOptionalBot(def: MethodDef, shape: Shape): Shape {
   const rule = shape.bot_id;
   if (!takesDefaultBot(def) || !rule) return shape;
-  return { ...shape, bot_id: new Rule({ ...rule.state, required: false, description: `${rule.state.description ?? ''}. ${NOTE}` }) };
+  const description = rule.state.description ? `${rule.state.description}; ${NOTE.toLowerCase()}` : NOTE;
+  return { ...shape, bot_id: new Rule({ ...rule.state, required: false, description }) };
 }
 
 /** The arguments with bot_id filled from the default bot, when the method requires it and it is missing. */

@@ -26,13 +26,10 @@ export const EXPORT_URI_PREFIX = 'workspace://exports/';
 export const EXPORT_NAME = /^contacts-[A-Za-z0-9_-]+\.(jsonl|csv)$/;
 
 const params = {
-  bot_id: r.integer().describe('Only contacts of this bot (from the bot list of your account); without it, every bot of yours'),
-  date_from: r.integer().min(0).describe('Only contacts created at or after this Unix time, in seconds'),
-  date_to: r
-    .integer()
-    .min(0)
-    .describe('Only contacts created at or before this Unix time, in seconds; the export never goes past the time it starts'),
-  format: r.oneOf(['jsonl', 'csv'] as const).describe('jsonl (default): one contact JSON object a line; csv: one row a contact'),
+  bot_id: r.integer(),
+  date_from: r.integer().min(0),
+  date_to: r.integer().min(0),
+  format: r.oneOf(['jsonl', 'csv'] as const).describe('Default jsonl: a contact a line'),
 };
 
 /** CSV columns: the spec's contact fields; objects and arrays as JSON text. */
@@ -62,8 +59,8 @@ const ResultSchema = z.object({
 /** The tool's name and annotations, which the tool filter reads before any backend is open. */
 export const EXPORT_TOOL_INFO = {
   name: 'exportContacts',
+  title: 'Export contacts to a file',
   annotations: {
-    title: 'Export contacts to a file',
     readOnlyHint: true,
     destructiveHint: false,
     idempotentHint: true,
@@ -75,13 +72,10 @@ export function exportTool(ctx: McpContext): ToolSpec {
   const schemas = lazySchemas(() => shapeToZod(params), () => ResultSchema);
   return {
     name: EXPORT_TOOL_INFO.name,
-    title: EXPORT_TOOL_INFO.annotations.title,
+    title: EXPORT_TOOL_INFO.title,
     description:
-      'Writes EVERY contact matching bot_id / date_from / date_to (all optional) to a file in the MCP server\'s data folder, ' +
-      'as JSONL (default) or CSV, and returns how many were written, the file path and a resource link to read it. ' +
-      'Use it instead of paging getContacts when you need all contacts or a count with the rows; it pages through ' +
-      `getContacts ${EXPORT_PAGE} at a time, reports progress per page and can be cancelled. Contacts created after the ` +
-      'export starts are not included. Preview contacts are left out, as in getContacts. Changes nothing in the workspace.',
+      "Writes every contact getContacts would list (bot_id, date_from, date_to as there) to a file in the server's data folder, " +
+      'JSONL or CSV, and answers the count, the path and the resource to read it in parts. Contacts made after it starts are left out.',
     get inputSchema() {
       return schemas.input();
     },

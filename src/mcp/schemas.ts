@@ -2,11 +2,17 @@
  * The parameter rules of the contract as zod, for the MCP tools' JSON Schemas: the same limits,
  * enums and string formats (email, uuid, alpha_dash) the API's validator applies. Argument
  * values are still judged by the API; these schemas tell a client what it will accept.
+ *
+ * Every client sends the input schemas to its model with every conversation, so they are
+ * written compact: no `$schema`, no bounds that only restate a safe integer, nullable types as
+ * `type: [t, "null"]`. Output schemas are read by programs, not models: compact too, and
+ * without prose.
  */
 import { z } from 'zod';
 import { FORMAT_PATTERNS, type Rule, type Shape } from '../api/rules.js';
 
 export type JsonSchema = { type: 'object'; [k: string]: unknown };
+type Node = Record<string, unknown>;
 
 function stringOf(rule: Rule<unknown, boolean>): z.ZodType {
   const s = rule.state;
@@ -85,13 +91,76 @@ export function shapeToZod(shape: Shape): z.ZodObject {
 export function lazySchemas(input: () => z.ZodType, output: () => z.ZodType): { input(): JsonSchema; output(): JsonSchema } {
   let i: JsonSchema | undefined;
   let o: JsonSchema | undefined;
-  return { input: () => (i ??= toJsonSchema(input())), output: () => (o ??= toJsonSchema(output())) };
+  return { input: () => (i ??= toJsonSchema(input())), output: () => (o ??= toJsonSchema(output(), { output: true })) };
 }
 
-/** The JSON Schema of a zod schema, as tools/list advertises it (draft 7, like the SDK's own). */
-export function toJsonSchema(schema: z.ZodType): JsonSchema {
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+function isNode(v: unknown): v is Node {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * One node made compact, children first: zod's ±(2^53 − 1) bounds of every integer dropped
+ * (they say "a JSON integer"), `{anyOf: [{type: t}, {type: "null"}]}` as `type: [t, "null"]`,
+ * `propertyNames: {type: "string"}` dropped (JSON keys are strings); for an output schema,
+ * descriptions and the `required` lists below the top dropped too (the shape, not every rule).
+ */
+function compactNode(node: Node, output: boolean, top = true): Node {
+  const out: Node = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema' || (output && (k === 'description' || (k === 'required' && !top)))) continue;
+    if ((k === 'minimum' && v === -SAFE) || (k === 'maximum' && v === SAFE)) continue;
+    if (k === 'propertyNames' && isNode(v) && v.type === 'string' && Object.keys(v).length === 1) continue;
+    if (k === 'properties' && isNode(v)) {
+      out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, isNode(s) ? compactNode(s, output, false) : s]));
+    } else if (Array.isArray(v)) out[k] = v.map((x) => (isNode(x) ? compactNode(x, output, top && k === 'anyOf') : x));
+    else out[k] = isNode(v) ? compactNode(v, output, false) : v;
+  }
+  const any = out.anyOf;
+  if (Array.isArray(any) && any.length === 2) {
+    const [a, b] = any as Node[];
+    const plain = [a, b].find((x) => x!.type !== 'null');
+    const isNull = [a, b].some((x) => x!.type === 'null' && Object.keys(x!).length === 1);
+    if (isNull && plain && typeof plain.type === 'string') {
+      delete out.anyOf;
+      // The outer node's description (a field's own) wins over the type's.
+      return { ...plain, ...out, type: [plain.type, 'null'] };
+    }
+  }
+  return out;
+}
+
+/**
+ * A union of objects (getContacts' two paging modes) as one object: each key once, its
+ * schemas in an `anyOf` only where the alternatives differ, required where all require it.
+ */
+function mergeObjectUnion(node: Node): Node {
+  const alts = node.anyOf;
+  if (!Array.isArray(alts) || !alts.every((a) => isNode(a) && a.type === 'object' && isNode(a.properties))) return node;
+  const properties: Record<string, unknown[]> = {};
+  for (const a of alts as Node[]) {
+    for (const [k, s] of Object.entries(a.properties as Node)) {
+      const seen = (properties[k] ??= []);
+      if (!seen.some((x) => JSON.stringify(x) === JSON.stringify(s))) seen.push(s);
+    }
+  }
+  const required = Object.keys(properties).filter((k) => (alts as Node[]).every((a) => (a.required as string[] | undefined)?.includes(k)));
+  const rest = { ...node };
+  delete rest.anyOf;
+  return {
+    ...rest,
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(properties).map(([k, s]) => [k, s.length === 1 ? s[0] : { anyOf: s }])),
+    ...(required.length ? { required } : {}),
+  };
+}
+
+/** The JSON Schema of a zod schema, as tools/list advertises it (draft 7, like the SDK's own), compact. */
+export function toJsonSchema(schema: z.ZodType, o: { output?: boolean } = {}): JsonSchema {
   // Always in zod's input mode, output schemas too: there a plain object allows extra keys, so
   // keys beside the documented ones (a list field's own keys, `replayed`, `warnings`) do not
   // fail the client's check of structuredContent. Strict objects (tool inputs) stay closed.
-  return z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const raw = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Node;
+  return mergeObjectUnion(compactNode(raw, o.output === true)) as JsonSchema;
 }

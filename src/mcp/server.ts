@@ -17,6 +17,7 @@ import { complete } from './completions.js';
 import { WORKSPACE_TOOL_INFO, workspaceTool } from './directory.js';
 import { EXPORT_TOOL_INFO, exportTool } from './export.js';
 import { FIND_TOOL_INFO, findContactsTool } from './find-contacts.js';
+import { instructionsFor } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { withRequestLog } from './logging.js';
 import { listResources, readResource, TEMPLATES } from './resources.js';
@@ -35,14 +36,6 @@ export interface ToolFilter {
   /** Not these tools, by name. */
   excludeTools?: string[];
 }
-
-const INSTRUCTIONS = [
-  "Tools for a chat-bot platform's Workspace API: one tool per API method, same parameters, plus a few of the server's own.",
-  'Start with getWorkspace for your bot ids and project uuids (never guess them); a left-out bot_id means the default bot.',
-  'To find a person (by name, phone, email, @username or id) call findContacts: it also gives their accounts and balances.',
-  'Amounts are in MINOR units (cents). Pass an idempotency_key on addFundsToContactAccount and withdrawFundsFromContactAccount.',
-  'Errors are JSON {status, error, code, message, errors}: fix the arguments they name. For every contact use exportContacts, not getContacts pages.',
-].join('\n');
 
 interface Described {
   name: string;
@@ -106,6 +99,7 @@ export type McpServerFactory = (rc?: McpRequestContext, o?: InstanceOptions) => 
 /** The factory of MCP servers over a shared context and tool set. */
 export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerFactory {
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const instructions = instructionsFor(tools.map((t) => t.name));
   // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
   let listed: Tool[] | undefined;
   const list = (): Tool[] =>
@@ -130,7 +124,7 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
           // Also installs logging/setLevel (2025); a 2026-07-28 request names its level itself.
           logging: {},
         },
-        instructions: INSTRUCTIONS,
+        instructions,
         requestState: { verify: ctx.questions.verify },
       },
     );

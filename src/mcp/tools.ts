@@ -13,12 +13,12 @@ import type { MethodDef } from '../api/define.js';
 import { fail, type ApiError } from '../api/errors.js';
 import { Rule, r, type Shape } from '../api/rules.js';
 import type { McpContext } from './context.js';
-import { fillDefaultBot, takesDefaultBot, withOptionalBot } from './default-bot.js';
+import { fillDefaultBot, withOptionalBot } from './default-bot.js';
 import { redact } from './audit.js';
 import { capsFor, hasCaps, overCap, unknownAccount } from './caps.js';
 import type { Elicitor } from './elicit.js';
 import { callOnce, outcomeUnknown, type Answer } from './idempotency.js';
-import { OUTPUT_BUDGET, refusal, toolResult, type BudgetHint } from './results.js';
+import { refusal, toolResult, type BudgetHint } from './results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
 /** What a tool handler gets besides its arguments. */
@@ -49,11 +49,7 @@ const IDEMPOTENCY_KEY = 'idempotency_key';
 const idempotencyRule = r
   .string()
   .between(1, 255)
-  .describe(
-    'Optional, MCP server only: a unique key for this operation (e.g. a UUID). Calling again with the same key and the same ' +
-      'arguments returns the first result with "replayed": true and moves no money; the same key with other arguments is ' +
-      'an error. Use it whenever a retry is possible.',
-  );
+  .describe('A new key (e.g. a UUID) per move, the same on a retry: the money moves once (the retry answers "replayed": true)');
 
 /** The tool's parameter shape: the method's, its parameter aliases, and the server's own extras. */
 export function toolShape(def: MethodDef): Shape {
@@ -74,31 +70,23 @@ export function isListMethod(def: MethodDef): boolean {
   return hasDataArray(def.result);
 }
 
-const EXTRAS = {
-  replayed: z.boolean().optional().describe('MCP server: true when this is the kept result of an earlier call with the same idempotency_key'),
-  warnings: z.array(z.string()).optional().describe('MCP server: notes about this result, e.g. that it was cut to the output budget'),
-};
-
-/** The result schema plus the server's own keys; always `type: object` at the top, as MCP requires. */
-function outputSchemaOf(def: MethodDef): JsonSchema {
-  if (def.result === null) return toJsonSchema(z.object(EXTRAS).describe('No content: the API answered 204'));
-  if (def.result instanceof z.ZodObject) return toJsonSchema(def.result.extend(EXTRAS));
-  // A union of shapes (getContacts' two paging modes): the alternatives, and the extras beside them.
-  const extras = toJsonSchema(z.object(EXTRAS));
-  return { ...toJsonSchema(def.result), type: 'object', properties: extras.properties };
+/**
+ * The result schema, `type: object` at the top as MCP requires. The server's own keys beside
+ * the body's (`warnings`, `truncated`, `replayed`) are not listed: every tool may carry them,
+ * the instructions say so once, and the schema's objects stay open to them. None for a 204:
+ * `{}` says nothing a schema would add.
+ */
+function outputSchemaOf(def: MethodDef): JsonSchema | undefined {
+  return def.result === null ? undefined : toJsonSchema(def.result, { output: true });
 }
 
-/** The method's description, and what the MCP server adds: the output budget, the paging and money policy. */
+/**
+ * The method's description, and what its paging policy adds: the tool that reads the whole set.
+ * The conventions every tool shares (minor units, idempotency keys, paging, the result budget)
+ * are said once, in the server's instructions.
+ */
 function descriptionOf(def: MethodDef): string {
-  let text = def.description;
-  if (isListMethod(def)) {
-    text += ` The text of a result is capped at about ${OUTPUT_BUDGET} characters: a longer page is cut short there and says so in "warnings" (structuredContent keeps the whole page).`;
-    if (def.paging?.smaller) text += ` Ask for smaller pages (${def.paging.smaller}) to see the rest.`;
-    if (def.paging?.whole) text += ` To get them all in one go, call ${def.paging.whole}, which writes them all to a file.`;
-  }
-  if (def.money) text += ' Pass an idempotency_key so that a retry after a timeout cannot move the money twice.';
-  if (takesDefaultBot(def)) text += ' bot_id defaults to the default bot.';
-  return text;
+  return def.paging?.whole ? `${def.description} Every one at once: ${def.paging.whole}.` : def.description;
 }
 
 /** Levenshtein distance, for "did you mean" on a misspelt argument. */
@@ -192,9 +180,10 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
       return (schemas.input ??= toJsonSchema(shapeToZod(shape)));
     },
     get outputSchema() {
-      return (schemas.output ??= outputSchemaOf(def));
+      if (!('output' in schemas)) schemas.output = outputSchemaOf(def);
+      return schemas.output;
     },
-    annotations: { title: def.title, ...def.annotations },
+    annotations: { ...def.annotations },
     async run(args, extra) {
       // Every call of a tool that changes data is recorded, refusals and replays included.
       const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);

@@ -1,0 +1,51 @@
+/**
+ * The tool surface stays lean (a model pays for it in every conversation): measured on a real
+ * tools/list through the SDK's Client, with every tool on.
+ */
+import { describe, expect, test } from 'vitest';
+import { measureTools, overBudget, TOOL_BUDGET } from '../../src/mcp/tool-budget.js';
+import { useMcp } from './harness.js';
+
+const startMcp = useMcp();
+
+describe('tool budget', () => {
+  test('model-visible text ≤ 20 000 chars, tools/list ≤ 40 000, no description over 2 048', async () => {
+    const world = await startMcp();
+    const list = await world.client.listTools();
+    const m = measureTools(list);
+    expect(m.count).toBeGreaterThanOrEqual(33);
+    expect(overBudget(m)).toEqual([]);
+    expect(m.visible).toBeLessThanOrEqual(TOOL_BUDGET.visible);
+    expect(m.total).toBeLessThanOrEqual(TOOL_BUDGET.total);
+  });
+
+  test('the measure counts what it says: a tool over budget is reported', () => {
+    const long = { name: 'x', description: 'd'.repeat(TOOL_BUDGET.description + 1), inputSchema: { type: 'object' } };
+    const m = measureTools({ tools: [long] });
+    expect(m.visible).toBe(1 + TOOL_BUDGET.description + 1 + JSON.stringify({ type: 'object' }).length);
+    expect(overBudget(m)).toEqual([`x description ${TOOL_BUDGET.description + 1} > ${TOOL_BUDGET.description}`]);
+    const wide = measureTools({ tools: Array.from({ length: 40 }, (_, i) => ({ name: `t${i}`, description: 'd'.repeat(600), inputSchema: {} })) });
+    expect(overBudget(wide)[0]).toMatch(/^model-visible tool text \d+ > 20000$/);
+  });
+
+  test('schemas carry no $schema and no bounds that only restate a safe integer; titles are distinct; the order is stable', async () => {
+    const world = await startMcp();
+    const first = await world.client.listTools();
+    const text = JSON.stringify(first);
+    expect(text).not.toContain('$schema');
+    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    const titles = first.tools.map((t) => t.title);
+    expect(new Set(titles).size).toBe(titles.length);
+    const again = await world.client.listTools();
+    expect(again.tools.map((t) => t.name)).toEqual(first.tools.map((t) => t.name));
+  });
+
+  test('the server instructions state the shared conventions once', async () => {
+    const world = await startMcp();
+    const text = world.client.getInstructions() ?? '';
+    expect(text).toMatch(/minor units of the currency: 10\.00 USD is 1000/);
+    expect(text).toMatch(/idempotency_key/);
+    expect(text).toMatch(/exportContacts/);
+    expect(text.length).toBeLessThan(2_000);
+  });
+});
