@@ -94,7 +94,7 @@ export const getContacts = defineMethod({
     }),
   ]),
   annotations: READ,
-  paging: { smaller: 'count, or limit with offset', whole: 'exportContacts' },
+  paging: { size: 'count', byOffset: true, whole: 'exportContacts' },
 });
 
 export const getNumberOfContacts = defineMethod({

@@ -48,8 +48,16 @@ export interface MethodDef<N extends string = string, S extends Shape = Shape> {
 }
 
 export interface Paging {
-  /** The parameters that ask for a smaller page, as a model should read them (`limit`). */
-  readonly smaller?: string;
+  /**
+   * The parameter that sets the page size in page paging (`count`, `limit`); absent when the
+   * size is fixed. A page cut to the result budget continues at a smaller size through it.
+   */
+  readonly size?: string;
+  /**
+   * The method also pages by `offset` and `limit` (getContacts): a page cut to the result
+   * budget continues by offset, from the first item not shown.
+   */
+  readonly byOffset?: boolean;
   /** The tool that gets every item in one call (getContacts: `exportContacts`). */
   readonly whole?: string;
 }

@@ -40,7 +40,7 @@ export const getListItems = defineMethod({
   },
   result: paginated(RecordSchema),
   annotations: READ,
-  paging: { smaller: 'limit' },
+  paging: { size: 'limit' },
 });
 
 export const addListItem = defineMethod({

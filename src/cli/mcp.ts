@@ -13,6 +13,7 @@ import { SeenIds } from '../mcp/seen.js';
 import { checkToolFilter, mcpServerFactory, selectTools, type ToolFilter } from '../mcp/server.js';
 import { JsonlAuditTrail } from '../mcp/audit.js';
 import { checkLimit, hasCaps, limitsOf, REMOTE_DEFAULTS, type MoneyPolicy } from '../mcp/caps.js';
+import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/budget.js';
 import { McpContext } from '../mcp/context.js';
 import type { AuditTrail } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
@@ -227,6 +228,7 @@ export async function runMcp(args: string[]): Promise<void> {
     'exclude-tools': { type: 'string' },
     bot: { type: 'string' },
     project: { type: 'string' },
+    'max-result-chars': { type: 'string' },
   });
   const remoteSource = values.remote !== undefined ? '--remote' : 'WORKSPACE_BASE_URL';
   const remote = (values.remote as string | undefined) ?? (values.db === undefined ? process.env.WORKSPACE_BASE_URL || undefined : undefined);
@@ -237,6 +239,9 @@ export async function runMcp(args: string[]): Promise<void> {
   const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 0;
   const port = intFlag(values.port, 'port', 0, 65535) ?? 8765;
   const host = (values.host as string | undefined) ?? '127.0.0.1';
+  const maxResultChars =
+    intFlag(values['max-result-chars'], 'max-result-chars', MIN_RESULT_BUDGET, Number.MAX_SAFE_INTEGER, 'characters of a tool result or resource read') ??
+    RESULT_BUDGET;
   const filter: ToolFilter = {
     readOnly: values['read-only'] === true,
     tools: nameList(values.tools),
@@ -287,6 +292,7 @@ export async function runMcp(args: string[]): Promise<void> {
     money: { policy, window: state.moves(setup.scope) },
     defaultBotId: configured.botId,
     seen,
+    maxResultChars,
   });
   const tools = selectTools(ctx, filter);
 
@@ -358,5 +364,6 @@ function stdioArgs(values: Record<string, string | boolean | undefined>, remote:
   if (typeof values['exclude-tools'] === 'string') out.push('--exclude-tools', values['exclude-tools']);
   if (typeof values.bot === 'string') out.push('--bot', values.bot);
   if (typeof values.project === 'string') out.push('--project', values.project);
+  if (typeof values['max-result-chars'] === 'string') out.push('--max-result-chars', values['max-result-chars']);
   return out;
 }

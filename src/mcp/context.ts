@@ -1,15 +1,16 @@
 /**
  * What every MCP session of one process shares: the backend (known only by its interface, so
  * the built-in service and a remote API look the same here), the MCP layer's own state that
- * the CLI passes in (idempotency keys), the folder exports are written to, who hears that the
- * set of lists changed, the contact search and workspace directory the CLI passed in, the
- * default bot, the ids seen in answers, and the seal of questions asked of the user.
+ * the CLI passes in (idempotency keys), the folder exports are written to, the result budget,
+ * who hears that the set of lists changed, the contact search and workspace directory the CLI
+ * passed in, the default bot, the ids seen in answers, and the seal of questions asked of the user.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import { AccountBook, type AccountView } from './accounts.js';
 import { QuestionSeal } from './elicit.js';
+import { RESULT_BUDGET } from './budget.js';
 import { toolResult } from './results.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
@@ -38,6 +39,8 @@ export interface McpContextOptions {
   money?: { policy: MoneyPolicy; window: MoneyWindow };
   /** The key questions to the user are sealed with (32 bytes or more); random by default. */
   questionKey?: Uint8Array;
+  /** The result budget: most characters of a tool result or a resource read (RESULT_BUDGET by default). */
+  maxResultChars?: number;
 }
 
 export class McpContext {
@@ -56,6 +59,7 @@ export class McpContext {
   readonly questions: QuestionSeal;
   private readonly defaultBotId?: number;
   private ownerId: number | undefined;
+  readonly maxResultChars: number;
   private readonly listeners = new Set<() => void>();
 
   constructor(opts: McpContextOptions) {
@@ -70,6 +74,7 @@ export class McpContext {
     this.audit = opts.audit;
     this.money = opts.money;
     this.questions = new QuestionSeal(opts.questionKey);
+    this.maxResultChars = opts.maxResultChars ?? RESULT_BUDGET;
   }
 
   /** The owner the backend acts as, when known without asking. */

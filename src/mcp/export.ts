@@ -3,7 +3,8 @@
  * with getContacts offset paging (limit 1000) under a `date_to` cap fixed when the export
  * starts, so a bot that keeps growing still ends. One progress notification per page;
  * cancellable between pages. Rows go to a JSONL or CSV file in the data folder, and the result
- * carries the count, the file and a resource link, never the rows.
+ * carries the count, the file, its resource and how to read it in parts (in the text and in
+ * structuredContent: some hosts drop resource links), and a resource link; never the rows.
  */
 import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { r } from '../api/rules.js';
 import { waitOut429 } from '../api/retry.js';
 import { checkArguments } from './arguments.js';
 import type { McpContext } from './context.js';
+import { partRoom, readPart } from './parts.js';
 import { refusal, toolResult } from './results.js';
 import { lazySchemas, shapeToZod } from './schemas.js';
 import type { ToolExtra, ToolSpec } from './tools.js';
@@ -51,9 +53,11 @@ function csvRow(contact: Record<string, unknown>): string {
 const ResultSchema = z.object({
   count: z.number().int().describe('How many contacts were written'),
   file: z.string().describe('Path of the file on the machine running the MCP server'),
-  uri: z.string().describe('Resource URI to read the file through MCP'),
+  uri: z.string().describe('Resource URI to read the file through MCP, in parts'),
   format: z.enum(['jsonl', 'csv']),
   date_to: z.number().int().describe('The creation-time cap (Unix seconds) the export used'),
+  parts: z.number().int().describe('How many parts a read from the start takes'),
+  read: z.string().describe('How to read it in parts'),
 });
 
 /** The tool's name and annotations, which the tool filter reads before any backend is open. */
@@ -111,11 +115,16 @@ export function exportTool(ctx: McpContext): ToolSpec {
         if (typeof outcome !== 'number') return outcome;
         ok = true;
         log.info({ count: outcome, file: name }, 'exportContacts written');
-        const body = { count: outcome, file, uri: EXPORT_URI_PREFIX + name, format, date_to: cap };
-        const result = toolResult({ status: 200, headers: {}, body });
+        const uri = EXPORT_URI_PREFIX + name;
+        const { parts } = readPart(file, { csv: format === 'csv', offset: 0, limit: 1, room: partRoom(ctx.maxResultChars) });
+        const read =
+          `resources/read ${uri} gives part 1 of ${parts}, within the result budget; each part names the next ` +
+          `(${uri}?offset=N, lines from 0).`;
+        const body = { count: outcome, file, uri, format, date_to: cap, parts, read };
+        const result = toolResult({ status: 200, headers: {}, body }, { budget: ctx.maxResultChars });
         result.content.push({
           type: 'resource_link',
-          uri: body.uri,
+          uri,
           name,
           title: `Contacts export (${outcome} contacts)`,
           mimeType: format === 'csv' ? 'text/csv' : 'application/x-ndjson',
@@ -154,7 +163,7 @@ async function fetchAll(
       throw e;
     }
     if (extra.signal.aborted) continue;
-    if (!isSuccess(res.status)) return toolResult(res, { method: 'getContacts' });
+    if (!isSuccess(res.status)) return toolResult(res, { method: 'getContacts', budget: ctx.maxResultChars });
     const body = res.body as { data?: unknown[]; meta?: { total?: number } };
     const rows = Array.isArray(body.data) ? body.data : [];
     write(rows);

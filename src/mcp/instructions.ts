@@ -4,8 +4,8 @@
  * are served are named.
  */
 
-/** The instructions for a server with these tools. */
-export function instructionsFor(tools: readonly string[]): string {
+/** The instructions for a server with these tools and this result budget. */
+export function instructionsFor(tools: readonly string[], budget: number): string {
   const has = (name: string) => tools.includes(name);
   const own = ['exportContacts', 'findContacts', 'getWorkspace'].filter(has);
   const lines = [
@@ -34,8 +34,9 @@ export function instructionsFor(tools: readonly string[]): string {
     );
   }
   lines.push(
-    'Pages count from 1. The text of a long page is cut to about 20000 characters and "warnings" says how to read the rest.' +
-      (has('exportContacts') ? ' For every contact use exportContacts (a file), not getContacts page by page.' : ''),
+    `Pages count from 1. A result stays under ${budget} characters: past that its data is cut and "truncated": {kept, of, next} ` +
+      'says how many items are shown of how many, and next holds the arguments that continue (null: none).' +
+      (has('exportContacts') ? ' For every contact use exportContacts (a file, read in parts), not getContacts page by page.' : ''),
   );
   lines.push(
     'A result may carry "warnings": read them. A tool that answers nothing gives {}. ' +

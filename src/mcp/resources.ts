@@ -1,9 +1,9 @@
 /**
  * Resources: every list schema of the owner at `workspace://lists/{schema_id}` (the schema
  * object itself, as JSON), listed page by page through getListSchemas, read through
- * getListSchema; and the files exportContacts wrote, at `workspace://exports/{name}`.
+ * getListSchema; and the files exportContacts wrote, at `workspace://exports/{name}`, read in
+ * parts within the result budget (parts.ts).
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ProtocolError,
@@ -17,12 +17,13 @@ import { isSuccess } from '../api/backend.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditQueryOf, isAuditUri } from './audit.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
+import { partRoom, readPart, type Part } from './parts.js';
 
 import type { McpContext } from './context.js';
 
 export const LIST_URI_PREFIX = 'workspace://lists/';
 export const LIST_TEMPLATE = `${LIST_URI_PREFIX}{schema_id}`;
-export const EXPORT_TEMPLATE = `${EXPORT_URI_PREFIX}{name}`;
+export const EXPORT_TEMPLATE = `${EXPORT_URI_PREFIX}{name}{?offset,limit}`;
 /** At most this many getListSchemas pages are walked to complete a schema_id. */
 const COMPLETION_PAGES = 4;
 
@@ -38,7 +39,9 @@ export const TEMPLATES: ResourceTemplate[] = [
     uriTemplate: EXPORT_TEMPLATE,
     name: 'contacts-export',
     title: 'Contacts export',
-    description: 'A file exportContacts wrote (JSONL or CSV).',
+    description:
+      'A file exportContacts wrote (JSONL or CSV), read in parts that fit the result budget: offset and limit count lines from 0; ' +
+      'each part names the next.',
   },
   AUDIT_TEMPLATE,
 ];
@@ -116,18 +119,52 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
     const data = (res.body as { data: unknown }).data;
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data) }] };
   }
-  if (uri.startsWith(EXPORT_URI_PREFIX)) {
-    const name = uri.slice(EXPORT_URI_PREFIX.length);
-    if (!EXPORT_NAME.test(name)) throw new ResourceNotFoundError(uri);
-    let text: string;
-    try {
-      text = readFileSync(join(ctx.dataDir, 'exports', name), 'utf8');
-    } catch {
-      throw new ResourceNotFoundError(uri);
-    }
-    return { contents: [{ uri, mimeType: name.endsWith('.csv') ? 'text/csv' : 'application/x-ndjson', text }] };
-  }
+  if (uri.startsWith(EXPORT_URI_PREFIX)) return readExport(ctx, uri);
   throw new ResourceNotFoundError(uri);
+}
+
+/** A whole number from a query parameter, or undefined when absent; anything else is refused. */
+function queryInt(q: URLSearchParams, name: string, min: number, uri: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} must be a whole number, ${min} or more: ${uri}`);
+  return Number(v);
+}
+
+/**
+ * One part of an export file (`?offset=&limit=` in lines, from 0; no offset: the first part):
+ * the lines that fit in the result budget, then a note that says which lines these are, how
+ * many parts and lines the file has, and the URI of the next part. `_meta` holds the same.
+ */
+async function readExport(ctx: McpContext, uri: string): Promise<ReadResourceResult> {
+  const url = new URL(uri);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (url.host !== 'exports' || !EXPORT_NAME.test(name)) throw new ResourceNotFoundError(uri);
+  const offset = queryInt(url.searchParams, 'offset', 0, uri) ?? 0;
+  const limit = queryInt(url.searchParams, 'limit', 1, uri);
+  const csv = name.endsWith('.csv');
+  let part: Part;
+  try {
+    part = readPart(join(ctx.dataDir, 'exports', name), { csv, offset, limit, room: partRoom(ctx.maxResultChars) });
+  } catch {
+    throw new ResourceNotFoundError(uri);
+  }
+  const base = EXPORT_URI_PREFIX + name;
+  const end = part.offset + part.lines;
+  const next = end < part.total ? `${base}?offset=${end}${limit !== undefined ? `&limit=${limit}` : ''}` : null;
+  const which = part.part !== undefined ? `Part ${part.part} of ${part.parts}` : `Lines from ${part.offset + 1} (the file has ${part.parts} parts)`;
+  const note = [
+    `${which} of ${name}: lines ${part.lines ? `${part.offset + 1}-${end}` : 'none'} of ${part.total}${csv ? ' (line 1 is the CSV header)' : ''}.`,
+    ...(part.cutAt !== undefined ? [`Line ${end} is longer than the result budget: its first ${part.cutAt} characters are shown.`] : []),
+    next ? `Next part: ${next}` : 'This is the last part.',
+  ].join(' ');
+  const meta = { offset: part.offset, lines: part.lines, total: part.total, parts: part.parts, ...(part.part ? { part: part.part } : {}), next };
+  return {
+    contents: [
+      { uri, mimeType: csv ? 'text/csv' : 'application/x-ndjson', text: part.text, _meta: meta },
+      { uri, mimeType: 'text/plain', text: note },
+    ],
+  };
 }
 
 /** Completion of `schema_id`: ids that start with, or lists whose name contains, what was typed. */

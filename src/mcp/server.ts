@@ -99,7 +99,7 @@ export type McpServerFactory = (rc?: McpRequestContext, o?: InstanceOptions) => 
 /** The factory of MCP servers over a shared context and tool set. */
 export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerFactory {
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const instructions = instructionsFor(tools.map((t) => t.name));
+  const instructions = instructionsFor(tools.map((t) => t.name), ctx.maxResultChars);
   // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
   let listed: Tool[] | undefined;
   const list = (): Tool[] =>

@@ -18,7 +18,7 @@ import { redact } from './audit.js';
 import { capsFor, hasCaps, overCap, unknownAccount } from './caps.js';
 import type { Elicitor } from './elicit.js';
 import { callOnce, outcomeUnknown, type Answer } from './idempotency.js';
-import { refusal, toolResult, type BudgetHint } from './results.js';
+import { toolResult } from './results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
 /** What a tool handler gets besides its arguments. */
@@ -139,17 +139,6 @@ export function unknownArguments(shape: Shape, args: Record<string, unknown>): M
   return errors;
 }
 
-/** What to say when a page is cut: how to get the rest, as the method's paging policy says. */
-function budgetHint(def: MethodDef): BudgetHint {
-  return (kept, _total, body) => {
-    const meta = (body.meta ?? {}) as Record<string, unknown>;
-    const whole = def.paging?.whole ? ` To get them all in one go, call ${def.paging.whole}.` : '';
-    if (typeof meta.offset === 'number') return `Call again with offset=${meta.offset + kept} (and a smaller limit) for the rest.${whole}`;
-    if (def.paging?.smaller) return `Ask for fewer items per page (${def.paging.smaller}) to see them all.${whole}`;
-    return `structuredContent holds the whole answer.${whole}`;
-  };
-}
-
 /**
  * Beside an insufficient_funds answer: the balance now and the largest debit that would
  * succeed, so the model can ask the person instead of retrying blindly.
@@ -168,7 +157,6 @@ async function fundsNote(ctx: McpContext, params: Record<string, unknown>, signa
 /** The tool of one API method. */
 export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
   const shape = withOptionalBot(def, toolShape(def));
-  const hint = budgetHint(def);
   const schemas: { input?: JsonSchema; output?: JsonSchema } = {};
 
   return {
@@ -196,7 +184,12 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
       }
       if (def.money && errorCodeOf(answer) === 'insufficient_funds')
         answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, answer.params ?? {}, extra.signal)] };
-      return toolResult(answer, { method: def.name, hint, replayed: answer.replayed });
+      return toolResult(answer, {
+        method: def.name,
+        replayed: answer.replayed,
+        budget: ctx.maxResultChars,
+        continuation: { tool: def.name, args: answer.params ?? args, paging: def.paging },
+      });
     },
   };
 }

@@ -12,6 +12,7 @@ import { loadFixture } from '../../src/store/seed.js';
 import { CLI, cliEnv, runCliAsync } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 import { baseFixture } from '../helpers/world.js';
+import { withinBudget } from '../helpers/budget.js';
 
 /** Alice owns bot 10; bot 20 is Bob's (Alice was only invited to its project). */
 function seeded(): string {
@@ -44,7 +45,7 @@ describe('the default bot', () => {
 
   it('WORKSPACE_BOT_ID names the default bot: getWorkspace says so and a left-out bot_id is filled', async () => {
     const db = seeded();
-    const client = new Client({ name: 'test', version: '1.0.0' });
+    const client = withinBudget(new Client({ name: 'test', version: '1.0.0' }));
     await client.connect(
       new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', db], env: cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_BOT_ID: '10' }), stderr: 'ignore' }),
     );

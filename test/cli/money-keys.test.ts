@@ -13,6 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Store } from '../../src/store/index.js';
 import { CLI, cliEnv, runCli, spawnServe } from '../helpers/cli.js';
 import { accountFixture, seedDb, tempDir } from '../helpers/world.js';
+import { withinBudget } from '../helpers/budget.js';
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -28,7 +29,7 @@ function sunsetDb(): string {
 }
 
 async function client(args: string[], env: Record<string, string>): Promise<Client> {
-  const c = new Client({ name: 't', version: '1' });
+  const c = withinBudget(new Client({ name: 't', version: '1' }));
   await c.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, ...args], env: cliEnv(env), stderr: 'pipe' }));
   clients.push(c);
   return c;

@@ -19,6 +19,7 @@ import { deriveSecrets } from '../../src/service/secrets.js';
 import { Store } from '../../src/store/index.js';
 import { CLI, cliEnv, collect, runCliAsync, snapshot, spawnAnnounced, type CliRun } from '../helpers/cli.js';
 import { baseFixture, ROOT, seedDb, tempDir } from '../helpers/world.js';
+import { withinBudget } from '../helpers/budget.js';
 
 /** Removed when the file ends (test/helpers/temp.ts). */
 const freshDir = tempDir;
@@ -97,7 +98,7 @@ describe('the banner', () => {
     // and a second start shows no key.
     const transport = new StdioClientTransport({ command: config.command, args: config.args, env: cliEnv({ WORKSPACE_API_KEY: key! }), stderr: 'pipe' });
     const err = collect(transport.stderr as Readable);
-    const client = new Client({ name: 't', version: '1' });
+    const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     try {
       const me = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
@@ -331,7 +332,7 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await refusedUnchanged(dir, ['--db', db], cliEnv({ WORKSPACE_SECRET: 'ab'.repeat(32) }), /WORKSPACE_SECRET does not open/);
     // The right secret starts, and lists read back.
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', db], env: cliEnv({ WORKSPACE_SECRET: secret }), stderr: 'ignore' });
-    const client = new Client({ name: 't', version: '1' });
+    const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     try {
       const schemas = (await client.callTool({ name: 'getListSchemas', arguments: {} })) as CallToolResult;
@@ -369,7 +370,7 @@ describe('rate limit of the MCP server', () => {
     const dir = freshDir();
     const db = seeded(dir);
     const connect = async (args: string[]) => {
-      const client = new Client({ name: 't', version: '1' });
+      const client = withinBudget(new Client({ name: 't', version: '1' }));
       await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', db, ...args], env: cliEnv(), stderr: 'ignore' }));
       return client;
     };
@@ -405,7 +406,7 @@ describe('what the server writes is private', () => {
     const dir = freshDir();
     mkdirSync(join(dir, 'work'));
     const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', 'rel.db'], cwd: join(dir, 'work'), env: cliEnv(), stderr: 'ignore' });
-    const client = new Client({ name: 't', version: '1' });
+    const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     try {
       const db = join(dir, 'work', 'rel.db');

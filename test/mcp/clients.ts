@@ -3,7 +3,8 @@
  * unchanged with either: the v1 SDK's `Client` (2025-11-25: initialize, a session), which
  * many hosts still embed, and the v2 `Client` pinned to 2026-07-28 (server/discover, a
  * `_meta` envelope on every request, no fallback: a server that does not offer 2026-07-28
- * fails its connect). Over in-memory pipes, stdio and Streamable HTTP.
+ * fails its connect). Over in-memory pipes, stdio and Streamable HTTP. Every tool result and
+ * resource read of either is checked against the result budget (test/helpers/budget.ts).
  */
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -35,6 +36,7 @@ import {
 import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpServerFactory } from '../../src/mcp/server.js';
+import { withinBudget } from '../helpers/budget.js';
 
 /** The protocol revision a client speaks. */
 export type Era = '2025-11-25' | '2026-07-28';
@@ -77,16 +79,21 @@ export interface McpClient {
   close(): Promise<void>;
 }
 
+/** How a client is made: `budget` is the server's --max-result-chars (RESULT_BUDGET by default). */
+export interface ConnectOptions {
+  budget?: number;
+}
+
 const INFO = { name: 'test', version: '1.0.0' };
 /** Both clients can answer form questions. */
 const CAPABILITIES = { elicitation: { form: {} } };
 
 const decline: ElicitAnswer = () => ({ action: 'decline' });
 
-function v1(client: V1Client): McpClient {
+function v1(client: V1Client, o: ConnectOptions = {}): McpClient {
   let answer = decline;
   client.setRequestHandler(ElicitRequestSchema, (req) => answer(req.params as { message: string; requestedSchema?: unknown }));
-  return {
+  return withinBudget({
     era: '2025-11-25',
     serverName: () => client.getServerVersion()?.name,
     getInstructions: () => client.getInstructions(),
@@ -105,16 +112,16 @@ function v1(client: V1Client): McpClient {
     setLogLevel: async (level) => void (await client.setLoggingLevel(level)),
     answer: (fn) => void (answer = fn),
     close: () => client.close(),
-  };
+  }, o.budget);
 }
 
-function v2(client: V2Client): McpClient {
+function v2(client: V2Client, o: ConnectOptions = {}): McpClient {
   let answer = decline;
   let logLevel: LoggingLevel | undefined;
   const meta = () => (logLevel ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } } : {});
   client.setRequestHandler('elicitation/create', (req) => answer(req.params as { message: string; requestedSchema?: unknown }) as never);
   const cast = <T>(p: Promise<unknown>) => p as Promise<T>;
-  return {
+  return withinBudget({
     era: '2026-07-28',
     serverName: () => client.getServerVersion()?.name,
     getInstructions: () => client.getInstructions(),
@@ -134,7 +141,7 @@ function v2(client: V2Client): McpClient {
     setLogLevel: async (level) => void (logLevel = level),
     answer: (fn) => void (answer = fn),
     close: () => client.close(),
-  };
+  }, o.budget);
 }
 
 function newV1(): V1Client {
@@ -146,21 +153,21 @@ function newV2(): V2Client {
 }
 
 /** A client of `era` joined to the server factory's instances by an in-memory pipe (served as over stdio). */
-export async function connectInMemory(era: Era, factory: McpServerFactory): Promise<McpClient> {
+export async function connectInMemory(era: Era, factory: McpServerFactory, o: ConnectOptions = {}): Promise<McpClient> {
   type ServerTransport = NonNullable<Parameters<typeof serveStdio>[1]>['transport'];
   if (era === '2025-11-25') {
     const [clientSide, serverSide] = V1InMemory.createLinkedPair();
     const served = serveStdio((rc) => factory(rc), { transport: serverSide as unknown as ServerTransport });
     const client = newV1();
     await client.connect(clientSide);
-    const c = v1(client);
+    const c = v1(client, o);
     return { ...c, close: () => c.close().then(() => served.close()) };
   }
   const [clientSide, serverSide] = V2InMemory.createLinkedPair();
   const served = serveStdio((rc) => factory(rc), { transport: serverSide });
   const client = newV2();
   await client.connect(clientSide);
-  const c = v2(client);
+  const c = v2(client, o);
   return { ...c, close: () => c.close().then(() => served.close()) };
 }
 
@@ -177,25 +184,25 @@ export interface StdioServer {
  * client probes with server/discover on a throw-away sibling process first (the SDK's way on
  * stdio), so the server is started twice.
  */
-export async function connectStdio(era: Era, server: StdioServer): Promise<McpClient> {
+export async function connectStdio(era: Era, server: StdioServer, o: ConnectOptions = {}): Promise<McpClient> {
   if (era === '2025-11-25') {
     const client = newV1();
     await client.connect(new V1Stdio(server));
-    return v1(client);
+    return v1(client, o);
   }
   const client = newV2();
   await client.connect(new V2Stdio(server));
-  return v2(client);
+  return v2(client, o);
 }
 
 /** A client of `era` over Streamable HTTP, sending `headers` with every request. */
-export async function connectHttp(era: Era, url: string, headers: Record<string, string> = {}): Promise<McpClient> {
+export async function connectHttp(era: Era, url: string, headers: Record<string, string> = {}, o: ConnectOptions = {}): Promise<McpClient> {
   if (era === '2025-11-25') {
     const client = newV1();
     await client.connect(new V1Http(new URL(url), { requestInit: { headers } }));
-    return v1(client);
+    return v1(client, o);
   }
   const client = newV2();
   await client.connect(new V2Http(new URL(url), { requestInit: { headers } }));
-  return v2(client);
+  return v2(client, o);
 }

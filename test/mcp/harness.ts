@@ -45,19 +45,23 @@ export function mcpFixture(): Fixture {
   };
 }
 
-/** The base world with `n` more contacts in bot 10, one a second from 2026-02-01. */
-export function manyContacts(n: number, nameLength = 10): Fixture {
+/**
+ * The base world with `n` more contacts in bot 10 (ids from 1000), one a second from
+ * 2026-02-01; `more(i)` adds or replaces fields of the i-th.
+ */
+export function manyContacts(n: number, more: (i: number) => Record<string, unknown> = () => ({})): Fixture {
   const f = mcpFixture();
   const base = Date.parse('2026-02-01T00:00:00Z');
-  const more = Array.from({ length: n }, (_, i) => ({
+  const added = Array.from({ length: n }, (_, i) => ({
     id: 1000 + i,
     bot_id: 10,
     messenger: 'telegram',
-    name: `C${i}`.padEnd(nameLength, 'x'),
+    name: `C${i}`.padEnd(10, 'x'),
     telegram_id: String(90000 + i),
     created_at: new Date(base + i * 1000).toISOString(),
+    ...more(i),
   }));
-  return { ...f, contacts: [...(f.contacts as unknown[]), ...more] };
+  return { ...f, contacts: [...(f.contacts as unknown[]), ...added] };
 }
 
 /** Which backend the MCP behaviour suites run over in this test project. */
@@ -110,6 +114,8 @@ export interface StartOptions {
   fresh?: boolean;
   /** Test-only tools served beside the catalog's. */
   extraTools?: ToolSpec[];
+  /** The result budget (--max-result-chars); every call of the world's client is checked against it. */
+  maxResultChars?: number;
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
@@ -143,13 +149,13 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   // The audit trail as the CLI wires it: the database's (local), a JSON-lines file beside it (remote).
   const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : store.audit;
   const context = new McpContext({
-    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId,
+    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId, maxResultChars: o.maxResultChars,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
   });
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];
   const factory = mcpServerFactory(context, tools);
   let closed = false;
-  const client = await connectInMemory(TEST_ERA, factory);
+  const client = await connectInMemory(TEST_ERA, factory, { budget: o.maxResultChars });
   return {
     dir,
     store,

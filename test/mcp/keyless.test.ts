@@ -12,10 +12,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, cliEnv, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/world.js';
 import { firstJson } from './harness.js';
+import { withinBudget } from '../helpers/budget.js';
 
 test('no key: the default owner, blocked → 403 on every tool, on a Free plan → 402 pro_required; lifted, the tools answer again', async () => {
   const db = join(tempDir(), 'keyless.db');
-  const client = new Client({ name: 't', version: '1' });
+  const client = withinBudget(new Client({ name: 't', version: '1' }));
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db], env: cliEnv(), stderr: 'pipe' }));
   try {
     const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;

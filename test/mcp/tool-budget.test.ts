@@ -46,6 +46,7 @@ describe('tool budget', () => {
     expect(text).toMatch(/minor units of the currency: 10\.00 USD is 1000/);
     expect(text).toMatch(/idempotency_key/);
     expect(text).toMatch(/exportContacts/);
+    expect(text).toMatch(/A result stays under 100000 characters: .*"truncated": \{kept, of, next\}/);
     expect(text.length).toBeLessThan(2_000);
   });
 });

@@ -99,7 +99,7 @@ describe('tools/list', () => {
   });
 });
 
-describe('a page cut to the output budget says how to read the rest, as the method\'s paging policy says', () => {
+describe('a list cut to the result budget says so, as the method\'s paging policy says', () => {
   const bigPage = (m: string, data: unknown[]) => (b: Backend): Backend => ({
     call: async (name, p, o) => (name === m ? { status: 200, headers: {}, body: { data } } : b.call(name, p, o)),
     close: () => b.close(),
@@ -107,20 +107,20 @@ describe('a page cut to the output budget says how to read the rest, as the meth
   const tags = Array.from({ length: 200 }, (_, i) => `tag-${i}-${'x'.repeat(200)}`);
 
   test('getContactTags: cut, with no pointer to exportContacts (its name has "contact" in it, nothing more)', async () => {
-    const world = await startMcp({ wrap: bigPage('getContactTags', tags) });
+    const world = await startMcp({ wrap: bigPage('getContactTags', tags), maxResultChars: 20_000 });
     const r = await world.call('getContactTags', { contact_id: 100 });
-    const warnings = (r.structuredContent as { warnings: string[] }).warnings.join(' ');
-    expect(warnings).toMatch(/Output budget: only the first \d+ of the 200 items/);
-    expect(warnings).not.toMatch(/exportContacts/);
-    expect((r.structuredContent as { data: string[] }).data).toHaveLength(200);
+    const body = r.structuredContent as { data: string[]; warnings: string[]; truncated: unknown };
+    const kept = body.data.length;
+    expect(body.warnings.join(' ')).toMatch(new RegExp(`^Cut to the result budget of 20000 characters: ${kept} of the 200 items of this answer are shown\\.$`));
+    expect(body.truncated).toEqual({ kept, of: 200, next: null });
   });
 
-  test('getContacts: cut, pointing to smaller pages and to exportContacts', async () => {
+  test('getContacts: cut, pointing to exportContacts', async () => {
     const contacts = Array.from({ length: 60 }, (_, i) => ({ id: i, name: 'n'.repeat(500) }));
-    const world = await startMcp({ wrap: bigPage('getContacts', contacts) });
+    const world = await startMcp({ wrap: bigPage('getContacts', contacts), maxResultChars: 20_000 });
     const r = await world.call('getContacts', {});
     const warnings = (r.structuredContent as { warnings: string[] }).warnings.join(' ');
-    expect(warnings).toMatch(/Ask for fewer items per page \(count, or limit with offset\) to see them all\. To get them all in one go, call exportContacts\./);
+    expect(warnings).toMatch(/of the 60 items of this answer are shown\. Every one at once: exportContacts\.$/);
   });
 });
 
@@ -137,6 +137,8 @@ describe('every tool succeeds once', () => {
       const r = await world.call(s.name, s.args(state));
       expect(r.isError, `${s.name}: ${JSON.stringify(r.content)}`).toBeFalsy();
       expect(firstJson(r), s.name).toEqual(r.structuredContent);
+      // Compact, and the same object key for key in the same order (a paginator's URLs too).
+      expect((r.content[0] as { text: string }).text, s.name).toBe(JSON.stringify(r.structuredContent));
       const def = findMethod(s.name);
       if (def?.result) {
         const parsed = def.result.safeParse(r.structuredContent);

@@ -13,6 +13,7 @@ import { CLI, cliEnv as env, INITIALIZE, runCli, spawnAnnounced, spawnRpc, type 
 import { stop } from '../helpers/temp.js';
 import { seedDb, tempDir } from '../helpers/world.js';
 import { firstJson, mcpFixture } from './harness.js';
+import { withinBudget } from '../helpers/budget.js';
 
 let dbFile: string;
 beforeAll(() => {
@@ -60,7 +61,7 @@ describe('stdio', () => {
       env: env({ WORKSPACE_API_KEY: 'alice-key' }),
       stderr: 'pipe',
     });
-    const client = new Client({ name: 't', version: '1' });
+    const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     cleanups.push(() => client.close());
     const me = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
@@ -88,6 +89,9 @@ describe('stdio', () => {
     const c = runCli(['mcp', '--remote', 'http://127.0.0.1:9/api/v1']);
     expect(c.status).toBe(2);
     expect(c.stderr).toMatch(/WORKSPACE_API_KEY/);
+    const d = runCli(['mcp', '--db', dbFile, '--max-result-chars', '100']);
+    expect(d.status).toBe(2);
+    expect(d.stderr).toMatch(/--max-result-chars must be a whole number 5000 or more, not 100/);
   });
 });
 
@@ -119,7 +123,7 @@ describe('Streamable HTTP', () => {
   test('the SDK client at http://127.0.0.1:N/mcp: tools succeed and fail as over stdio', async () => {
     const { url } = await startHttp([]);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    const client = new Client({ name: 't', version: '1' });
+    const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     cleanups.push(() => client.close());
     const me = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
@@ -135,7 +139,7 @@ describe('Streamable HTTP', () => {
   test('a tool call whose body is not valid UTF-8 is a JSON-RPC parse error and moves no money', async () => {
     const { url } = await startHttp([]);
     const transport = new StreamableHTTPClientTransport(new URL(url));
-    const client = new Client({ name: 't', version: '1' });
+    const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     cleanups.push(() => client.close());
     const balance = async () => ((await client.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } })) as any).structuredContent.data[0].amount as number;
@@ -156,6 +160,20 @@ describe('Streamable HTTP', () => {
     expect(await balance()).toBe(before + 5);
   });
 
+  test('--max-result-chars holds over HTTP too: an answer over it is cut, in both renderings', async () => {
+    const { url } = await startHttp(['--max-result-chars', '5000']);
+    const client = withinBudget(new Client({ name: 't', version: '1' }), 5_000);
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    cleanups.push(() => client.close());
+    const tags = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(200, 't'));
+    const r = (await client.callTool({ name: 'createOrUpdateContact', arguments: { bot_id: 10, messenger: 'telegram', telegram_id: 5001, name: 'Ann', tags } })) as CallToolResult;
+    expect(JSON.stringify(r).length).toBeLessThanOrEqual(5_000);
+    const body = r.structuredContent as { data: { tags: string[] }; truncated: { cut_strings_at: number } };
+    expect(body.data.tags).toHaveLength(100);
+    expect(body.data.tags[0]).toBe(`${'0'.padEnd(body.truncated.cut_strings_at, 't')}…`);
+    expect(firstJson(r)).toEqual(body);
+  });
+
   test('Host and Origin are checked: another name or a foreign page is refused with 403', async () => {
     const { url } = await startHttp([]);
     const port = new URL(url).port;
@@ -169,7 +187,7 @@ describe('Streamable HTTP', () => {
     const { url } = await startHttp([], { WORKSPACE_MCP_TOKEN: 'tok-123' });
     expect(await raw(url, {})).toBe(401);
     expect(await raw(url, { Authorization: 'Bearer wrong' })).toBe(401);
-    const client = new Client({ name: 't', version: '1' });
+    const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer tok-123' } } }));
     cleanups.push(() => client.close());
     expect(((await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult).isError).toBeFalsy();

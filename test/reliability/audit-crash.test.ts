@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { cliEnv, spawnAnnounced } from '../helpers/cli.js';
 import { accountFixture, seedDb } from '../helpers/world.js';
+import { withinBudget } from '../helpers/budget.js';
 
 describe('crash in the middle of a stream of MCP top-ups', () => {
   it('leaves the journal and the audit trail in exact agreement', { timeout: 90_000 }, async () => {
@@ -20,7 +21,7 @@ describe('crash in the middle of a stream of MCP top-ups', () => {
     );
     const clients = await Promise.all(
       servers.map(async (s) => {
-        const c = new Client({ name: 'crash', version: '1' });
+        const c = withinBudget(new Client({ name: 'crash', version: '1' }));
         await c.connect(new StreamableHTTPClientTransport(new URL(s.url)));
         return c;
       }),
