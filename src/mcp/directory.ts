@@ -65,17 +65,18 @@ export async function workspaceView(ctx: McpContext): Promise<WorkspaceView | Ca
 /** Name and annotations, for checking the tool flags before a backend is open. */
 export const WORKSPACE_TOOL_INFO = {
   name: 'getWorkspace',
-  annotations: { title: 'Your workspace', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  title: 'Your workspace: owner, projects, bots',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 } as const;
 
 export function workspaceTool(ctx: McpContext): ToolSpec {
   const schemas = lazySchemas(() => z.object({}).strict(), () => ViewSchema);
   return {
     name: WORKSPACE_TOOL_INFO.name,
-    title: 'Your workspace: owner, projects, bots',
+    title: WORKSPACE_TOOL_INFO.title,
     description:
-      'Who the key belongs to, their projects (uuid, role) and bots (id, name, messenger, project, contact count) and the ' +
-      'default bot. Call it first for the bot_id and project_uuid other tools need. Changes nothing.',
+      'Who the key belongs to, their projects (uuid, role), bots (id, name, messenger, project, contact count) and the ' +
+      'default bot: the bot_id and project_uuid other tools need.',
     get inputSchema() {
       return schemas.input();
     },
@@ -87,7 +88,7 @@ export function workspaceTool(ctx: McpContext): ToolSpec {
       const checked = checkArguments({}, args);
       if ('error' in checked) return checked.error;
       const view = await workspaceView(ctx);
-      return 'owner' in view ? toolResult({ status: 200, headers: {}, body: view }) : view;
+      return 'owner' in view ? toolResult({ status: 200, headers: {}, body: view }, { budget: ctx.maxResultChars }) : view;
     },
   };
 }

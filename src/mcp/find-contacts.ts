@@ -27,10 +27,10 @@ export const FIND_PARAMS = {
     .string()
     .required()
     .between(1, 200)
-    .describe('A name or part of one, a phone in any format or its last 7+ digits, an email, a @username, a messenger id or a contact id'),
-  bot_id: r.integer().describe('Only this bot. Default: the default bot, else all your bots'),
-  limit: r.integer().between(1, 50).describe('Most contacts to return, 1-50, default 10'),
-  refresh: r.boolean().describe('Remote API only: sync the whole search index again before answering'),
+    .describe('A name or part of one, a phone, an email, a @username, a messenger id or a contact id'),
+  bot_id: r.integer().describe('Default: the default bot, else all your bots'),
+  limit: r.integer().between(1, 50).describe('Default 10'),
+  refresh: r.boolean().describe('Remote API only: sync the search index again first'),
 };
 
 const AccountSchema = z.object({
@@ -101,7 +101,8 @@ function fit<B extends { data: CompactContact[]; meta: object; warnings?: string
 /** Name and annotations, for checking the tool flags before a backend is open. */
 export const FIND_TOOL_INFO = {
   name: 'findContacts',
-  annotations: { title: 'Find contacts', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  title: 'Find contacts',
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 } as const;
 
 export function findContactsTool(ctx: McpContext): ToolSpec {
@@ -109,12 +110,11 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
   const schemas = lazySchemas(() => shapeToZod(FIND_PARAMS), () => ResultSchema);
   return {
     name: FIND_TOOL_INFO.name,
-    title: FIND_TOOL_INFO.annotations.title,
+    title: FIND_TOOL_INFO.title,
     description:
       'Finds your contacts by name (any word or its start; case and accents ignored), phone (any format, or its last 7+ ' +
-      'digits), email, @username, messenger id or contact id; exact identifiers first. Each contact comes with its ' +
-      'accounts (id, currency, amount in minor units), ready for addFundsToContactAccount. Use it instead of paging ' +
-      'getContacts. bot_id defaults to the default bot. No match: empty data.',
+      'digits), email, @username, messenger id or contact id; exact identifiers first. Each comes with its accounts ' +
+      '(id: the account_id, currency, amount). No match: empty data.',
     get inputSchema() {
       return schemas.input();
     },
@@ -167,7 +167,7 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
         meta: { total: Math.max(total, hits.length), ...(found.capped ? { total_capped: true } : {}), limit, index: found.index },
         ...(warnings.length ? { warnings } : {}),
       };
-      return toolResult({ status: 200, headers: {}, body: fit(body) });
+      return toolResult({ status: 200, headers: {}, body: fit(body) }, { budget: ctx.maxResultChars });
     },
   };
 }

@@ -280,7 +280,7 @@ describe(`getWorkspace and the default bot (${TEST_BACKEND})`, () => {
     const { tools } = await world.client.listTools();
     const upsert = tools.find((t) => t.name === 'createOrUpdateContact')!;
     expect((upsert.inputSchema.properties as any).bot_id.description).toBe('Default: the default bot');
-    expect(world.client.getInstructions()).toMatch(/a left-out bot_id means the default bot/);
+    expect(world.client.getInstructions()).toMatch(/where a tool needs a bot_id, a left-out one means the default bot/);
     expect(upsert.inputSchema.required ?? []).not.toContain('bot_id');
     expect((await world.call('getWorkspace')).structuredContent).toMatchObject({ default_bot_id: 10 });
   });
