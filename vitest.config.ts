@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /** The MCP behaviour suites that must hold for both backends and both protocol eras. */
-const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/budget.test.ts', 'test/mcp/tools.test.ts', 'test/mcp/money.test.ts', 'test/mcp/features.test.ts', 'test/mcp/extended.test.ts', 'test/mcp/versioning.test.ts', 'test/mcp/order.test.ts', 'test/mcp/search.test.ts', 'test/mcp/audit.test.ts', 'test/mcp/caps.test.ts'];
+const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/budget.test.ts', 'test/mcp/hints.test.ts', 'test/mcp/tools.test.ts', 'test/mcp/money.test.ts', 'test/mcp/features.test.ts', 'test/mcp/extended.test.ts', 'test/mcp/versioning.test.ts', 'test/mcp/order.test.ts', 'test/mcp/search.test.ts', 'test/mcp/audit.test.ts', 'test/mcp/caps.test.ts'];
 
 export default defineConfig({
   test: {

@@ -23,6 +23,8 @@ export interface ResultOptions {
   continuation?: Continuation;
   /** The answer is an earlier call's, kept under its idempotency key. */
   replayed?: boolean;
+  /** Notes of the MCP server's own on the arguments (hints.ts), added to `warnings`. */
+  notes?: string[];
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -57,7 +59,7 @@ export function responseWarnings(method: string | undefined, res: ApiResponse): 
 
 /** The tool result of an API answer (or of a refusal the MCP server made in the same shape). */
 export function toolResult(res: ApiResponse, o: ResultOptions = {}): CallToolResult {
-  const notes = responseWarnings(o.method, res);
+  const notes = [...responseWarnings(o.method, res), ...(o.notes ?? [])];
   const budget = o.budget ?? RESULT_BUDGET;
   if (!isSuccess(res.status)) {
     const fields = isObject(res.body) ? res.body : {};

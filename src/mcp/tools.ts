@@ -18,6 +18,7 @@ import { redact } from './audit.js';
 import { capsFor, hasCaps, overCap, unknownAccount } from './caps.js';
 import type { Elicitor } from './elicit.js';
 import { callOnce, outcomeUnknown, type Answer } from './idempotency.js';
+import { argumentNotes, searchHint } from './hints.js';
 import { toolResult } from './results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
@@ -104,11 +105,14 @@ function distance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-function unknownKeyMessage(key: string, known: string[]): string {
+/** Where a misspelt or misplaced argument belongs: a near name (by edit distance, a third of its length), or `elsewhere`. */
+function unknownKeyMessage(key: string, known: string[], elsewhere?: (key: string) => string | undefined): string {
   const name = key.includes('.') ? key : key.replace(/_/g, ' ');
   const leaf = key.split('.').pop()!;
-  const near = known.filter((k) => distance(k, leaf) <= 2).sort((a, b) => distance(a, leaf) - distance(b, leaf))[0];
-  const hint = near ? ` Did you mean ${near}?` : '';
+  const most = Math.max(1, Math.floor(leaf.length / 3));
+  const near = known.filter((k) => distance(k, leaf) <= most).sort((a, b) => distance(a, leaf) - distance(b, leaf))[0];
+  const other = key.includes('.') ? undefined : elsewhere?.(leaf);
+  const hint = other ? ` ${other}` : near ? ` Did you mean ${near}?` : '';
   return `The ${name} field is not a parameter of this tool.${hint} Known parameters: ${known.join(', ') || 'none'}.`;
 }
 
@@ -116,7 +120,7 @@ function unknownKeyMessage(key: string, known: string[]): string {
  * Names the schema does not know, at any depth, as Laravel-style errors (`fields.0.colour`).
  * Only unknown names are reported here; wrong values are the API's to judge.
  */
-export function unknownArguments(shape: Shape, args: Record<string, unknown>): Map<string, string[]> {
+export function unknownArguments(shape: Shape, args: Record<string, unknown>, elsewhere?: (key: string) => string | undefined): Map<string, string[]> {
   const errors = new Map<string, string[]>();
   // A walk over the rule shape, not a zod parse: this runs on every tool call.
   const walk = (sh: Shape, value: unknown, prefix: string) => {
@@ -126,7 +130,7 @@ export function unknownArguments(shape: Shape, args: Record<string, unknown>): M
       const path = prefix + key;
       const rule = Object.hasOwn(sh, key) ? sh[key] : undefined;
       if (!rule) {
-        errors.set(path, [unknownKeyMessage(path, known)]);
+        errors.set(path, [unknownKeyMessage(path, known, elsewhere)]);
         continue;
       }
       const st = rule.state;
@@ -189,6 +193,7 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
         replayed: answer.replayed,
         budget: ctx.maxResultChars,
         continuation: { tool: def.name, args: answer.params ?? args, paging: def.paging },
+        notes: argumentNotes(shape, answer.params ?? args, answer),
       });
     },
   };
@@ -250,7 +255,8 @@ async function answerOf(
   extra: ToolExtra,
   audit: AuditEntry | undefined,
 ): Promise<Answer & { params?: Record<string, unknown> }> {
-  const unknown = unknownArguments(shape, args);
+  // A read given a person's name or phone was meant as a search: findContacts does that.
+  const unknown = unknownArguments(shape, args, def.annotations.readOnlyHint && ctx.contacts ? searchHint : undefined);
   if (unknown.size > 0) return fail.validation(unknown).response();
   const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m), audit };
   const params = await fillDefaultBot(def, ctx, { ...args });
