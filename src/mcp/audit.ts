@@ -119,18 +119,19 @@ export function auditQueryOf(uri: string): AuditQuery {
   return q;
 }
 
+/** The URI of the page of `q` that starts below entry `before`. */
+export function auditPageUri(q: AuditQuery, before: number): string {
+  const p = new URLSearchParams();
+  if (q.tool) p.set('tool', q.tool);
+  if (q.contact !== undefined) p.set('contact', String(q.contact));
+  if (q.since) p.set('since', q.since);
+  p.set('before', String(before));
+  p.set('limit', String(q.limit));
+  return `${AUDIT_URI}?${p}`;
+}
+
 /** A page of the trail as the resource answers it: `{data, next}`, next the URI of the next page or null. */
 export function auditBody(trail: AuditTrail, q: AuditQuery): { data: AuditPage['entries']; next: string | null } {
   const page = trail.read(q);
-  let next: string | null = null;
-  if (page.next !== undefined) {
-    const p = new URLSearchParams();
-    if (q.tool) p.set('tool', q.tool);
-    if (q.contact !== undefined) p.set('contact', String(q.contact));
-    if (q.since) p.set('since', q.since);
-    p.set('before', String(page.next));
-    p.set('limit', String(q.limit));
-    next = `${AUDIT_URI}?${p}`;
-  }
-  return { data: page.entries, next };
+  return { data: page.entries, next: page.next !== undefined ? auditPageUri(q, page.next) : null };
 }

@@ -123,7 +123,7 @@ function continueAfter(body: Obj, fit: number, c: Continuation): { kept: number;
 }
 
 /** A copy of `v` with every string longer than `most` cut to `most` characters and "…". */
-function shortenStrings(v: unknown, most: number): unknown {
+export function shortenStrings(v: unknown, most: number): unknown {
   if (typeof v === 'string') return v.length > most ? `${v.slice(0, most)}…` : v;
   if (Array.isArray(v)) return v.map((x) => shortenStrings(x, most));
   if (!isObject(v)) return v;
@@ -137,14 +137,26 @@ function longestString(v: unknown): number {
   return isObject(v) ? Object.values(v).reduce((n: number, x) => Math.max(n, longestString(x)), 0) : 0;
 }
 
-/** The longest cut of long strings (binary search) for which `build` fits; -1 when none does. */
-function fitStrings(value: unknown, fits: (shortened: unknown, most: number) => boolean): number {
+/** The longest cut of long strings (binary search) for which `fits` holds; -1 when none does. */
+export function fitStrings(value: unknown, fits: (shortened: unknown, most: number) => boolean): number {
   let lo = 0;
   let hi = longestString(value);
   if (!fits(shortenStrings(value, 0), 0)) return -1;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (fits(shortenStrings(value, mid), mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The most leading items (binary search) for which `fits` holds: 0 when not even one. */
+export function longestPrefix<T>(items: readonly T[], fits: (prefix: T[]) => boolean): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(items.slice(0, mid))) lo = mid;
     else hi = mid - 1;
   }
   return lo;

@@ -15,11 +15,13 @@ import {
 } from '@modelcontextprotocol/server';
 import { isSuccess } from '../api/backend.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
-import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditQueryOf, isAuditUri } from './audit.js';
+import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditPageUri, auditQueryOf, isAuditUri } from './audit.js';
+import { fitStrings, longestPrefix, resultSize, shortenStrings } from './budget.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 import { partRoom, readPart, type Part } from './parts.js';
 
 import type { McpContext } from './context.js';
+import type { AuditQuery } from './state.js';
 
 export const LIST_URI_PREFIX = 'workspace://lists/';
 export const LIST_TEMPLATE = `${LIST_URI_PREFIX}{schema_id}`;
@@ -105,7 +107,7 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
     } catch (e) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${(e as Error).message}`, { uri });
     }
-    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(auditBody(ctx.audit, q)) }] };
+    return boundedAudit(uri, auditBody(ctx.audit, q), q, ctx.maxResultChars);
   }
   if (uri.startsWith(LIST_URI_PREFIX)) {
     const id = decodeURIComponent(uri.slice(LIST_URI_PREFIX.length));
@@ -121,6 +123,26 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
   }
   if (uri.startsWith(EXPORT_URI_PREFIX)) return readExport(ctx, uri);
   throw new ResourceNotFoundError(uri);
+}
+
+/**
+ * A page of the audit trail within the result budget: as many entries as fit, `next` the page
+ * below the last one shown and `truncated` saying so; one entry over the budget alone has its
+ * long strings cut.
+ */
+function boundedAudit(uri: string, body: ReturnType<typeof auditBody>, q: AuditQuery, budget: number): ReadResourceResult {
+  const render = (b: object): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(b) }] });
+  const whole = render(body);
+  if (resultSize(whole) <= budget || body.data.length === 0) return whole;
+  const cut = (entries: typeof body.data) => {
+    const next = auditPageUri(q, entries[entries.length - 1]!.seq);
+    return render({ data: entries, next, truncated: { kept: entries.length, of: body.data.length, next } });
+  };
+  const kept = longestPrefix(body.data, (entries) => resultSize(cut(entries)) <= budget);
+  if (kept > 0) return cut(body.data.slice(0, kept));
+  const first = body.data.slice(0, 1);
+  const most = fitStrings(first, (short) => resultSize(cut(short as typeof first)) <= budget);
+  return cut(shortenStrings(first, Math.max(0, most)) as typeof first);
 }
 
 /** A whole number from a query parameter, or undefined when absent; anything else is refused. */

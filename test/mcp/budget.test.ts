@@ -242,3 +242,30 @@ describe('exports are read in parts within the budget', () => {
     await expect(world.client.readResource({ uri: `${body.uri}?offset=-1` })).rejects.toThrow(/offset must be a whole number/);
   });
 });
+
+describe('the audit trail is read within the budget', () => {
+  test('a page over the budget keeps the entries that fit; next continues below them; every entry once; one huge entry is cut', async () => {
+    const world = await startMcp({ maxResultChars: 5_000 });
+    const list = await world.call('createListSchema', { name: 'Notes', bot_id: 10, fields: [{ name: 'Text', slug: 'text', type: 'string' }] });
+    const id = (list.structuredContent as { data: { id: string } }).data.id;
+    for (let i = 0; i < 12; i++) await world.call('addListItem', { schema_id: id, data: { text: `${i} `.padEnd(900, 'x') } });
+    await world.call('addListItem', { schema_id: id, data: { text: 'y'.repeat(20_000) } });
+    const seen: number[] = [];
+    let cuts = 0;
+    for (let uri: string | null = 'workspace://audit'; uri; ) {
+      const read = await world.client.readResource({ uri });
+      const page = JSON.parse((read.contents[0] as { text: string }).text) as { data: Array<{ seq: number }>; next: string | null; truncated?: { kept: number; next: string } };
+      if (page.truncated) {
+        cuts++;
+        expect(page.truncated).toMatchObject({ kept: page.data.length, next: page.next });
+      }
+      seen.push(...page.data.map((e) => e.seq));
+      uri = page.next;
+    }
+    expect(cuts).toBeGreaterThan(1);
+    // createListSchema and the 13 addListItem calls, newest first, each once.
+    expect(seen).toEqual(Array.from({ length: 14 }, (_, i) => seen[0]! - i));
+    const newest = await world.client.readResource({ uri: 'workspace://audit?limit=1' });
+    expect((newest.contents[0] as { text: string }).text).toMatch(/y+…/);
+  });
+});
