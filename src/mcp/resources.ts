@@ -16,7 +16,7 @@ import {
 import { isSuccess } from '../api/backend.js';
 import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
 import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditPageUri, auditQueryOf, isAuditUri } from './audit.js';
-import { fitStrings, longestPrefix, resultSize, shortenStrings } from './budget.js';
+import { fitStrings, longestPrefix, PROTOCOL_ROOM, resultSize, shortenStrings } from './budget.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 import { partRoom, readPart, type Part } from './parts.js';
 
@@ -132,16 +132,17 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
  */
 function boundedAudit(uri: string, body: ReturnType<typeof auditBody>, q: AuditQuery, budget: number): ReadResourceResult {
   const render = (b: object): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(b) }] });
+  const limit = budget - PROTOCOL_ROOM;
   const whole = render(body);
-  if (resultSize(whole) <= budget || body.data.length === 0) return whole;
+  if (resultSize(whole) <= limit || body.data.length === 0) return whole;
   const cut = (entries: typeof body.data) => {
     const next = auditPageUri(q, entries[entries.length - 1]!.seq);
     return render({ data: entries, next, truncated: { kept: entries.length, of: body.data.length, next } });
   };
-  const kept = longestPrefix(body.data, (entries) => resultSize(cut(entries)) <= budget);
+  const kept = longestPrefix(body.data, (entries) => resultSize(cut(entries)) <= limit);
   if (kept > 0) return cut(body.data.slice(0, kept));
   const first = body.data.slice(0, 1);
-  const most = fitStrings(first, (short) => resultSize(cut(short as typeof first)) <= budget);
+  const most = fitStrings(first, (short) => resultSize(cut(short as typeof first)) <= limit);
   return cut(shortenStrings(first, Math.max(0, most)) as typeof first);
 }
 
