@@ -1,7 +1,8 @@
 /**
  * The result budget, checked on every call a test makes: a client passed through
  * `withinBudget` fails the test when a tool result or a resource read, as JSON, is longer than
- * the budget the server was started with (100 000 characters unless a test sets another).
+ * the budget the server was started with (100 000 characters unless a test sets another); a
+ * raw JSON-RPC answer goes through `rawWithinBudget`.
  */
 import { expect } from 'vitest';
 import { RESULT_BUDGET } from '../../src/mcp/budget.js';
@@ -27,4 +28,10 @@ export function withinBudget<C extends Calls>(client: C, budget = RESULT_BUDGET)
     return result;
   };
   return client;
+}
+
+/** A raw JSON-RPC `result` checked the same way when it is a tool result or a resource read. */
+export function rawWithinBudget(result: unknown, budget = RESULT_BUDGET): void {
+  if (result === null || typeof result !== 'object' || !('content' in result || 'contents' in result)) return;
+  expect(JSON.stringify(result).length, `a raw result within the budget of ${budget}`).toBeLessThanOrEqual(budget);
 }

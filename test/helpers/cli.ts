@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import type { Readable } from 'node:stream';
 import { track } from './temp.js';
 import { ROOT } from './world.js';
+import { rawWithinBudget } from './budget.js';
 
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
@@ -163,6 +164,7 @@ export function spawnRpc(args: string[], env: Record<string, string> = cliEnv())
           if (!hit) return false;
           proc.stdout.off('data', check);
           proc.off('exit', gone);
+          rawWithinBudget(hit.result);
           resolve(hit);
           return true;
         };

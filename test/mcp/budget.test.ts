@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { rawWithinBudget, withinBudget } from '../helpers/budget.js';
 import { seedDb } from '../helpers/world.js';
 import { firstJson, manyContacts, useMcp, type McpWorld } from './harness.js';
 
@@ -103,6 +104,18 @@ describe('result budget: getContacts on a 20 000-contact bot', () => {
 });
 
 describe('result budget: text and cuts', () => {
+  test('the check every test client runs fails a result over the budget (tool result, resource read, raw answer)', async () => {
+    const long = { content: [{ type: 'text', text: 'x'.repeat(200) }] };
+    const client = withinBudget(
+      { callTool: async (_p: { name: string }) => long, readResource: async (_p: { uri: string }) => ({ contents: [{ uri: 'u', text: 'x'.repeat(200) }] }) },
+      100,
+    );
+    await expect(client.callTool({ name: 'getMe' })).rejects.toThrow(/getMe result within the budget of 100/);
+    await expect(client.readResource({ uri: 'u' })).rejects.toThrow(/read of u within the budget of 100/);
+    expect(() => rawWithinBudget(long, 100)).toThrow(/within the budget of 100/);
+    expect(() => rawWithinBudget(long, 1_000)).not.toThrow();
+  });
+
   test('an empty page: text and structuredContent are the same body, every key of the API kept ("never renames or drops the API\'s")', async () => {
     const world = await startMcp();
     const { sc, text } = both(await world.call('getContacts', { bot_id: 10, page: 9 }));

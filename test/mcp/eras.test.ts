@@ -12,6 +12,7 @@ import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { serveMcpHttp } from '../../src/mcp/http.js';
 import type { ToolSpec } from '../../src/mcp/tools.js';
 import { CLI, cliEnv, spawnAnnounced, spawnRpc } from '../helpers/cli.js';
+import { rawWithinBudget } from '../helpers/budget.js';
 import { stop } from '../helpers/temp.js';
 import { seedDb, tempDir } from '../helpers/world.js';
 import { connectHttp, connectInMemory, connectStdio, ERAS, type Era, type McpClient } from './clients.js';
@@ -258,6 +259,7 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
       const json = res.headers.get('content-type')?.includes('text/event-stream')
         ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6))
         : JSON.parse(text);
+      rawWithinBudget(json.result);
       return { status: res.status, json, text };
     };
     return { http, post };
