@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, cliEnv as env, INITIALIZE, runCli, spawnAnnounced, spawnRpc, type Announced } from '../helpers/cli.js';
 import { stop } from '../helpers/temp.js';
 import { seedDb, tempDir } from '../helpers/world.js';
+import { connectHttp, connectStdio, ERAS } from './clients.js';
 import { firstJson, mcpFixture } from './harness.js';
 import { withinBudget } from '../helpers/budget.js';
 
@@ -160,19 +161,24 @@ describe('Streamable HTTP', () => {
     expect(await balance()).toBe(before + 5);
   });
 
-  test('--max-result-chars holds over HTTP too: an answer over it is cut, in both renderings', async () => {
-    const { url } = await startHttp(['--max-result-chars', '5000']);
-    const client = withinBudget(new Client({ name: 't', version: '1' }), 5_000);
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    cleanups.push(() => client.close());
-    const tags = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(200, 't'));
-    const r = (await client.callTool({ name: 'createOrUpdateContact', arguments: { bot_id: 10, messenger: 'telegram', telegram_id: 5001, name: 'Ann', tags } })) as CallToolResult;
-    expect(JSON.stringify(r).length).toBeLessThanOrEqual(5_000);
-    const body = r.structuredContent as { data: { tags: string[] }; truncated: { cut_strings_at: number } };
-    expect(body.data.tags).toHaveLength(100);
-    expect(body.data.tags[0]).toBe(`${'0'.padEnd(body.truncated.cut_strings_at, 't')}…`);
-    expect(firstJson(r)).toEqual(body);
-  });
+  test.each(ERAS.flatMap((era) => (['stdio', 'http'] as const).map((how) => [era, how] as const)))(
+    '%s over %s: --max-result-chars holds, an answer over it is cut, in both renderings',
+    async (era, how) => {
+      const args = ['--max-result-chars', '5000'];
+      const client =
+        how === 'http'
+          ? await connectHttp(era, (await startHttp(args)).url, {}, { budget: 5_000 })
+          : await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', dbFile, ...args], env: env({ WORKSPACE_API_KEY: 'alice-key' }), stderr: 'ignore' }, { budget: 5_000 });
+      cleanups.push(() => client.close());
+      const tags = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(200, 't'));
+      const r = await client.callTool({ name: 'createOrUpdateContact', arguments: { bot_id: 10, messenger: 'telegram', telegram_id: 5001, name: 'Ann', tags } });
+      expect(JSON.stringify(r).length).toBeLessThanOrEqual(5_000);
+      const body = r.structuredContent as { data: { tags: string[] }; truncated: { cut_strings_at: number } };
+      expect(body.data.tags).toHaveLength(100);
+      expect(body.data.tags[0]).toBe(`${'0'.padEnd(body.truncated.cut_strings_at, 't')}…`);
+      expect(firstJson(r)).toEqual(body);
+    },
+  );
 
   test('Host and Origin are checked: another name or a foreign page is refused with 403', async () => {
     const { url } = await startHttp([]);
