@@ -15,7 +15,8 @@ export default defineConfig({
       { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'] } },
       {
         extends: true,
-        test: { name: 'remote', include: BEHAVIOUR, env: { WORKSPACE_TEST_BACKEND: 'remote' } },
+        // confirm.test.ts runs both eras itself, so it is here and in `local`, not in local-2026.
+        test: { name: 'remote', include: [...BEHAVIOUR, 'test/mcp/confirm.test.ts'], env: { WORKSPACE_TEST_BACKEND: 'remote' } },
       },
       // The other projects' client speaks 2025-11-25 (the v1 SDK's); this one's 2026-07-28. The
       // era is the MCP layer's alone (both backends sit behind the same Backend interface), so

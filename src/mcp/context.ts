@@ -133,6 +133,23 @@ export class McpContext {
     return { id: a.id, contactId, contactName: this.accounts.name(contactId), currency: a.currency, amount: a.amount, blocked: a.blocked_at !== null };
   }
 
+  /**
+   * A contact's name: as an answer showed it, else looked up by id in the contact search (as
+   * the index holds it now, without waiting for a sync); null when neither knows it.
+   */
+  async contactName(contactId: number, signal?: AbortSignal): Promise<string | null> {
+    const known = this.accounts.name(contactId);
+    if (known !== null || !this.contacts) return known;
+    const owner = await this.owner();
+    if (typeof owner !== 'number') return null;
+    try {
+      const { hits } = await this.contacts.find(owner, String(contactId), { limit: 5, wait: false, signal });
+      return hits.find((h) => h.id === contactId)?.name ?? null;
+    } catch {
+      return null; // the question then names the contact by id
+    }
+  }
+
   /** The bot a tool uses when bot_id is left out: the configured one, else the owner's only bot. */
   async defaultBot(): Promise<number | undefined> {
     if (this.defaultBotId !== undefined) return this.defaultBotId;

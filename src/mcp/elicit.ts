@@ -13,6 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   createRequestStateCodec,
   inputRequired,
+  type ClientCapabilities,
   inputResponse,
   type ElicitRequestFormParams,
   type InputRequiredResult,
@@ -40,6 +41,11 @@ export type Reply =
 /** What a tool call can ask with (one a call). */
 export interface Elicitor {
   /**
+   * Whether the client declared form elicitation (at initialize in 2025, on this request in
+   * 2026-07-28): asking a client that did not is refused by the SDK, so a tool checks first.
+   */
+  readonly canAsk: boolean;
+  /**
    * The answer to question `id`, when this call is the retry that carries it under a state
    * sealed for this tool and these arguments; otherwise undefined (ask).
    */
@@ -50,11 +56,19 @@ export interface Elicitor {
   ask(question: Question, data?: unknown): Promise<InputRequiredResult>;
 }
 
-/** What the sealed state carries: the tool, a digest of its arguments, the tool's data. */
+/** What the sealed state carries: the tool, a digest of its arguments, who asked, the tool's data. */
 interface Sealed {
   tool: string;
   args: string;
+  /** The owner the server acted for when it asked: an answer counts only for the same one. */
+  who?: string;
   data?: unknown;
+}
+
+/** Whether `caps` declare form elicitation (a bare `elicitation: {}` is the 2025 way of saying so). */
+export function canElicitForm(caps: ClientCapabilities | undefined): boolean {
+  const e = caps?.elicitation as { form?: unknown; url?: unknown } | undefined;
+  return e !== undefined && (e.form !== undefined || e.url === undefined);
 }
 
 /** The codec of one process's states: key and binding. */
@@ -74,14 +88,18 @@ export class QuestionSeal {
   /** The verify hook for ServerOptions.requestState (refuses a forged, changed or expired state). */
   readonly verify = (state: string, ctx: ServerContext): Promise<Sealed> => this.codec.verify(state, ctx);
 
-  /** The elicitor of one tool call. */
-  elicitor(ctx: ServerContext, tool: string, args: Record<string, unknown>): Elicitor {
+  /**
+   * The elicitor of one tool call: `caps`, the client's declared capabilities; `who`, the owner
+   * the server acts for (a state sealed for another owner does not count).
+   */
+  elicitor(ctx: ServerContext, tool: string, args: Record<string, unknown>, o: { caps?: ClientCapabilities; who?: string } = {}): Elicitor {
     // Worked out when first asked for: most calls never ask.
     let digest: string | undefined;
     const argsOf = () => (digest ??= argsDigest(args));
     const sealed = ctx.mcpReq.requestState<Sealed>();
-    const mine = sealed !== undefined && sealed.tool === tool && sealed.args === argsOf() ? sealed : undefined;
+    const mine = sealed !== undefined && sealed.tool === tool && sealed.args === argsOf() && sealed.who === o.who ? sealed : undefined;
     return {
+      canAsk: canElicitForm(o.caps),
       reply(id) {
         if (!mine) return undefined;
         const view = inputResponse(ctx.mcpReq.inputResponses, id);
@@ -93,7 +111,7 @@ export class QuestionSeal {
       ask: async (question, data) =>
         inputRequired({
           inputRequests: { [question.id]: inputRequired.elicit({ message: question.message, requestedSchema: question.requestedSchema }) },
-          requestState: await this.codec.mint({ tool, args: argsOf(), ...(data !== undefined ? { data } : {}) }, ctx),
+          requestState: await this.codec.mint({ tool, args: argsOf(), ...(o.who !== undefined ? { who: o.who } : {}), ...(data !== undefined ? { data } : {}) }, ctx),
         }),
     };
   }

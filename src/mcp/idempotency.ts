@@ -31,18 +31,26 @@ export function outcomeUnknown(res: ApiResponse): boolean {
   return res.status >= 500 || (res.body as { code?: unknown } | undefined)?.code === 'outcome_unknown';
 }
 
+function isResponse(r: object): r is ApiResponse {
+  return typeof (r as { status?: unknown }).status === 'number';
+}
+
 function conflict(message: string): Answer {
   return fail.coded('idempotency_conflict', 'idempotency_key', message).response();
 }
 
-/** Run `call` unless `key` already holds this call: then its kept answer, or a conflict. */
-export async function callOnce(
+/**
+ * Run `call` unless `key` already holds this call: then its kept answer, or a conflict. A call
+ * that answers something else than the API's answer (a question to the person first) moved
+ * nothing yet: the key is given back for the call that comes with the answer.
+ */
+export async function callOnce<Pending extends object = never>(
   keys: IdempotencyKeys,
   def: MethodDef,
   key: string,
   params: Record<string, unknown>,
-  call: () => Promise<ApiResponse>,
-): Promise<Answer> {
+  call: () => Promise<ApiResponse | Pending>,
+): Promise<Answer | Pending> {
   const hash = hashArguments(def.name, params);
   const seen = keys.reserve(key, def.name, hash);
   if (seen) {
@@ -59,6 +67,10 @@ export async function callOnce(
     return { status: seen.answer.status, headers: {}, body: seen.answer.body, replayed: true };
   }
   const res = await call();
+  if (!isResponse(res)) {
+    keys.release(key);
+    return res;
+  }
   if (isSuccess(res.status)) keys.complete(key, { status: res.status, body: res.body });
   else if (!outcomeUnknown(res)) keys.release(key);
   return res;

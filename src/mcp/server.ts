@@ -8,7 +8,7 @@
  * entries (serveStdio, the HTTP handler) call it per connection, per 2025 session, or per
  * 2026-07-28 request, so what does not change between instances is built once, beforehand.
  */
-import { CLIENT_INFO_META_KEY, isInputRequiredResult, Server, type CallToolResult, type InputRequiredResult, type McpRequestContext, type Tool } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, isInputRequiredResult, Server, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type McpRequestContext, type Tool } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import { METHODS } from '../api/catalog.js';
 import { ApiError } from '../api/errors.js';
@@ -149,7 +149,10 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
         await new Promise((resolve) => setImmediate(resolve));
       };
       const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-      const elicit = ctx.questions.elicitor(rctx, tool.name, args);
+      // What the client can do: declared on this request (2026-07-28), or at initialize (2025).
+      const envelope = rctx.mcpReq.envelope as { [CLIENT_CAPABILITIES_META_KEY]?: ClientCapabilities } | undefined;
+      const caps = envelope ? envelope[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities();
+      const elicit = ctx.questions.elicitor(rctx, tool.name, args, { caps, who: String(ctx.knownOwner ?? '') });
       // Who is calling: as it named itself at initialize (2025) or in this request's _meta (2026-07-28).
       const client =
         server.getClientVersion() ?? (rctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name: string; version: string } } | undefined)?.[CLIENT_INFO_META_KEY];

@@ -4,10 +4,11 @@
  * is a 422, never dropped); argument VALUES are validated by the API itself (the pipeline of
  * the local backend, the server of the remote one), so a tool answers exactly what the API would.
  */
-import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import { isInputRequiredResult, type CallToolResult, type InputRequiredResult, type ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOptions } from '../api/backend.js';
-import { METHODS } from '../api/catalog.js';
+import { findMethod, METHODS } from '../api/catalog.js';
 import { amountNote } from '../api/currency.js';
 import type { MethodDef } from '../api/define.js';
 import { fail, type ApiError } from '../api/errors.js';
@@ -15,8 +16,10 @@ import { Rule, r, type Shape } from '../api/rules.js';
 import type { McpContext } from './context.js';
 import { fillDefaultBot, withOptionalBot } from './default-bot.js';
 import { redact } from './audit.js';
-import { capsFor, hasCaps, overCap, unknownAccount } from './caps.js';
+import type { AccountView } from './accounts.js';
+import { capsFor, confirmQuestion, declined, hasCaps, overCap, unknownAccount } from './caps.js';
 import type { Elicitor } from './elicit.js';
+import type { Caps } from './state.js';
 import { callOnce, outcomeUnknown, type Answer } from './idempotency.js';
 import { argumentNotes, searchHint } from './hints.js';
 import { toolResult } from './results.js';
@@ -31,7 +34,16 @@ export interface ToolExtra {
   caller?: { client: { name: string; version: string } | null; session: string | null };
   /** Ask the user (elicitation), the same way in both protocol eras. */
   elicit: Elicitor;
+  /**
+   * The person already confirmed this exact call outside elicitation (an MCP Apps view's
+   * button): a money call over a cap then moves without asking, recorded as confirmed so.
+   * Set only by the server's own code (see `moneyCall`), never from a tool's arguments.
+   */
+  confirmed?: Confirmation;
 }
+
+/** How a money call over a cap was confirmed, or why it was not, and by whom (the audit trail's). */
+export type Confirmation = NonNullable<AuditEntry['confirmation']>;
 
 /** A tool's answer: a result, or a question to the user first (see elicit.ts). */
 export type ToolOutcome = CallToolResult | InputRequiredResult;
@@ -179,7 +191,13 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
     async run(args, extra) {
       // Every call of a tool that changes data is recorded, refusals and replays included.
       const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
-      let answer = await answerOf(def, ctx, shape, args, extra, audit);
+      const outcome = await answerOf(def, ctx, shape, args, extra, audit);
+      if (isInputRequiredResult(outcome)) {
+        // The question is on its way to the person: recorded, so one never answered is seen too.
+        if (audit) ctx.audit?.append({ ...audit, status: 422, code: 'confirmation_required' });
+        return outcome;
+      }
+      let answer = outcome;
       if (audit && !answer.audited) ctx.audit?.append({ ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true });
       if (isSuccess(answer.status) && !answer.replayed) {
         if (def.changesLists) ctx.listsChanged();
@@ -219,34 +237,102 @@ function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknow
   };
 }
 
+/** The question a money call over a cap asks, among the tool's questions. */
+const QUESTION_ID = 'confirm';
+
+/** What a money call's gate decided: go ahead (with a reservation in the window), refuse, or ask the person. */
+type Gate = { reservation?: number } | { refusal: ApiError } | { ask: InputRequiredResult };
+
+/** The client (and session) a call came by, in words. */
+function clientOf(extra: ToolExtra): string {
+  const c = extra.caller?.client;
+  const session = extra.caller?.session;
+  return `${c ? `${c.name} ${c.version}` : 'an unnamed client'}${session ? ` (session ${session})` : ''}`;
+}
+
+/** Who answers a question: the person, in the client the call came by. */
+const answeredBy = (extra: ToolExtra) => `the person, in ${clientOf(extra)}`;
+
 /**
- * The caps of a money call: nothing to check, a reservation in the 24 h window, or the refusal
- * (over a cap and not confirmed; an account whose currency is unknown). Fails closed.
+ * The caps of a money call (fails closed): nothing to check; a reservation in the 24 h window
+ * (under the caps, or over them and confirmed: by the person's "yes" to the question, by
+ * `extra.confirmed`, or by --no-confirm); the question to the person, when the client can
+ * ask it; else a refusal that moves nothing (over a cap and unconfirmed, declined, an account
+ * whose currency is unknown). Records in `audit` how the call was confirmed.
  */
 async function moneyGate(
   ctx: McpContext,
   def: MethodDef,
   params: Record<string, unknown>,
-  signal: AbortSignal,
+  extra: ToolExtra,
   audit: AuditEntry | undefined,
-): Promise<{ refusal: ApiError } | { reservation?: number }> {
+): Promise<Gate> {
   const money = ctx.money;
   if (!def.money || !money || !hasCaps(money.policy)) return {};
   const { account_id: id, amount } = params;
   // A call the API will refuse anyway (no account id, a bad amount) is left to it.
   if (typeof id !== 'number' || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) return {};
-  const account = await ctx.account(id, signal);
-  if (!account) return { refusal: unknownAccount(id) };
-  const caps = capsFor(money.policy, account.currency);
+  const known = await ctx.account(id, extra.signal);
+  if (!known) return { refusal: unknownAccount(id) };
+  const caps = capsFor(money.policy, known.currency);
+  // What the person is told names the contact: looked up only when they are to be told something.
+  const named = async (): Promise<AccountView> => ({ ...known, contactName: await ctx.contactName(known.contactId, extra.signal) });
+  const confirm = (how: Confirmation): Gate => {
+    if (audit) audit.confirmation = how;
+    const forced = money.window.reserve(id, amount, caps, true);
+    return { reservation: forced.ok ? forced.id : undefined };
+  };
+  if (extra.confirmed) return confirm(extra.confirmed);
+  // The retry that carries the person's answer: the answer decides, whatever the window holds now.
+  const reply = extra.elicit.reply(QUESTION_ID);
+  if (reply) {
+    const by = answeredBy(extra);
+    if (reply.action === 'accept' && reply.content[QUESTION_ID] === true) return confirm({ how: 'elicitation accepted', by });
+    const how = reply.action === 'cancel' ? 'elicitation cancelled' : 'elicitation declined';
+    if (audit) audit.confirmation = { how, by };
+    return { refusal: declined(def.name, await named(), amount, reply.action === 'cancel') };
+  }
   const first = money.window.reserve(id, amount, caps, false);
   if (first.ok) return { reservation: first.id };
-  if (!money.policy.noConfirm) return { refusal: overCap(def.name, account, amount, caps, first.over, first.used) };
-  const forced = money.window.reserve(id, amount, caps, true);
-  if (audit) audit.confirmation = { how: 'not asked (--no-confirm)', by: 'the server operator' };
-  return { reservation: forced.ok ? forced.id : undefined };
+  if (money.policy.noConfirm) return confirm({ how: 'not asked (--no-confirm)', by: 'the server operator' });
+  // A debit the balance cannot cover is not worth the person's "yes": the API's refusal now.
+  if (def.name === 'withdrawFundsFromContactAccount' && amount > known.amount)
+    return { refusal: fail.coded('insufficient_funds', 'account_id', 'Insufficient funds: the balance is less than the amount.') };
+  if (extra.elicit.canAsk) {
+    if (audit) audit.confirmation = { how: 'elicitation asked, no answer yet', by: answeredBy(extra) };
+    return { ask: await askToConfirm(def, await named(), amount, caps, first, extra.elicit) };
+  }
+  if (audit) audit.confirmation = { how: 'not possible: the client cannot ask the person (no elicitation)', by: clientOf(extra) };
+  return { refusal: overCap(def.name, known, amount, caps, first.over, first.used) };
 }
 
-/** The answer of a method tool's call (a refusal of the MCP server's own in the API's shape), and the parameters sent. */
+/** The form question of a money call over a cap; sealed with it, a nonce that names this confirmation. */
+function askToConfirm(
+  def: MethodDef,
+  account: AccountView,
+  amount: number,
+  caps: Caps,
+  over: { over: 'amount' | 'daily'; used: number },
+  elicit: Elicitor,
+): Promise<InputRequiredResult> {
+  return elicit.ask(
+    {
+      id: QUESTION_ID,
+      message: confirmQuestion(def.name, account, amount, caps, over.over, over.used),
+      requestedSchema: {
+        type: 'object',
+        properties: { [QUESTION_ID]: { type: 'boolean', title: 'Yes, move the money', default: false } },
+        required: [QUESTION_ID],
+      },
+    },
+    { nonce: randomUUID() },
+  );
+}
+
+/**
+ * The answer of a method tool's call (a refusal of the MCP server's own in the API's shape), and
+ * the parameters sent; or the question to the person that must be answered first.
+ */
 async function answerOf(
   def: MethodDef,
   ctx: McpContext,
@@ -254,26 +340,48 @@ async function answerOf(
   args: Record<string, unknown>,
   extra: ToolExtra,
   audit: AuditEntry | undefined,
-): Promise<Answer & { params?: Record<string, unknown> }> {
+): Promise<(Answer & { params?: Record<string, unknown> }) | InputRequiredResult> {
   // A read given a person's name or phone was meant as a search: findContacts does that.
   const unknown = unknownArguments(shape, args, def.annotations.readOnlyHint && ctx.contacts ? searchHint : undefined);
   if (unknown.size > 0) return fail.validation(unknown).response();
   const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m), audit };
   const params = await fillDefaultBot(def, ctx, { ...args });
   delete params[IDEMPOTENCY_KEY];
-  const call = async (): Promise<ApiResponse> => {
-    const gate = await moneyGate(ctx, def, params, extra.signal, audit);
+  const call = async (): Promise<ApiResponse | InputRequiredResult> => {
+    const gate = await moneyGate(ctx, def, params, extra, audit);
     if ('refusal' in gate) return gate.refusal.response();
+    if ('ask' in gate) return gate.ask;
     const res = await ctx.call(def.name, params, opts);
     // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
     if (gate.reservation !== undefined && !isSuccess(res.status) && !outcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
     return res;
   };
-  const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
-  if (key === undefined || key === null) return { ...(await call()), params };
+  // An answered question's call goes through idempotency even without a key of the caller's:
+  // the same answer sent twice (a retried 2026-07-28 request) moves the money once.
+  const nonce = extra.elicit.state<{ nonce?: unknown }>()?.nonce;
+  const key = def.money ? (args[IDEMPOTENCY_KEY] ?? (typeof nonce === 'string' ? `confirmation ${nonce}` : undefined)) : undefined;
+  const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });
+  if (key === undefined || key === null) return withParams(await call());
   if (typeof key !== 'string' || key.length < 1 || key.length > 255)
     return fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.').response();
-  return { ...(await callOnce(ctx.keys, def, key, params, call)), params };
+  return withParams(await callOnce(ctx.keys, def, key, params, call));
+}
+
+/**
+ * A money tool's call as tools/call makes it, for the server's own tools: the caps' decision
+ * (under them: moves; over them: needs confirmation, asked with `extra.elicit` or refused with
+ * `confirmation_required`) and, with `confirmed`, the confirmed move, exactly once per
+ * idempotency_key, with the window's reservation and the audit row (its `confirmation` is
+ * `confirmed`). An MCP Apps view's commit tool calls it with `{ how: 'app view', by: ... }`.
+ */
+export function moneyCall(
+  ctx: McpContext,
+  tool: 'addFundsToContactAccount' | 'withdrawFundsFromContactAccount',
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  confirmed?: Confirmation,
+): Promise<ToolOutcome> {
+  return methodTool(findMethod(tool)!, ctx).run(args, { ...extra, confirmed });
 }
 
 /** Every API method's tool, in catalog order. */

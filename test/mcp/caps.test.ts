@@ -15,10 +15,13 @@ async function balance(w: McpWorld): Promise<number> {
   return (r.structuredContent as any).data[0].amount;
 }
 
+/** A client that cannot ask its user (declares no elicitation): calls over a cap are refused. */
+const cannotAsk = { elicitation: false };
+
 const topUp = (amount: number, extra: Record<string, unknown> = {}) => ({ account_id: 500, amount, description: 'Bonus', ...extra });
 
-test('over the per-call cap: nothing moves, and the result explains the cap and what the person can do, with no token to send back', async () => {
-  const world = await startMcp({ money: { maxAmount: { '*': '100.00' } } });
+test('a client that cannot elicit, over the per-call cap: nothing moves, and the result explains the cap and what the person can do, with no token to send back', async () => {
+  const world = await startMcp({ money: { maxAmount: { '*': '100.00' } }, client: cannotAsk });
   expect(await balance(world)).toBe(1000);
   const refused = await world.call('addFundsToContactAccount', topUp(10_001, { idempotency_key: 'big-1' }));
   expect(refused.isError).toBe(true);
@@ -36,7 +39,7 @@ test('over the per-call cap: nothing moves, and the result explains the cap and 
 });
 
 test('the rolling 24 h cap counts top-ups and debits of an account together: a big move split into small ones does not slip past', async () => {
-  const world = await startMcp({ money: { maxDaily: { USD: '5.00' } } });
+  const world = await startMcp({ money: { maxDaily: { USD: '5.00' } }, client: cannotAsk });
   await balance(world);
   for (let i = 0; i < 4; i++) expect((await world.call('addFundsToContactAccount', topUp(100))).isError).toBeFalsy();
   expect((await world.call('withdrawFundsFromContactAccount', topUp(100))).isError).toBeFalsy();
@@ -56,7 +59,7 @@ test('a call the API refuses moves nothing and does not count toward the daily c
 });
 
 test('20 concurrent top-ups never pass the daily cap', async () => {
-  const world = await startMcp({ money: { maxDaily: { '*': '1.00' } } });
+  const world = await startMcp({ money: { maxDaily: { '*': '1.00' } }, client: cannotAsk });
   await balance(world);
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => world.call('addFundsToContactAccount', topUp(30, { idempotency_key: `c-${i}` }))));
   const ok = results.filter((r) => !r.isError);
@@ -72,7 +75,7 @@ test('the daily cap holds across a restart: the window is kept in the server\'s 
   await balance(first);
   expect((await first.call('addFundsToContactAccount', topUp(80))).isError).toBeFalsy();
   await first.close();
-  const second = await startMcp({ dbFile, money });
+  const second = await startMcp({ dbFile, money, client: cannotAsk });
   await balance(second);
   expect(firstJson(await second.call('addFundsToContactAccount', topUp(21))).code).toBe('confirmation_required');
   expect((await second.call('addFundsToContactAccount', topUp(20))).isError).toBeFalsy();

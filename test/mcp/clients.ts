@@ -79,20 +79,28 @@ export interface McpClient {
   close(): Promise<void>;
 }
 
-/** How a client is made: `budget` is the server's --max-result-chars (RESULT_BUDGET by default). */
+/**
+ * How a client is made: `budget` is the server's --max-result-chars (RESULT_BUDGET by default);
+ * by default it declares form elicitation (it can ask its user).
+ */
 export interface ConnectOptions {
   budget?: number;
+  /** false: the client declares no elicitation (a host that cannot ask its user anything). */
+  elicitation?: boolean;
 }
 
 const INFO = { name: 'test', version: '1.0.0' };
-/** Both clients can answer form questions. */
-const CAPABILITIES = { elicitation: { form: {} } };
+
+const capabilities = (o: ConnectOptions) => (o.elicitation === false ? {} : { elicitation: { form: {} } });
 
 const decline: ElicitAnswer = () => ({ action: 'decline' });
 
+/** A client answers questions only when made declaring elicitation (the SDKs refuse the handler otherwise). */
+const asks = (o: ConnectOptions) => o.elicitation !== false;
+
 function v1(client: V1Client, o: ConnectOptions = {}): McpClient {
   let answer = decline;
-  client.setRequestHandler(ElicitRequestSchema, (req) => answer(req.params as { message: string; requestedSchema?: unknown }));
+  if (asks(o)) client.setRequestHandler(ElicitRequestSchema, (req) => answer(req.params as { message: string; requestedSchema?: unknown }));
   return withinBudget({
     era: '2025-11-25',
     serverName: () => client.getServerVersion()?.name,
@@ -119,7 +127,7 @@ function v2(client: V2Client, o: ConnectOptions = {}): McpClient {
   let answer = decline;
   let logLevel: LoggingLevel | undefined;
   const meta = () => (logLevel ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } } : {});
-  client.setRequestHandler('elicitation/create', (req) => answer(req.params as { message: string; requestedSchema?: unknown }) as never);
+  if (asks(o)) client.setRequestHandler('elicitation/create', (req) => answer(req.params as { message: string; requestedSchema?: unknown }) as never);
   const cast = <T>(p: Promise<unknown>) => p as Promise<T>;
   return withinBudget({
     era: '2026-07-28',
@@ -144,12 +152,12 @@ function v2(client: V2Client, o: ConnectOptions = {}): McpClient {
   }, o.budget);
 }
 
-function newV1(): V1Client {
-  return new V1Client(INFO, { capabilities: CAPABILITIES });
+function newV1(o: ConnectOptions = {}): V1Client {
+  return new V1Client(INFO, { capabilities: capabilities(o) });
 }
 
-function newV2(): V2Client {
-  return new V2Client(INFO, { capabilities: CAPABILITIES, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+function newV2(o: ConnectOptions = {}): V2Client {
+  return new V2Client(INFO, { capabilities: capabilities(o), versionNegotiation: { mode: { pin: '2026-07-28' } } });
 }
 
 /** A client of `era` joined to the server factory's instances by an in-memory pipe (served as over stdio). */
@@ -158,14 +166,14 @@ export async function connectInMemory(era: Era, factory: McpServerFactory, o: Co
   if (era === '2025-11-25') {
     const [clientSide, serverSide] = V1InMemory.createLinkedPair();
     const served = serveStdio((rc) => factory(rc), { transport: serverSide as unknown as ServerTransport });
-    const client = newV1();
+    const client = newV1(o);
     await client.connect(clientSide);
     const c = v1(client, o);
     return { ...c, close: () => c.close().then(() => served.close()) };
   }
   const [clientSide, serverSide] = V2InMemory.createLinkedPair();
   const served = serveStdio((rc) => factory(rc), { transport: serverSide });
-  const client = newV2();
+  const client = newV2(o);
   await client.connect(clientSide);
   const c = v2(client, o);
   return { ...c, close: () => c.close().then(() => served.close()) };
@@ -186,11 +194,11 @@ export interface StdioServer {
  */
 export async function connectStdio(era: Era, server: StdioServer, o: ConnectOptions = {}): Promise<McpClient> {
   if (era === '2025-11-25') {
-    const client = newV1();
+    const client = newV1(o);
     await client.connect(new V1Stdio(server));
     return v1(client, o);
   }
-  const client = newV2();
+  const client = newV2(o);
   await client.connect(new V2Stdio(server));
   return v2(client, o);
 }
@@ -198,11 +206,11 @@ export async function connectStdio(era: Era, server: StdioServer, o: ConnectOpti
 /** A client of `era` over Streamable HTTP, sending `headers` with every request. */
 export async function connectHttp(era: Era, url: string, headers: Record<string, string> = {}, o: ConnectOptions = {}): Promise<McpClient> {
   if (era === '2025-11-25') {
-    const client = newV1();
+    const client = newV1(o);
     await client.connect(new V1Http(new URL(url), { requestInit: { headers } }));
     return v1(client, o);
   }
-  const client = newV2();
+  const client = newV2(o);
   await client.connect(new V2Http(new URL(url), { requestInit: { headers } }));
   return v2(client, o);
 }

@@ -29,7 +29,7 @@ import { JsonlAuditTrail } from '../../src/mcp/audit.js';
 import type { MoneyPolicy } from '../../src/mcp/caps.js';
 import { McpStateStore } from '../../src/store/mcp-state.js';
 import { removeTempDir } from '../helpers/temp.js';
-import { connectInMemory, TEST_ERA, type McpClient } from './clients.js';
+import { connectInMemory, TEST_ERA, type ConnectOptions, type McpClient } from './clients.js';
 import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
 
 /** The account world (Ann and her USD account 500) plus more contacts in Alice's bot 10 and Bob's bot 20. */
@@ -116,6 +116,8 @@ export interface StartOptions {
   extraTools?: ToolSpec[];
   /** The result budget (--max-result-chars); every call of the world's client is checked against it. */
   maxResultChars?: number;
+  /** The client's options: false elicitation makes a client that cannot ask its user. */
+  client?: Omit<ConnectOptions, 'budget'>;
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
@@ -155,7 +157,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];
   const factory = mcpServerFactory(context, tools);
   let closed = false;
-  const client = await connectInMemory(TEST_ERA, factory, { budget: o.maxResultChars });
+  const client = await connectInMemory(TEST_ERA, factory, { ...o.client, budget: o.maxResultChars });
   return {
     dir,
     store,

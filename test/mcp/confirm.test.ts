@@ -1,0 +1,296 @@
+/**
+ * Confirmation that fails closed: "above a cap, when the client can elicit ... ask the person
+ * with a form elicitation that names the contact, the account, the amount in major units and
+ * the balance after. Accept moves the money once; decline or cancel moves nothing and the
+ * result says so"; "when the client cannot elicit: move nothing ... never a token"; "an
+ * accepted confirmation moves money exactly once even when the call is retried". With the
+ * SDK's real clients of both eras, in-memory and over HTTP; on the test project's backend.
+ */
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { serveMcpHttp } from '../../src/mcp/http.js';
+import { QUESTION_TTL_SECONDS } from '../../src/mcp/elicit.js';
+import { accountFixture, ANN } from '../helpers/world.js';
+import { connectHttp, connectInMemory, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from './clients.js';
+import { firstJson, TEST_BACKEND, useMcp, type McpWorld, type StartOptions } from './harness.js';
+
+const start = useMcp();
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Анна Каренина's USD account 500 holds 25.00; this server caps a call at 5.00. */
+const FIXTURE = { ...accountFixture([{ id: 500, currency: 'USD', amount: 2500 }]), contacts: [{ ...ANN, name: 'Анна Каренина' }] };
+const CAPS = { maxAmount: { '*': '5.00' } };
+const QUESTION = "Top up Анна Каренина's USD account 500 by 10.00 → 35.00?";
+const topUp = (amount: number, extra: Record<string, unknown> = {}) => ({ account_id: 500, amount, description: 'Bonus', ...extra });
+
+async function world(o: StartOptions = {}): Promise<McpWorld> {
+  return start({ fixture: FIXTURE, money: CAPS, ...o });
+}
+
+/** A client of `era` on `w`, in-memory or over HTTP (2026-07-28: stateless requests). */
+async function client(w: McpWorld, era: Era, o: ConnectOptions = {}, how: 'in-memory' | 'http' = 'in-memory'): Promise<McpClient> {
+  let c: McpClient;
+  if (how === 'in-memory') c = await connectInMemory(era, (rc, io) => w.factory(rc, io), o);
+  else {
+    const http = await serveMcpHttp(w.context, w.tools, { host: '127.0.0.1', port: 0 });
+    cleanups.push(() => http.close());
+    c = await connectHttp(era, http.url, {}, o);
+  }
+  cleanups.push(() => c.close());
+  return c;
+}
+
+/** The account's balance; the read also shows the server who holds account 500. */
+async function balance(c: McpClient): Promise<number> {
+  // Found as a model finds a person: findContacts also tells the server the contact's name.
+  const found = await c.callTool({ name: 'findContacts', arguments: { query: 'Анна' } });
+  expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
+  const r = await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+  return (r.structuredContent as { data: Array<{ amount: number }> }).data[0]!.amount;
+}
+
+async function audit(c: McpClient): Promise<any[]> {
+  const read = await c.readResource({ uri: 'workspace://audit?tool=addFundsToContactAccount' });
+  return JSON.parse((read.contents[0] as { text: string }).text).data;
+}
+
+/** Answers every question with `reply`, keeping the questions asked. */
+function answering(c: McpClient, reply: ReturnType<ElicitAnswer> | (() => Promise<never>)): string[] {
+  const asked: string[] = [];
+  c.answer(((q: { message: string }) => {
+    asked.push(q.message);
+    return typeof reply === 'function' ? reply() : reply;
+  }) as ElicitAnswer);
+  return asked;
+}
+
+const YES = { action: 'accept', content: { confirm: true } } as const;
+const BY = (era: Era) => expect.stringMatching(era === '2025-11-25' ? /^the person, in test 1\.0\.0/ : /^the person, in test 1\.0\.0$/);
+
+describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
+  test.each(ERAS)('%s: accepted, the question names contact, account, amount and balance after; the money moves once; a retry with the same key replays without asking', async (era) => {
+    const w = await world();
+    const c = await client(w, era);
+    expect(await balance(c)).toBe(2500);
+    const asked = answering(c, YES);
+    const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000, { idempotency_key: 'gift-1' }) });
+    expect(r.isError).toBeFalsy();
+    expect((r.structuredContent as any).data.amount).toBe(3500);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.split('\n')[0]).toBe(QUESTION);
+    expect(asked[0]).toContain("over this server's cap of 5.00 USD per call");
+    // The same call again (a retry after a lost answer): the kept result, nothing moved, nobody asked.
+    const again = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000, { idempotency_key: 'gift-1' }) });
+    expect(again.structuredContent).toEqual({ ...(r.structuredContent as object), replayed: true });
+    expect(asked).toHaveLength(1);
+    expect(await balance(c)).toBe(3500);
+    // The trail: the replay, the accepted call (by whom), and the question before it.
+    const [replay, moved, question] = await audit(c);
+    expect(replay).toMatchObject({ status: 200, replayed: true, idempotency_key: 'gift-1' });
+    expect(moved).toMatchObject({ status: 200, replayed: false, confirmation: { how: 'elicitation accepted', by: BY(era) } });
+    expect(question).toMatchObject({ status: 422, code: 'confirmation_required', confirmation: { how: 'elicitation asked, no answer yet' } });
+  });
+
+  test.each([
+    ['declined', { action: 'decline' }, 'elicitation declined', /declined to top up Анна Каренина's USD account 500 by 10\.00 USD/],
+    ['cancelled', { action: 'cancel' }, 'elicitation cancelled', /closed the question to top up .* without confirming it/],
+    ['accepted without the box ticked', { action: 'accept', content: { confirm: false } }, 'elicitation declined', /declined/],
+  ] as const)('%s, in both eras: nothing moves, the result says so and that it is the person\'s decision', async (_name, reply, how, said) => {
+    const w = await world();
+    for (const era of ERAS) {
+      const c = await client(w, era);
+      await balance(c);
+      const asked = answering(c, reply as ReturnType<ElicitAnswer>);
+      const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+      expect(asked).toHaveLength(1);
+      expect(r.isError).toBe(true);
+      const body = firstJson(r);
+      expect(body).toMatchObject({ status: 422, code: 'confirmation_declined', message: expect.stringMatching(said) });
+      expect(body.message).toMatch(/Nothing was moved\. This is the person's decision.*do not call again unless they ask you to/);
+      expect(Object.keys(body).sort()).toEqual(['code', 'errors', 'message', 'status']);
+      expect(await balance(c)).toBe(2500);
+      expect((await audit(c))[0]).toMatchObject({ status: 422, code: 'confirmation_declined', confirmation: { how, by: BY(era) } });
+    }
+  });
+
+  test.each(ERAS)('%s: the person never answers; the call times out and nothing moves', async (era) => {
+    const w = await world();
+    const c = await client(w, era);
+    await balance(c);
+    // 2025: the question stays open until the client's request times out (the server is told
+    // the call was cancelled). 2026-07-28: the client itself gives up on the unanswered question.
+    const never = () => new Promise<never>((_, reject) => (era === '2025-11-25' ? undefined : setTimeout(() => reject(new Error('no answer')), 300)));
+    const asked = answering(c, never);
+    await expect(c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) }, { timeout: 500 })).rejects.toThrow();
+    expect(asked).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await balance(c)).toBe(2500);
+    const trail = await audit(c);
+    expect(trail.map((e) => e.confirmation?.how)).toEqual(['elicitation asked, no answer yet']);
+  });
+
+  test.each(ERAS.flatMap((era) => (['in-memory', 'http'] as const).map((how) => [era, how] as const)))(
+    '%s over %s, a client that declares no elicitation: refused, nothing moves, the result says what the person can do, no token',
+    async (era, how) => {
+      const w = await world();
+      const c = await client(w, era, { elicitation: false }, how);
+      await balance(c);
+      const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+      expect(r.isError).toBe(true);
+      const body = firstJson(r);
+      expect(body).toMatchObject({ status: 422, code: 'confirmation_required' });
+      expect(body.message).toMatch(/Nothing was moved\. The person can confirm this call in an MCP client that supports elicitation/);
+      expect(body.message).toMatch(/--max-amount, --max-daily or --money-policy/);
+      expect(Object.keys(body).sort()).toEqual(['code', 'errors', 'message', 'status']);
+      expect(await balance(c)).toBe(2500);
+      expect((await audit(c))[0].confirmation).toEqual({ how: 'not possible: the client cannot ask the person (no elicitation)', by: expect.stringMatching(/^test 1\.0\.0/) });
+    },
+  );
+
+  test.each(ERAS)('%s over HTTP: accepted, the money moves once', async (era) => {
+    const w = await world();
+    const c = await client(w, era, {}, 'http');
+    await balance(c);
+    const asked = answering(c, YES);
+    const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+    expect((r.structuredContent as any).data.amount).toBe(3500);
+    expect(asked.map((q) => q.split('\n')[0])).toEqual([QUESTION]);
+    expect(await balance(c)).toBe(3500);
+  });
+
+  test.each(ERAS)('%s: 20 concurrent calls against a daily cap of 1.00: declined ones move nothing, accepted ones are counted exactly', async (era) => {
+    const w = await world({ money: { maxDaily: { '*': '1.00' } } });
+    const c = await client(w, era);
+    await balance(c);
+    const burst = (prefix: string) =>
+      Promise.all(Array.from({ length: 20 }, (_, i) => c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(30, { idempotency_key: `${prefix}-${i}` }) })));
+    const no = answering(c, { action: 'decline' });
+    const declined = await burst('no');
+    expect(declined.filter((r) => !r.isError)).toHaveLength(3);
+    expect(no).toHaveLength(17);
+    expect(await balance(c)).toBe(2590);
+    // Said yes to, every call moves once; all of them count toward the window.
+    const yes = answering(c, YES);
+    const accepted = await burst('yes');
+    expect(accepted.filter((r) => r.isError)).toEqual([]);
+    expect(yes).toHaveLength(20);
+    expect(await balance(c)).toBe(3190);
+    // The window holds 0.90 + 6.00: even one cent more asks.
+    const cent = answering(c, { action: 'decline' });
+    await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1) });
+    expect(cent).toHaveLength(1);
+  });
+
+  test.each(ERAS)('%s, --no-confirm: nobody is asked, the money moves, the trail says so', async (era) => {
+    const w = await world({ money: { ...CAPS, noConfirm: true } });
+    const c = await client(w, era);
+    await balance(c);
+    const asked = answering(c, { action: 'decline' });
+    const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+    expect(r.isError).toBeFalsy();
+    expect(asked).toEqual([]);
+    expect(await balance(c)).toBe(3500);
+    expect((await audit(c))[0].confirmation).toEqual({ how: 'not asked (--no-confirm)', by: 'the server operator' });
+  });
+
+  test.runIf(TEST_BACKEND === 'local')('a contact the answers never named is named from the contact search (the local database)', async () => {
+    const w = await world();
+    const c = await client(w, '2026-07-28');
+    await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    const asked = answering(c, { action: 'decline' });
+    await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+    expect(asked.map((q) => q.split('\n')[0])).toEqual([QUESTION]);
+  });
+
+  test('a debit over the balance is refused as insufficient_funds before anyone is asked', async () => {
+    const w = await world();
+    const c = await client(w, ERAS[0]!);
+    await balance(c);
+    const asked = answering(c, YES);
+    const r = await c.callTool({ name: 'withdrawFundsFromContactAccount', arguments: topUp(3000) });
+    expect(firstJson(r).code).toBe('insufficient_funds');
+    expect(asked).toEqual([]);
+    expect(await balance(c)).toBe(2500);
+  });
+});
+
+describe('the 2026-07-28 wire, raw: the sealed state binds the exact call and expires', () => {
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+
+  async function serve() {
+    const w = await world();
+    const http = await serveMcpHttp(w.context, w.tools, { host: '127.0.0.1', port: 0 });
+    cleanups.push(() => http.close());
+    let id = 0;
+    const call = async (name: string, args: Record<string, unknown>, more: Record<string, unknown> = {}) => {
+      const res = await fetch(http.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args, ...more, _meta: ENVELOPE } }),
+      });
+      const text = await res.text();
+      return res.headers.get('content-type')?.includes('text/event-stream')
+        ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6))
+        : JSON.parse(text);
+    };
+    const amount = async () => {
+      await call('findContacts', { query: 'Анна' });
+      return (await call('getContactAccounts', { contact_id: 100 })).result.structuredContent.data[0].amount;
+    };
+    return { call, amount };
+  }
+
+  const yes = { confirm: { action: 'accept', content: { confirm: true } } };
+
+  test('a "yes" counts for the call it was asked for only; the same answered request twice moves once; an expired state is refused', async () => {
+    const { call, amount } = await serve();
+    expect(await amount()).toBe(2500);
+    const first = (await call('addFundsToContactAccount', topUp(1000))).result;
+    expect(first.resultType).toBe('input_required');
+    expect(first.inputRequests.confirm.params.message.split('\n')[0]).toBe(QUESTION);
+    // The "yes" to 10.00 does not carry over to 99.00, nor to a debit: asked again, nothing moved.
+    const other = (await call('addFundsToContactAccount', topUp(9900), { requestState: first.requestState, inputResponses: yes })).result;
+    expect(other.resultType).toBe('input_required');
+    expect(other.inputRequests.confirm.params.message).toMatch(/by 99\.00 → 124\.00\?/);
+    expect((await call('withdrawFundsFromContactAccount', topUp(1000), { requestState: first.requestState, inputResponses: yes })).result.resultType).toBe('input_required');
+    expect(await amount()).toBe(2500);
+    // Answered: moved; the same answered request again (a client's retry) replays.
+    const done = (await call('addFundsToContactAccount', topUp(1000), { requestState: first.requestState, inputResponses: yes })).result;
+    expect(done.structuredContent.data.amount).toBe(3500);
+    const twice = (await call('addFundsToContactAccount', topUp(1000), { requestState: first.requestState, inputResponses: yes })).result;
+    expect(twice.structuredContent).toMatchObject({ replayed: true, data: { amount: 3500 } });
+    expect(await amount()).toBe(2500 + 1000);
+    // A state past its time is refused before the tool runs.
+    const late = (await call('addFundsToContactAccount', topUp(800))).result;
+    const now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(now + (QUESTION_TTL_SECONDS + 60) * 1000);
+    try {
+      const expired = await call('addFundsToContactAccount', topUp(800), { requestState: late.requestState, inputResponses: yes });
+      expect(expired.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
+    } finally {
+      clock.mockRestore();
+    }
+    expect(await amount()).toBe(3500);
+  });
+
+  test('a 2026-07-28 request whose capabilities declare no elicitation is refused with the explanation, not a protocol error', async () => {
+    const { call, amount } = await serve();
+    await amount();
+    const saved = ENVELOPE['io.modelcontextprotocol/clientCapabilities'];
+    (ENVELOPE as Record<string, unknown>)['io.modelcontextprotocol/clientCapabilities'] = {};
+    try {
+      const r = (await call('addFundsToContactAccount', topUp(1000))).result;
+      expect(r.isError).toBe(true);
+      expect(JSON.parse(r.content[0].text)).toMatchObject({ code: 'confirmation_required' });
+    } finally {
+      ENVELOPE['io.modelcontextprotocol/clientCapabilities'] = saved;
+    }
+    expect(await amount()).toBe(2500);
+  });
+});
