@@ -8,7 +8,9 @@
  */
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { serveMcpHttp } from '../../src/mcp/http.js';
+import type { McpContext } from '../../src/mcp/context.js';
 import { QUESTION_TTL_SECONDS } from '../../src/mcp/elicit.js';
+import { moneyCall, type ToolSpec } from '../../src/mcp/tools.js';
 import { accountFixture, ANN } from '../helpers/world.js';
 import { connectHttp, connectInMemory, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from './clients.js';
 import { firstJson, TEST_BACKEND, useMcp, type McpWorld, type StartOptions } from './harness.js';
@@ -202,6 +204,35 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
     const asked = answering(c, { action: 'decline' });
     await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
     expect(asked.map((q) => q.split('\n')[0])).toEqual([QUESTION]);
+  });
+
+  test('moneyCall with a confirmation given elsewhere (an app view): moves over the cap without asking, once per key, recorded so', async () => {
+    let ctx: McpContext | undefined;
+    // A test-only stand-in for an MCP Apps view's commit tool (app-only there, never the model's).
+    const commit: ToolSpec = {
+      name: 'commitTest',
+      title: 'Commit (test only)',
+      description: 'Tops up as confirmed in a view.',
+      inputSchema: { type: 'object' },
+      annotations: {},
+      run: (args, extra) => moneyCall(ctx!, 'addFundsToContactAccount', args, extra, { how: 'app view', by: 'the person, in a test view' }),
+    };
+    const w = await world({ extraTools: [commit] });
+    ctx = w.context;
+    const c = await client(w, ERAS[1]!);
+    await balance(c);
+    const asked = answering(c, { action: 'decline' });
+    // Unconfirmed, the same function decides "needs confirmation" (asks, and here is declined).
+    expect(firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) })).code).toBe('confirmation_declined');
+    for (let i = 0; i < 2; i++) {
+      const r = await c.callTool({ name: 'commitTest', arguments: topUp(1000, { idempotency_key: 'view-1' }) });
+      expect((r.structuredContent as any).data.amount).toBe(3500);
+    }
+    expect(asked).toHaveLength(1);
+    expect(await balance(c)).toBe(3500);
+    const [replay, moved] = await audit(c);
+    expect(replay).toMatchObject({ replayed: true });
+    expect(moved).toMatchObject({ status: 200, confirmation: { how: 'app view', by: 'the person, in a test view' } });
   });
 
   test('a debit over the balance is refused as insufficient_funds before anyone is asked', async () => {
