@@ -6,8 +6,9 @@
  * session and calls the tool again in-process. The tool cannot tell which happened.
  *
  * An answer counts only when it comes back with a state this process sealed (HMAC, expiring)
- * for the same tool and the same arguments: a client cannot make up a "yes", nor carry a
- * "yes" given for one amount over to another.
+ * for the same tool, the same arguments and the same owner: a client cannot make up a "yes",
+ * nor carry a "yes" given for one amount over to another. A tool asks only a client that
+ * declared form elicitation (`canAsk`); the SDK refuses to ask any other.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
