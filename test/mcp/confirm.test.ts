@@ -11,8 +11,9 @@ import { serveMcpHttp } from '../../src/mcp/http.js';
 import type { McpContext } from '../../src/mcp/context.js';
 import { QUESTION_TTL_SECONDS } from '../../src/mcp/elicit.js';
 import { moneyCall, type ToolSpec } from '../../src/mcp/tools.js';
-import { accountFixture, ANN } from '../helpers/world.js';
-import { connectHttp, connectInMemory, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from './clients.js';
+import { CLI, cliEnv } from '../helpers/cli.js';
+import { accountFixture, ANN, seedDb } from '../helpers/world.js';
+import { connectHttp, connectInMemory, connectStdio, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from './clients.js';
 import { firstJson, TEST_BACKEND, useMcp, type McpWorld, type StartOptions } from './harness.js';
 
 const start = useMcp();
@@ -244,6 +245,20 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
     expect(firstJson(r).code).toBe('insufficient_funds');
     expect(asked).toEqual([]);
     expect(await balance(c)).toBe(2500);
+  });
+});
+
+describe.runIf(TEST_BACKEND === 'local')('the built CLI over stdio, `mcp --max-amount 5`', () => {
+  test.each(ERAS)('%s: a top-up over the cap is asked of the person and, accepted, moves once', async (era) => {
+    const db = seedDb(FIXTURE);
+    const c = await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', db, '--max-amount', '5'], env: cliEnv({ WORKSPACE_API_KEY: 'alice-key' }), stderr: 'pipe' });
+    cleanups.push(() => c.close());
+    expect(await balance(c)).toBe(2500);
+    const asked = answering(c, YES);
+    const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+    expect((r.structuredContent as any).data.amount).toBe(3500);
+    expect(asked.map((q) => q.split('\n')[0])).toEqual([QUESTION]);
+    expect((await audit(c))[0]).toMatchObject({ owner_id: 1, confirmation: { how: 'elicitation accepted' } });
   });
 });
 
