@@ -224,6 +224,7 @@ export async function runMcp(args: string[]): Promise<void> {
     'max-daily': { type: 'string' },
     'money-policy': { type: 'string' },
     'no-confirm': { type: 'boolean' },
+    'no-ui': { type: 'boolean' },
     tools: { type: 'string' },
     'exclude-tools': { type: 'string' },
     bot: { type: 'string' },
@@ -293,6 +294,7 @@ export async function runMcp(args: string[]): Promise<void> {
     defaultBotId: configured.botId,
     seen,
     maxResultChars,
+    ui: values['no-ui'] !== true,
   });
   const tools = selectTools(ctx, filter);
 
@@ -360,6 +362,7 @@ function stdioArgs(values: Record<string, string | boolean | undefined>, remote:
   const out = remote !== undefined ? ['--remote', setup.banner.remote!] : ['--db', setup.banner.database!.file];
   if (values['rate-limit'] !== undefined) out.push('--rate-limit', String(values['rate-limit']));
   if (values['read-only']) out.push('--read-only');
+  if (values['no-ui']) out.push('--no-ui');
   if (typeof values.tools === 'string') out.push('--tools', values.tools);
   if (typeof values['exclude-tools'] === 'string') out.push('--exclude-tools', values['exclude-tools']);
   if (typeof values.bot === 'string') out.push('--bot', values.bot);

@@ -41,6 +41,8 @@ export interface McpContextOptions {
   questionKey?: Uint8Array;
   /** The result budget: most characters of a tool result or a resource read (RESULT_BUDGET by default). */
   maxResultChars?: number;
+  /** MCP Apps views (apps.ts); on unless `--no-ui`. */
+  ui?: boolean;
 }
 
 export class McpContext {
@@ -57,6 +59,8 @@ export class McpContext {
   readonly accounts = new AccountBook();
   /** Seals and reads the state of questions asked from tool calls (elicitation). */
   readonly questions: QuestionSeal;
+  /** Serve the MCP Apps views (`--no-ui` turns them off). */
+  readonly ui: boolean;
   private readonly defaultBotId?: number;
   private ownerId: number | undefined;
   readonly maxResultChars: number;
@@ -75,6 +79,7 @@ export class McpContext {
     this.money = opts.money;
     this.questions = new QuestionSeal(opts.questionKey);
     this.maxResultChars = opts.maxResultChars ?? RESULT_BUDGET;
+    this.ui = opts.ui ?? true;
   }
 
   /** The owner the backend acts as, when known without asking. */

@@ -18,6 +18,7 @@ import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js
 import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditPageUri, auditQueryOf, isAuditUri } from './audit.js';
 import { fitStrings, longestPrefix, PROTOCOL_ROOM, resultSize, shortenStrings } from './budget.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
+import { readView, uiResources } from './apps.js';
 import { partRoom, readPart, type Part } from './parts.js';
 
 import type { McpContext } from './context.js';
@@ -87,18 +88,23 @@ function describe(s: ListSchemaLike): Resource {
   };
 }
 
-/** resources/list: one getListSchemas page (50) per MCP page; the cursor is the next page number. */
-export async function listResources(ctx: McpContext, cursor: string | undefined): Promise<{ resources: Resource[]; nextCursor?: string }> {
+/**
+ * resources/list: one getListSchemas page (50) per MCP page; the cursor is the next page number.
+ * `views`: the MCP Apps views too (for a client that declared MCP Apps).
+ */
+export async function listResources(ctx: McpContext, cursor: string | undefined, views = false): Promise<{ resources: Resource[]; nextCursor?: string }> {
   const page = cursor === undefined ? 1 : Number(cursor);
   if (!Number.isInteger(page) || page < 1) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
   const body = await listPage(ctx, page);
   const last = body.meta?.last_page ?? page;
-  const own = page === 1 ? [...(ctx.directory ? [WORKSPACE_RESOURCE] : []), ...(ctx.audit ? [AUDIT_RESOURCE] : [])] : [];
+  const own = page === 1 ? [...(ctx.directory ? [WORKSPACE_RESOURCE] : []), ...(ctx.audit ? [AUDIT_RESOURCE] : []), ...(views ? uiResources() : [])] : [];
   return { resources: [...own, ...body.data.map(describe)], ...(page < last ? { nextCursor: String(page + 1) } : {}) };
 }
 
-/** resources/read for a list schema or an export file. */
+/** resources/read for a list schema, an export file, the audit trail or a view. */
 export async function readResource(ctx: McpContext, uri: string): Promise<ReadResourceResult> {
+  const view = ctx.ui ? readView(uri) : undefined;
+  if (view) return view;
   if (uri === WORKSPACE_URI && ctx.directory) return { contents: [{ uri, mimeType: 'application/json', text: await readWorkspace(ctx) }] };
   if (isAuditUri(uri) && ctx.audit) {
     let q;

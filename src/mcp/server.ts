@@ -8,11 +8,12 @@
  * entries (serveStdio, the HTTP handler) call it per connection, per 2025 session, or per
  * 2026-07-28 request, so what does not change between instances is built once, beforehand.
  */
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, isInputRequiredResult, Server, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type McpRequestContext, type Tool } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, isInputRequiredResult, Server, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type McpRequestContext, type ServerContext, type Tool } from '@modelcontextprotocol/server';
 import { log } from '../log.js';
 import { METHODS } from '../api/catalog.js';
 import { ApiError } from '../api/errors.js';
 import type { MethodDef } from '../api/define.js';
+import { commitTool, isAppOnly, supportsApps, uiMetaOf } from './apps.js';
 import { complete } from './completions.js';
 import { WORKSPACE_TOOL_INFO, workspaceTool } from './directory.js';
 import { EXPORT_TOOL_INFO, exportTool } from './export.js';
@@ -77,10 +78,22 @@ export function checkToolFilter(filter: ToolFilter): void {
   pick([...(METHODS as readonly MethodDef[]), EXPORT_TOOL_INFO, FIND_TOOL_INFO, WORKSPACE_TOOL_INFO], filter);
 }
 
-/** All tools, then the filter (see `pick`). */
+/**
+ * All tools, then the filter (see `pick`); with the MCP Apps views on, a tool's view in its
+ * `_meta`, and the Account view's commit tool when a money tool is served.
+ */
 export function selectTools(ctx: McpContext, filter: ToolFilter = {}): ToolSpec[] {
   const composite = [exportTool(ctx), ...(ctx.contacts ? [findContactsTool(ctx)] : []), ...(ctx.directory ? [workspaceTool(ctx)] : [])];
-  return pick([...methodTools(ctx), ...composite], filter);
+  const picked = pick([...methodTools(ctx), ...composite], filter);
+  if (!ctx.ui) return picked;
+  // Set on the tool itself: a spread would read its lazy schemas now.
+  for (const t of picked) {
+    const meta = uiMetaOf(t.name);
+    if (meta) t._meta = meta;
+  }
+  const served = new Set(picked.map((t) => t.name));
+  const money = (METHODS as readonly MethodDef[]).some((m) => m.money && served.has(m.name));
+  return money ? [...picked, commitTool(ctx, served)] : picked;
 }
 
 export interface InstanceOptions {
@@ -101,16 +114,20 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
   const byName = new Map(tools.map((t) => [t.name, t]));
   const instructions = instructionsFor(tools.map((t) => t.name), ctx.maxResultChars);
   // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
-  let listed: Tool[] | undefined;
-  const list = (): Tool[] =>
-    (listed ??= tools.map((t) => ({
+  // Two lists: tools only MCP Apps views may call are offered only to clients that declare MCP Apps.
+  const listed: { all?: Tool[]; model?: Tool[] } = {};
+  const list = (apps: boolean): Tool[] => {
+    listed.all ??= tools.map((t) => ({
       name: t.name,
       title: t.title,
       description: t.description,
       inputSchema: t.inputSchema as Tool['inputSchema'],
       ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
       annotations: t.annotations,
-    })));
+      ...(t._meta ? { _meta: t._meta } : {}),
+    }));
+    return apps ? listed.all : (listed.model ??= listed.all.filter((_, i) => !isAppOnly(tools[i]!)));
+  };
 
   return (_rc, o = { pushListChanged: true }) => {
     const server = new Server(
@@ -129,11 +146,18 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
       },
     );
 
-    server.setRequestHandler('tools/list', () => ({ tools: list() }));
+    // What the client declared: on this request (2026-07-28), or at initialize (2025).
+    const capsOf = (rctx: ServerContext): ClientCapabilities | undefined => {
+      const envelope = rctx.mcpReq.envelope as { [CLIENT_CAPABILITIES_META_KEY]?: ClientCapabilities } | undefined;
+      return envelope ? envelope[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities();
+    };
+    const apps = (rctx: ServerContext): boolean => supportsApps(capsOf(rctx));
+
+    server.setRequestHandler('tools/list', (_req, rctx) => ({ tools: list(apps(rctx)) }));
 
     server.setRequestHandler('tools/call', (req, rctx): Promise<CallToolResult | InputRequiredResult> => {
       const tool = byName.get(req.params.name);
-      if (!tool) {
+      if (!tool || (isAppOnly(tool) && !apps(rctx))) {
         return Promise.resolve(refusal(new ApiError('route_not_found', `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.`)));
       }
       const token = rctx.mcpReq._meta?.progressToken;
@@ -149,10 +173,7 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
         await new Promise((resolve) => setImmediate(resolve));
       };
       const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-      // What the client can do: declared on this request (2026-07-28), or at initialize (2025).
-      const envelope = rctx.mcpReq.envelope as { [CLIENT_CAPABILITIES_META_KEY]?: ClientCapabilities } | undefined;
-      const caps = envelope ? envelope[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities();
-      const elicit = ctx.questions.elicitor(rctx, tool.name, args, { caps, who: String(ctx.knownOwner ?? '') });
+      const elicit = ctx.questions.elicitor(rctx, tool.name, args, { caps: capsOf(rctx), who: String(ctx.knownOwner ?? '') });
       // Who is calling: as it named itself at initialize (2025) or in this request's _meta (2026-07-28).
       const client =
         server.getClientVersion() ?? (rctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name: string; version: string } } | undefined)?.[CLIENT_INFO_META_KEY];
@@ -170,7 +191,7 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
       });
     });
 
-    server.setRequestHandler('resources/list', (req) => listResources(ctx, req.params?.cursor));
+    server.setRequestHandler('resources/list', (req, rctx) => listResources(ctx, req.params?.cursor, ctx.ui && apps(rctx)));
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: TEMPLATES }));
     server.setRequestHandler('resources/read', (req, rctx) => withRequestLog(rctx, () => readResource(ctx, req.params.uri)));
 

@@ -55,6 +55,8 @@ export interface ToolSpec {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** The tool's `_meta` in tools/list (an MCP Apps view's tool: `ui`). */
+  _meta?: Record<string, unknown>;
   run(args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome>;
 }
 
@@ -191,6 +193,8 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
     async run(args, extra) {
       // Every call of a tool that changes data is recorded, refusals and replays included.
       const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
+      // A move the person confirmed elsewhere is recorded so, over a cap or not.
+      if (audit && def.money && extra.confirmed) audit.confirmation = extra.confirmed;
       const outcome = await answerOf(def, ctx, shape, args, extra, audit);
       if (isInputRequiredResult(outcome)) {
         // The question is on its way to the person: recorded, so one never answered is seen too.

@@ -79,6 +79,9 @@ export interface McpClient {
   close(): Promise<void>;
 }
 
+/** What a client declares beside elicitation (an MCP Apps host: `extensions`). */
+export type ExtraCapabilities = { extensions?: Record<string, { mimeTypes: string[] }> };
+
 /**
  * How a client is made: `budget` is the server's --max-result-chars (RESULT_BUDGET by default);
  * by default it declares form elicitation (it can ask its user).
@@ -87,11 +90,13 @@ export interface ConnectOptions {
   budget?: number;
   /** false: the client declares no elicitation (a host that cannot ask its user anything). */
   elicitation?: boolean;
+  /** What else it declares (an MCP Apps host: `extensions`). */
+  capabilities?: ExtraCapabilities;
 }
 
 const INFO = { name: 'test', version: '1.0.0' };
 
-const capabilities = (o: ConnectOptions) => (o.elicitation === false ? {} : { elicitation: { form: {} } });
+const capabilities = (o: ConnectOptions) => ({ ...(o.elicitation === false ? {} : { elicitation: { form: {} } }), ...o.capabilities });
 
 const decline: ElicitAnswer = () => ({ action: 'decline' });
 

@@ -118,6 +118,8 @@ export interface StartOptions {
   maxResultChars?: number;
   /** The client's options: false elicitation makes a client that cannot ask its user. */
   client?: Omit<ConnectOptions, 'budget'>;
+  /** The MCP Apps views (`--no-ui` is false); on by default, as in the CLI. */
+  ui?: boolean;
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
@@ -151,7 +153,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   // The audit trail as the CLI wires it: the database's (local), a JSON-lines file beside it (remote).
   const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : store.audit;
   const context = new McpContext({
-    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId, maxResultChars: o.maxResultChars,
+    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId, maxResultChars: o.maxResultChars, ui: o.ui,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
   });
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];

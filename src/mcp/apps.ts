@@ -1,0 +1,155 @@
+/**
+ * MCP Apps (the `io.modelcontextprotocol/ui` extension): three views a host shows beside a
+ * tool's answer, in a sandboxed frame that calls this server's tools through the host.
+ * Contacts (getContacts, findContacts), Account (getContactAccounts) and List (getListSchema).
+ * Each view is one self-contained HTML file built into dist/apps by tools/build-views.mjs and
+ * served as a `ui://` resource (`text/html;profile=mcp-app`); a tool names its view in
+ * `_meta.ui.resourceUri`, which hosts without MCP Apps ignore, so their results are unchanged.
+ *
+ * The Account view's Confirm calls `confirmMoneyMove`, a tool only the view may call
+ * (`visibility: ["app"]`): the person's click confirms the move, so it may go over the money
+ * caps, once per idempotency key. A host that does not declare the extension would offer such
+ * a tool to the model like any other, so it is listed and callable only for clients that do.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ResourceNotFoundError, type ClientCapabilities, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
+import { fail } from '../api/errors.js';
+import type { McpContext } from './context.js';
+import { refusal } from './results.js';
+import { moneyCall, type ToolSpec } from './tools.js';
+
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+export const UI_MIME = 'text/html;profile=mcp-app';
+export const COMMIT_TOOL = 'confirmMoneyMove';
+
+interface View {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  /** The tools whose results it shows. */
+  tools: readonly string[];
+}
+
+export const VIEWS: readonly View[] = [
+  {
+    uri: 'ui://workspace/contacts.html',
+    name: 'contacts',
+    title: 'Contacts view',
+    description: 'A page of contacts as a sortable table, with next and previous pages.',
+    tools: ['getContacts', 'findContacts'],
+  },
+  {
+    uri: 'ui://workspace/account.html',
+    name: 'account',
+    title: 'Account view',
+    description: "A contact's accounts, recent moves, and top-up / withdraw with a confirm card.",
+    tools: ['getContactAccounts'],
+  },
+  {
+    uri: 'ui://workspace/list.html',
+    name: 'list',
+    title: 'List view',
+    description: "A list's fields and its first records.",
+    tools: ['getListSchema'],
+  },
+];
+
+const ACCOUNT_URI = VIEWS[1]!.uri;
+const BY_TOOL = new Map(VIEWS.flatMap((v) => v.tools.map((t) => [t, v.uri] as const)));
+
+/** The `_meta` of a tool whose result a view shows; undefined for the others. */
+export function uiMetaOf(tool: string): Record<string, unknown> | undefined {
+  const uri = BY_TOOL.get(tool);
+  return uri ? { ui: { resourceUri: uri } } : undefined;
+}
+
+/** Whether the tool is for views only (hosts keep it from the model). */
+export function isAppOnly(t: { _meta?: Record<string, unknown> }): boolean {
+  const visibility = (t._meta?.ui as { visibility?: string[] } | undefined)?.visibility;
+  return Array.isArray(visibility) && !visibility.includes('model');
+}
+
+/** Whether the client declared MCP Apps (the extension, with the HTML profile among its types). */
+export function supportsApps(caps: ClientCapabilities | undefined): boolean {
+  const ui = (caps as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[UI_EXTENSION];
+  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(UI_MIME);
+}
+
+/** The views as resources/list gives them. */
+export function uiResources(): Resource[] {
+  return VIEWS.map((v) => ({ uri: v.uri, name: v.name, title: v.title, description: v.description, mimeType: UI_MIME }));
+}
+
+const html = new Map<string, string>();
+
+/**
+ * The built HTML of a view: beside the compiled module (dist/apps), or, when this module runs
+ * from source (the tests), in the checkout's dist/apps after `npm run build`.
+ */
+function viewHtml(name: string): string {
+  const cached = html.get(name);
+  if (cached !== undefined) return cached;
+  const places = [new URL(`../apps/${name}.html`, import.meta.url), new URL(`../../dist/apps/${name}.html`, import.meta.url)];
+  for (const place of places) {
+    try {
+      const text = readFileSync(fileURLToPath(place), 'utf8');
+      html.set(name, text);
+      return text;
+    } catch {
+      /* the next place */
+    }
+  }
+  throw new Error(`the ${name} view is not built (npm run build makes dist/apps/${name}.html)`);
+}
+
+/** resources/read of a view; undefined when the URI is not one. */
+export function readView(uri: string): ReadResourceResult | undefined {
+  const view = VIEWS.find((v) => v.uri === uri);
+  if (!view) {
+    if (uri.startsWith('ui://')) throw new ResourceNotFoundError(uri);
+    return undefined;
+  }
+  // No network at all (no connect or resource domains): everything the view needs is inline.
+  return { contents: [{ uri, mimeType: UI_MIME, text: viewHtml(view.name), _meta: { ui: { prefersBorder: true } } }] };
+}
+
+const MOVES = { add: 'addFundsToContactAccount', withdraw: 'withdrawFundsFromContactAccount' } as const;
+
+/** How the audit trail records a move confirmed in the Account view. */
+export const VIEW_CONFIRMATION = { how: 'app view', by: 'the person, in the Account view' } as const;
+
+/**
+ * The Account view's commit: the money tool of `move`, run as the person's confirmed call (over
+ * the caps, recorded as confirmed in the app view), at most once per idempotency key.
+ */
+export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSpec {
+  const moves = new Map(Object.entries(MOVES).filter(([, method]) => served.has(method)));
+  return {
+    name: COMMIT_TOOL,
+    title: 'Confirm a money move',
+    description: 'For the Account view only: moves money the person confirmed with a click, once per idempotency_key.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        move: { enum: Object.keys(MOVES) },
+        account_id: { type: 'integer' },
+        amount: { type: 'integer' },
+        description: { type: 'string' },
+        idempotency_key: { type: 'string' },
+      },
+      required: ['move', 'account_id', 'amount', 'description', 'idempotency_key'],
+    },
+    annotations: { title: 'Confirm a money move', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    _meta: { ui: { resourceUri: ACCOUNT_URI, visibility: ['app'] } },
+    async run(args, extra) {
+      const { move, ...rest } = args;
+      const method = typeof move === 'string' ? moves.get(move) : undefined;
+      if (!method) return refusal(fail.invalid('move', `The move field must be one of: ${[...moves.keys()].join(', ')}.`));
+      // Without a key a second click could move the money again.
+      if (typeof rest.idempotency_key !== 'string') return refusal(fail.invalid('idempotency_key', 'The idempotency key field is required.'));
+      return moneyCall(ctx, method, rest, extra, { ...VIEW_CONFIRMATION });
+    },
+  };
+}

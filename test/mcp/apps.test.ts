@@ -1,0 +1,148 @@
+/**
+ * MCP Apps at the protocol level, in both eras: which clients are offered the views and the
+ * Account view's commit tool, what `--no-ui` turns off, that results are the same with and
+ * without the views, and that a confirmed move goes over the cap once per idempotency key.
+ * (test/apps/views.test.ts shows the views themselves in a browser.)
+ */
+import { describe, expect, test } from 'vitest';
+import { COMMIT_TOOL, UI_EXTENSION, UI_MIME, VIEWS } from '../../src/mcp/apps.js';
+import { connectInMemory, ERAS, type McpClient } from './clients.js';
+import { firstJson, useMcp, type McpWorld } from './harness.js';
+
+const startMcp = useMcp();
+/** What an MCP Apps host declares (the extension, with the HTML profile). */
+const HOST = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME] } } };
+
+async function appsClient(world: McpWorld, era: (typeof ERAS)[number]): Promise<McpClient> {
+  const c = await connectInMemory(era, world.factory, { capabilities: HOST });
+  // Closed with the world's own client, after the test.
+  const close = world.close;
+  world.close = async () => {
+    await c.close();
+    await close();
+  };
+  return c;
+}
+
+const names = (list: { tools: Array<{ name: string }> }) => list.tools.map((t) => t.name);
+
+describe.each(ERAS)('MCP Apps over %s', (era) => {
+  test('a host without MCP Apps: views named in _meta only; no commit tool, no ui:// resources, the commit tool unknown', async () => {
+    const world = await startMcp();
+    const plain = await connectInMemory(era, world.factory);
+    const before = world.store.admin.journal(500)!.length;
+    try {
+      const list = await plain.listTools();
+      expect(names(list)).not.toContain(COMMIT_TOOL);
+      const byName = new Map(list.tools.map((t) => [t.name, t]));
+      expect(byName.get('getContacts')?._meta).toEqual({ ui: { resourceUri: 'ui://workspace/contacts.html' } });
+      expect(byName.get('findContacts')?._meta).toEqual({ ui: { resourceUri: 'ui://workspace/contacts.html' } });
+      expect(byName.get('getContactAccounts')?._meta).toEqual({ ui: { resourceUri: 'ui://workspace/account.html' } });
+      expect(byName.get('getListSchema')?._meta).toEqual({ ui: { resourceUri: 'ui://workspace/list.html' } });
+      expect(byName.get('addFundsToContactAccount')?._meta).toBeUndefined();
+      const resources = (await plain.listResources()).resources.map((r) => r.uri);
+      expect(resources.some((u) => u.startsWith('ui://'))).toBe(false);
+      // Visibility "app" is the host's to enforce; a host that does not know it must never reach the tool.
+      const r = await plain.callTool({ name: COMMIT_TOOL, arguments: { move: 'add', account_id: 500, amount: 100, description: 'x', idempotency_key: 'k' } });
+      expect(r.isError).toBe(true);
+      expect(firstJson(r).message).toMatch(/Unknown tool confirmMoneyMove/);
+      expect(world.store.admin.journal(500)).toHaveLength(before);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test('an MCP Apps host: the commit tool for the app only, and the three views as self-contained HTML', async () => {
+    const world = await startMcp();
+    const host = await appsClient(world, era);
+    const list = await host.listTools();
+    const commit = list.tools.find((t) => t.name === COMMIT_TOOL);
+    expect(commit?._meta).toEqual({ ui: { resourceUri: 'ui://workspace/account.html', visibility: ['app'] } });
+    const resources = (await host.listResources()).resources.filter((r) => r.uri.startsWith('ui://'));
+    expect(resources.map((r) => [r.uri, r.mimeType])).toEqual(VIEWS.map((v) => [v.uri, UI_MIME]));
+    for (const v of VIEWS) {
+      const read = await host.readResource({ uri: v.uri });
+      const c = read.contents[0] as { mimeType: string; text: string };
+      expect(c.mimeType).toBe(UI_MIME);
+      // Under 150 KB, and nothing fetched from elsewhere (hosts' CSP blocks it): no src/href to a URL.
+      expect(Buffer.byteLength(c.text)).toBeLessThan(150 * 1024);
+      expect(c.text).toMatch(/^<!doctype html>/);
+      expect(c.text).not.toMatch(/\b(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    }
+    await expect(host.readResource({ uri: 'ui://workspace/nope.html' })).rejects.toThrow();
+  });
+
+  test('--no-ui: no _meta.ui, no commit tool and no views, even for an MCP Apps host', async () => {
+    const world = await startMcp({ ui: false });
+    const host = await appsClient(world, era);
+    const list = await host.listTools();
+    expect(names(list)).not.toContain(COMMIT_TOOL);
+    expect(list.tools.filter((t) => t._meta !== undefined)).toEqual([]);
+    expect((await host.listResources()).resources.some((r) => r.uri.startsWith('ui://'))).toBe(false);
+    await expect(host.readResource({ uri: VIEWS[0]!.uri })).rejects.toThrow();
+  });
+
+  test('results are the same with the views on and off (the views are additive)', async () => {
+    const on = await startMcp();
+    const off = await startMcp({ ui: false });
+    for (const [name, args] of [
+      ['getContacts', { count: 2 }],
+      ['findContacts', { query: 'Ann' }],
+      ['getContactAccounts', { contact_id: 100 }],
+    ] as const) {
+      const a = await on.call(name, args);
+      const b = await off.call(name, args);
+      // findContacts says how fresh its index is (a time): the rest must match.
+      const strip = (r: unknown) => JSON.parse(JSON.stringify(r).replace(/"as_of":"[^"]*"/g, '"as_of":""'));
+      expect(strip(a)).toEqual(strip(b));
+    }
+  });
+
+  test('Confirm in the Account view moves money over the cap once per idempotency key, recorded as confirmed by the app view', async () => {
+    const world = await startMcp({ money: { maxAmount: { '*': '1.00' } } });
+    const host = await appsClient(world, era);
+    await host.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    const before = world.store.admin.journal(500)!.length;
+    // The model's own call over the cap is still refused.
+    const model = await host.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 2500, description: 'model' } });
+    expect(firstJson(model).code).toBe('confirmation_required');
+    const args = { move: 'add', account_id: 500, amount: 2500, description: 'Top-up in the view', idempotency_key: 'card-1' };
+    const first = await host.callTool({ name: COMMIT_TOOL, arguments: args });
+    expect(first.isError).toBeFalsy();
+    expect((first.structuredContent as { data: { amount: number } }).data.amount).toBe(3500);
+    const again = await host.callTool({ name: COMMIT_TOOL, arguments: args });
+    expect(again.structuredContent).toMatchObject({ data: { amount: 3500 }, replayed: true });
+    const journal = world.store.admin.journal(500)!;
+    expect(journal).toHaveLength(before + 1);
+    expect(journal.at(-1)).toMatchObject({ amount: 2500, description: 'Top-up in the view' });
+    const audit = world.context.audit!.read({ limit: 10, tool: 'addFundsToContactAccount' }).entries;
+    const moved = audit.filter((e) => e.status === 200 && !e.replayed);
+    expect(moved).toHaveLength(1);
+    expect(moved[0]!.confirmation).toEqual({ how: 'app view', by: 'the person, in the Account view' });
+    expect(moved[0]!.idempotency_key).toBe('card-1');
+  });
+
+  test('the commit tool refuses a call without a key or with an unknown move, moving nothing', async () => {
+    const world = await startMcp({ money: { maxAmount: { '*': '1.00' } } });
+    const host = await appsClient(world, era);
+    await host.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    const before = world.store.admin.journal(500)!.length;
+    const noKey = await host.callTool({ name: COMMIT_TOOL, arguments: { move: 'add', account_id: 500, amount: 100, description: 'x' } });
+    expect(firstJson(noKey)).toMatchObject({ status: 422, errors: { idempotency_key: [expect.stringMatching(/required/)] } });
+    const bad = await host.callTool({ name: COMMIT_TOOL, arguments: { move: 'steal', account_id: 500, amount: 100, description: 'x', idempotency_key: 'k2' } });
+    expect(firstJson(bad)).toMatchObject({ status: 422, errors: { move: [expect.stringMatching(/add, withdraw/)] } });
+    expect(world.store.admin.journal(500)).toHaveLength(before);
+  });
+});
+
+test('the tool definitions stay small: the views add under 1 000 characters to tools/list', async () => {
+  const on = await startMcp();
+  const off = await startMcp({ ui: false });
+  const host = await appsClient(on, '2025-11-25');
+  const size = async (c: McpClient) => JSON.stringify((await c.listTools()).tools).length;
+  const plain = await size(on.client);
+  const apps = await size(host);
+  const none = await size(off.client);
+  expect(plain - none).toBeLessThan(300);
+  expect(apps - none).toBeLessThan(1_000);
+});
