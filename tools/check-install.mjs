@@ -11,7 +11,8 @@
  *   tarball   `npm pack`, then `npm install <tgz>` in an empty folder, then the installed
  *             `node_modules/.bin/workspace-mcp` and `node …/node_modules/workspace-mcp/dist/cli/main.js`
  *
- * It also holds the tarball to its contents (dist/ without source maps, README, LICENSE,
+ * Each route also reads an MCP Apps view (ui://workspace/contacts.html) from the installed files.
+ * It also holds the tarball to its contents (dist/ without source maps, the views' HTML, README, LICENSE,
  * package.json) and the user install to runtime dependencies (no devDependency pulled), and
  * prints the user route's install time and size. A failure names its route, shows the
  * server's stderr, and exits 1. Every temp folder is removed at the end, however it ends.
@@ -105,11 +106,14 @@ async function mcpCheck(label, command, args, { cwd = work, env = serverEnv() } 
         }
         const me = await client.callTool({ name: 'getMe', arguments: {} });
         if (me.isError || typeof me.structuredContent?.data?.id !== 'number') throw new Error(`getMe answered ${JSON.stringify(me)}`);
+        // The views ship as built HTML beside the code: a route that lost them would serve none.
+        const view = await client.readResource({ uri: 'ui://workspace/contacts.html' });
+        if (!view.contents[0]?.text?.startsWith('<!doctype html>')) throw new Error('the Contacts view (ui://workspace/contacts.html) is not served');
         return tools.length;
       })(),
       timeout,
     ]);
-    say(`${label}: initialize, tools/list (${n} tools) and getMe answered`);
+    say(`${label}: initialize, tools/list (${n} tools), getMe and a view answered`);
     return n;
   } catch (e) {
     failure = e;
@@ -144,11 +148,15 @@ const packed = run('npm pack', 'npm', ['pack', '--json', '--pack-destination', p
 const manifest = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('[')))[0];
 const tgz = join(packDir, manifest.filename);
 const files = manifest.files.map((f) => f.path);
-const stray = files.filter((f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !(f.startsWith('dist/') && f.endsWith('.js')));
-if (stray.length) fail(`the tarball holds more than dist/*.js, README, LICENSE and package.json: ${stray.join(', ')}`);
-for (const f of ['README.md', 'LICENSE', PKG.bin['workspace-mcp']]) if (!files.includes(f)) fail(`the tarball lacks ${f}`);
-// Each built module has its source: a module left in dist/ from a deleted source would ship.
-const orphans = files.filter((f) => f.startsWith('dist/') && !existsSync(join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts'))));
+/** A view's HTML, built from views/NAME.ts. */
+const VIEW = /^dist\/apps\/([a-z]+)\.html$/;
+const stray = files.filter((f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f));
+if (stray.length) fail(`the tarball holds more than dist/*.js, the views' HTML, README, LICENSE and package.json: ${stray.join(', ')}`);
+for (const f of ['README.md', 'LICENSE', PKG.bin['workspace-mcp'], 'dist/apps/contacts.html', 'dist/apps/account.html', 'dist/apps/list.html'])
+  if (!files.includes(f)) fail(`the tarball lacks ${f}`);
+// Each built file has its source: a module or view left in dist/ from a deleted source would ship.
+const sourceOf = (f) => (VIEW.test(f) ? join(ROOT, 'views', `${VIEW.exec(f)[1]}.ts`) : join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts')));
+const orphans = files.filter((f) => f.startsWith('dist/') && !existsSync(sourceOf(f)));
 if (orphans.length) fail(`the tarball holds built files with no source: ${orphans.join(', ')}`);
 say(`tarball ${manifest.filename}: ${files.length} files, ${(manifest.size / 1024).toFixed(0)} kB packed, ${(manifest.unpackedSize / 1024).toFixed(0)} kB unpacked`);
 

@@ -59,31 +59,32 @@ function renderForm(): HTMLElement {
   const amount = h('input', { id: 'amount', inputmode: 'decimal', placeholder: '0.00', autocomplete: 'off', size: 8 });
   const description = h('input', { id: 'description', placeholder: 'Why (written to the journal)', maxlength: 255 });
   const error = h('div', { class: 'error', id: 'form-error' });
+  const review = () => {
+    const account = accounts.find((a) => String(a.id) === select.value);
+    if (!account) return;
+    const minor = toMinor(amount.value, account.currency);
+    if (minor === undefined || minor < 1) {
+      error.textContent = `Enter an amount in ${account.currency}, e.g. 10.00.`;
+      return;
+    }
+    const move = kind.value as 'add' | 'withdraw';
+    error.textContent = '';
+    pending = { move, account, amount: minor, description: description.value.trim() || (move === 'add' ? 'Top-up' : 'Withdrawal'), key: newKey() };
+    outcome = undefined;
+    render();
+  };
+  // Not a <form>: hosts' sandboxes may not allow form submission (no allow-forms).
+  const enter = (e: KeyboardEvent) => e.key === 'Enter' && review();
+  amount.addEventListener('keydown', enter);
+  description.addEventListener('keydown', enter);
   const form = h(
-    'form',
-    {
-      class: 'bar',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        const account = accounts.find((a) => String(a.id) === select.value);
-        if (!account) return;
-        const minor = toMinor(amount.value, account.currency);
-        if (minor === undefined || minor < 1) {
-          error.textContent = `Enter an amount in ${account.currency}, e.g. 10.00.`;
-          return;
-        }
-        const move = kind.value as 'add' | 'withdraw';
-        error.textContent = '';
-        pending = { move, account, amount: minor, description: description.value.trim() || (move === 'add' ? 'Top-up' : 'Withdrawal'), key: newKey() };
-        outcome = undefined;
-        render();
-      },
-    },
+    'div',
+    { class: 'bar form', role: 'group', 'aria-label': 'Move money' },
     h('label', {}, 'Account', select),
     h('label', {}, 'Action', kind),
     h('label', {}, 'Amount', amount),
     h('label', { style: 'flex:1 1 160px' }, 'Description', description),
-    h('button', { class: 'btn', type: 'submit', id: 'review' }, 'Review'),
+    h('button', { class: 'btn', type: 'button', id: 'review', onclick: review }, 'Review'),
   );
   return h('div', {}, form, error);
 }

@@ -94,7 +94,8 @@ function render(): void {
       h('td', { 'data-label': 'Messenger' }, r.messenger),
       h('td', { 'data-label': 'Username' }, r.username || '—'),
       h('td', { 'data-label': 'Phone' }, r.phone || '—'),
-      h('td', { 'data-label': 'Tags' }, ...(r.tags.length ? r.tags.map((t) => h('span', { class: 'tag' }, t)) : ['—'])),
+      // One child: a narrow frame lays the cell out as label and value.
+      h('td', { 'data-label': 'Tags' }, r.tags.length ? h('span', {}, ...r.tags.map((t) => h('span', { class: 'tag' }, t))) : '—'),
       h('td', { 'data-label': 'Balance', class: 'num balance' }, balanceText(r)),
     ),
   );
