@@ -4,9 +4,12 @@
  * without the views, and that a confirmed move goes over the cap once per idempotency key.
  * (test/apps/views.test.ts shows the views themselves in a browser.)
  */
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { COMMIT_TOOL, UI_EXTENSION, UI_MIME, VIEWS } from '../../src/mcp/apps.js';
-import { connectInMemory, ERAS, type McpClient } from './clients.js';
+import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
+import { stop } from '../helpers/temp.js';
+import { accountFixture, seedDb, tempDir } from '../helpers/world.js';
+import { connectHttp, connectInMemory, connectStdio, ERAS, type McpClient } from './clients.js';
 import { firstJson, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();
@@ -145,4 +148,39 @@ test('the tool definitions stay small: the views add under 1 000 characters to t
   const none = await size(off.client);
   expect(plain - none).toBeLessThan(300);
   expect(apps - none).toBeLessThan(1_000);
+});
+
+describe.each(['stdio', 'http'] as const)('the built CLI over %s', (transport) => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  /** An MCP Apps host of `era` on a server started with `flags`. */
+  async function connect(era: (typeof ERAS)[number], flags: string[]): Promise<McpClient> {
+    const dbFile = seedDb(accountFixture());
+    const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: tempDir() });
+    let c: McpClient;
+    if (transport === 'stdio') {
+      c = await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', dbFile, ...flags], env, stderr: 'pipe' }, { capabilities: HOST });
+    } else {
+      const started = await spawnAnnounced(['mcp', '--db', dbFile, '--http', '--port', '0', ...flags], /(http:\/\/\S+\/mcp)/, env);
+      cleanups.push(() => stop(started.proc));
+      c = await connectHttp(era, started.url, {}, { capabilities: HOST });
+    }
+    cleanups.push(() => c.close());
+    return c;
+  }
+
+  test.each(ERAS)('%s: the views and the commit tool by default, none of them with --no-ui', async (era) => {
+    const on = await connect(era, []);
+    expect(names(await on.listTools())).toContain(COMMIT_TOOL);
+    expect((await on.listResources()).resources.filter((r) => r.uri.startsWith('ui://'))).toHaveLength(3);
+    expect((await on.readResource({ uri: VIEWS[1]!.uri })).contents[0]).toMatchObject({ mimeType: UI_MIME });
+    const off = await connect(era, ['--no-ui']);
+    const tools = (await off.listTools()).tools;
+    expect(tools.map((t) => t.name)).not.toContain(COMMIT_TOOL);
+    expect(tools.filter((t) => t._meta?.ui !== undefined)).toEqual([]);
+    expect((await off.listResources()).resources.some((r) => r.uri.startsWith('ui://'))).toBe(false);
+  });
 });
