@@ -35,6 +35,8 @@ let browser: Browser;
 let page: Page;
 let world: McpWorld;
 let host: McpClient;
+/** The list the List view's test makes (the narrow test shows it again). */
+let listId: string | undefined;
 /** Every request a view sent through the host, in order. */
 const forwarded: Array<{ method: string; params: any }> = [];
 /** Script errors in the browser since the last test. */
@@ -247,6 +249,7 @@ describe('List view', () => {
       },
     });
     const id = (created.structuredContent as { data: { id: string } }).data.id;
+    listId = id;
     for (const [drink, price, seasonal] of [
       ['Flat white', 450, false],
       ['Pumpkin latte', 575, true],
@@ -270,4 +273,21 @@ describe('List view', () => {
     expect(await frame.$eval('#records-count', (e) => e.textContent)).toBe('3 of 3 records');
     await screenshots(frame, 'list');
   });
+});
+
+test('every view reads at 360 px: nothing scrolls sideways, table rows stack', async () => {
+  expect(listId).toBeDefined();
+  for (const [tool, args] of [
+    ['getContacts', { bot_id: 11, count: 5 }],
+    ['getContactAccounts', { contact_id: 1001 }],
+    ['getListSchema', { schema_id: listId }],
+  ] as const) {
+    const frame = await open(tool, args, { width: 360 });
+    await frame.waitForSelector('table');
+    const layout = await frame.evaluate(() => ({
+      overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      heads: [...document.querySelectorAll('thead')].map((t: any) => getComputedStyle(t).display),
+    }));
+    expect({ tool, ...layout }).toEqual({ tool, overflow: 0, heads: layout.heads.map(() => 'none') });
+  }
 });
