@@ -81,10 +81,11 @@ export function toMinor(text: string, currency: string): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** A new view: its bridge, following the host's theme; `start` runs once connected. */
+/** A new view: its bridge, following the host's theme and saying when the call was cancelled; `wire` adds the view's own listeners before it connects. */
 export function startView(name: string, wire: (bridge: Bridge) => void): Bridge {
   const bridge = new Bridge();
   followTheme(bridge);
+  bridge.on('ui/notifications/tool-cancelled', (p: { reason?: string }) => show('status', `The tool call was cancelled${p.reason ? `: ${p.reason}` : ''}.`));
   wire(bridge);
   bridge.connect(name).catch((e: Error) => show('status', `Could not connect to the host: ${e.message}`));
   return bridge;
