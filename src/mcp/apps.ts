@@ -129,7 +129,7 @@ export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSp
   return {
     name: COMMIT_TOOL,
     title: 'Confirm a money move',
-    description: 'For the Account view only: moves money the person confirmed with a click, once per idempotency_key.',
+    description: 'Account view only: moves money a person confirmed, once per idempotency_key.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -141,7 +141,8 @@ export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSp
       },
       required: ['move', 'account_id', 'amount', 'description', 'idempotency_key'],
     },
-    annotations: { title: 'Confirm a money move', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    // Only what differs from the defaults (it writes, may destroy): tools/list stays small.
+    annotations: { idempotentHint: true, openWorldHint: false },
     _meta: { ui: { resourceUri: ACCOUNT_URI, visibility: ['app'] } },
     async run(args, extra) {
       const { move, ...rest } = args;

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { COMMIT_TOOL, UI_EXTENSION, UI_MIME, VIEWS } from '../../src/mcp/apps.js';
+import { measureTools, overBudget } from '../../src/mcp/tool-budget.js';
 import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
 import { stop } from '../helpers/temp.js';
 import { accountFixture, seedDb, tempDir } from '../helpers/world.js';
@@ -136,6 +137,14 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     expect(firstJson(bad)).toMatchObject({ status: 422, errors: { move: [expect.stringMatching(/add, withdraw/)] } });
     expect(world.store.admin.journal(500)).toHaveLength(before);
   });
+});
+
+test.each(ERAS)('%s: an MCP Apps host\u2019s tools/list, the commit tool included, keeps to the tool budget', async (era) => {
+  const world = await startMcp();
+  const host = await appsClient(world, era);
+  const list = await host.listTools();
+  expect(names(list)).toContain(COMMIT_TOOL);
+  expect(overBudget(measureTools(list))).toEqual([]);
 });
 
 test('the tool definitions stay small: the views add under 1 000 characters to tools/list', async () => {
