@@ -168,7 +168,7 @@ async function loadJournal(): Promise<void> {
     h(
       'table',
       { class: 'stack' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'When'), h('th', { class: 'num' }, 'Amount'), h('th', {}, 'Description'), h('th', {}, 'Confirmed by'))),
+      h('thead', {}, h('tr', {}, h('th', {}, 'When'), h('th', { class: 'num' }, 'Amount'), h('th', {}, 'Description'), h('th', {}, 'Confirmed'))),
       h(
         'tbody',
         {},
@@ -182,7 +182,7 @@ async function loadJournal(): Promise<void> {
             h('td', { 'data-label': 'When' }, new Date(e.at).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'short' })),
             h('td', { 'data-label': 'Amount', class: 'num' }, sign + amount),
             h('td', { 'data-label': 'Description' }, String(e.arguments.description ?? '')),
-            h('td', { 'data-label': 'Confirmed by' }, e.confirmation?.by ?? '—'),
+            h('td', { 'data-label': 'Confirmed' }, e.confirmation?.how ?? '—'),
           );
         }),
       ),

@@ -96,8 +96,12 @@ export class Bridge {
     this.capabilities = r.hostCapabilities ?? {};
     this.emit('ui/notifications/host-context-changed', this.context);
     this.notify('ui/notifications/initialized');
-    // The host sizes the frame to the page.
-    const size = () => this.notify('ui/notifications/size-changed', { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight });
+    // The host sizes the frame to the page: the content's own height (scrollHeight would be at
+    // least the frame's, so a frame could grow but never shrink back).
+    const size = () => {
+      const box = document.documentElement.getBoundingClientRect();
+      this.notify('ui/notifications/size-changed', { width: Math.ceil(box.width), height: Math.ceil(box.height) });
+    };
     new ResizeObserver(size).observe(document.documentElement);
   }
 

@@ -126,6 +126,9 @@ async function screenshots(frame: Frame, name: string): Promise<void> {
   // The view follows the host's theme: a light page, then a dark one.
   expect(bg.light).toBe('rgb(255, 255, 255)');
   expect(bg.dark).toBe('rgb(24, 24, 27)');
+  // The host sized the frame to the view's content (ui/notifications/size-changed), no taller.
+  const content = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
+  expect(await page.$eval('#view', (f: any) => f.getBoundingClientRect().height)).toBe(content);
 }
 
 

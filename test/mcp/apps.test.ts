@@ -107,9 +107,10 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     const host = await appsClient(world, era);
     await host.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
     const before = world.store.admin.journal(500)!.length;
-    // The model's own call over the cap is still refused.
+    // The model's own call over the cap still needs the person: asked (this host declines), nothing moves.
     const model = await host.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 2500, description: 'model' } });
-    expect(firstJson(model).code).toBe('confirmation_required');
+    expect(firstJson(model).code).toBe('confirmation_declined');
+    expect(world.store.admin.journal(500)).toHaveLength(before);
     const args = { move: 'add', account_id: 500, amount: 2500, description: 'Top-up in the view', idempotency_key: 'card-1' };
     const first = await host.callTool({ name: COMMIT_TOOL, arguments: args });
     expect(first.isError).toBeFalsy();
