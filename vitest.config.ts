@@ -18,12 +18,17 @@ export default defineConfig({
         // confirm.test.ts runs both eras itself, so it is here and in `local`, not in local-2026.
         test: { name: 'remote', include: [...BEHAVIOUR, 'test/mcp/confirm.test.ts'], env: { WORKSPACE_TEST_BACKEND: 'remote' } },
       },
-      // The other projects' client speaks 2025-11-25 (the v1 SDK's); this one's 2026-07-28. The
-      // era is the MCP layer's alone (both backends sit behind the same Backend interface), so
-      // the local backend carries it; test/mcp/eras.test.ts covers stdio and Streamable HTTP.
+      // local and remote's client speaks 2025-11-25 (the v1 SDK's); these two's 2026-07-28 (the
+      // v2 SDK's, pinned), over each backend. The suites' client is joined in memory (the server
+      // side as over stdio); test/mcp/eras.test.ts runs both eras on both backends over the
+      // built CLI's stdio and Streamable HTTP.
       {
         extends: true,
         test: { name: 'local-2026', include: BEHAVIOUR, env: { WORKSPACE_TEST_ERA: '2026-07-28' } },
+      },
+      {
+        extends: true,
+        test: { name: 'remote-2026', include: BEHAVIOUR, env: { WORKSPACE_TEST_BACKEND: 'remote', WORKSPACE_TEST_ERA: '2026-07-28' } },
       },
     ],
   },

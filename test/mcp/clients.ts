@@ -42,6 +42,12 @@ import { withinBudget } from '../helpers/budget.js';
 export type Era = '2025-11-25' | '2026-07-28';
 export const ERAS: readonly Era[] = ['2025-11-25', '2026-07-28'];
 
+/**
+ * What a client is told: speak this era, or 'auto': the v2 client probes with server/discover
+ * and falls back to initialize unless the answer is modern (Claude Code's and claude.ai's way).
+ */
+export type Negotiation = Era | 'auto';
+
 /** The era the in-memory behaviour suites run with in this test project ($WORKSPACE_TEST_ERA). */
 export const TEST_ERA: Era = process.env.WORKSPACE_TEST_ERA === '2026-07-28' ? '2026-07-28' : '2025-11-25';
 
@@ -55,6 +61,7 @@ export interface CallOptions {
 export type ElicitAnswer = (params: { message: string; requestedSchema?: unknown }) => ElicitResult;
 
 export interface McpClient {
+  /** The era spoken (for 'auto': the one negotiated). */
   era: Era;
   serverName(): string | undefined;
   /** The server's instructions (initialize's, or server/discover's). */
@@ -135,7 +142,7 @@ function v2(client: V2Client, o: ConnectOptions = {}): McpClient {
   if (asks(o)) client.setRequestHandler('elicitation/create', (req) => answer(req.params as { message: string; requestedSchema?: unknown }) as never);
   const cast = <T>(p: Promise<unknown>) => p as Promise<T>;
   return withinBudget({
-    era: '2026-07-28',
+    era: client.getNegotiatedProtocolVersion() === '2026-07-28' ? '2026-07-28' : '2025-11-25',
     serverName: () => client.getServerVersion()?.name,
     getInstructions: () => client.getInstructions(),
     listTools: () => cast(client.listTools(meta())),
@@ -161,8 +168,13 @@ function newV1(o: ConnectOptions = {}): V1Client {
   return new V1Client(INFO, { capabilities: capabilities(o) });
 }
 
-function newV2(o: ConnectOptions = {}): V2Client {
-  return new V2Client(INFO, { capabilities: capabilities(o), versionNegotiation: { mode: { pin: '2026-07-28' } } });
+/**
+ * Pinned to 2026-07-28, or 'auto' whose probe has `probeMs` to be answered (some hosts allow
+ * about 600 ms).
+ */
+function newV2(o: ConnectOptions = {}, mode: '2026-07-28' | 'auto' = '2026-07-28', probeMs?: number): V2Client {
+  const versionNegotiation = mode === 'auto' ? { mode, probe: { timeoutMs: probeMs } } : { mode: { pin: mode } };
+  return new V2Client(INFO, { capabilities: capabilities(o), versionNegotiation });
 }
 
 /** A client of `era` joined to the server factory's instances by an in-memory pipe (served as over stdio). */
@@ -197,25 +209,26 @@ export interface StdioServer {
  * client probes with server/discover on a throw-away sibling process first (the SDK's way on
  * stdio), so the server is started twice.
  */
-export async function connectStdio(era: Era, server: StdioServer, o: ConnectOptions = {}): Promise<McpClient> {
+export async function connectStdio(era: Negotiation, server: StdioServer, o: ConnectOptions = {}): Promise<McpClient> {
   if (era === '2025-11-25') {
     const client = newV1(o);
     await client.connect(new V1Stdio(server));
     return v1(client, o);
   }
-  const client = newV2(o);
+  // No short probe limit here: on stdio it would time the probe's own process start too.
+  const client = newV2(o, era);
   await client.connect(new V2Stdio(server));
   return v2(client, o);
 }
 
 /** A client of `era` over Streamable HTTP, sending `headers` with every request. */
-export async function connectHttp(era: Era, url: string, headers: Record<string, string> = {}, o: ConnectOptions = {}): Promise<McpClient> {
+export async function connectHttp(era: Negotiation, url: string, headers: Record<string, string> = {}, o: ConnectOptions = {}): Promise<McpClient> {
   if (era === '2025-11-25') {
     const client = newV1(o);
     await client.connect(new V1Http(new URL(url), { requestInit: { headers } }));
     return v1(client, o);
   }
-  const client = newV2(o);
+  const client = newV2(o, era, 600);
   await client.connect(new V2Http(new URL(url), { requestInit: { headers } }));
   return v2(client, o);
 }

@@ -7,16 +7,17 @@
  * test-only tool, in both eras, in-memory and over HTTP; the 2026-07-28 wire seen raw.
  */
 import { readdirSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { serveMcpHttp } from '../../src/mcp/http.js';
 import type { ToolSpec } from '../../src/mcp/tools.js';
-import { CLI, cliEnv, spawnAnnounced, spawnRpc } from '../helpers/cli.js';
+import { CLI, cliEnv, collect, INITIALIZE, spawnAnnounced, spawnRpc } from '../helpers/cli.js';
 import { rawWithinBudget } from '../helpers/budget.js';
 import { stop } from '../helpers/temp.js';
-import { seedDb, tempDir } from '../helpers/world.js';
-import { connectHttp, connectInMemory, connectStdio, ERAS, type Era, type McpClient } from './clients.js';
-import { firstJson, manyContacts, useMcp } from './harness.js';
+import { seedDb, serveDb, tempDir, type World } from '../helpers/world.js';
+import { connectHttp, connectInMemory, connectStdio, ERAS, type Era, type McpClient, type Negotiation } from './clients.js';
+import { firstJson, manyContacts, mcpFixture, useMcp } from './harness.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -30,6 +31,18 @@ function keep(client: McpClient): McpClient {
 
 type Transport = 'stdio' | 'http';
 
+/** The `_meta` every raw 2026-07-28 request carries: the revision, who asks, what it can do. */
+function envelope(clientCapabilities: Record<string, unknown> = {}) {
+  return {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+    'io.modelcontextprotocol/clientCapabilities': clientCapabilities,
+  };
+}
+
+/** A raw server/discover request of 2026-07-28, id 1. */
+const DISCOVER = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } };
+
 /** `v` without the `_meta` keys of its objects. */
 function withoutMeta<T>(v: T): T {
   if (Array.isArray(v)) return v.map(withoutMeta) as T;
@@ -37,22 +50,31 @@ function withoutMeta<T>(v: T): T {
   return Object.fromEntries(Object.entries(v).filter(([k]) => k !== '_meta').map(([k, x]) => [k, withoutMeta(x)])) as T;
 }
 
-describe.each<Transport>(['stdio', 'http'])('the built CLI over %s', (transport) => {
+type Backend = 'local' | 'remote';
+const SETUPS = (['local', 'remote'] as const).flatMap((backend) => (['stdio', 'http'] as const).map((transport) => [backend, transport] as [Backend, Transport]));
+
+describe.each(SETUPS)('the built CLI on the %s backend over %s', (backend, transport) => {
   let dbFile: string;
-  beforeAll(() => {
+  /** The backend's flags: the database itself, or a Workspace API serving it over HTTP. */
+  let backendArgs: string[];
+  let api: World | undefined;
+  beforeAll(async () => {
     // 5003 contacts in Alice's bot 10: an export of six pages.
     dbFile = seedDb(manyContacts(5000));
+    if (backend === 'remote') api = await serveDb(dbFile);
+    backendArgs = api ? ['--remote', api.baseUrl] : ['--db', dbFile];
   });
+  afterAll(() => api?.close());
 
   /** Serve the database (a data folder of its own for exports); `connect(era)` gives a client. */
-  async function serve(): Promise<{ connect: (era: Era) => Promise<McpClient>; exports: string }> {
+  async function serve(): Promise<{ connect: (era: Negotiation) => Promise<McpClient>; exports: string }> {
     const dataDir = tempDir();
     const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: dataDir });
     const exports = join(dataDir, 'exports');
     if (transport === 'stdio') {
-      return { exports, connect: async (era) => keep(await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', dbFile], env, stderr: 'pipe' })) };
+      return { exports, connect: async (era) => keep(await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', ...backendArgs], env, stderr: 'pipe' })) };
     }
-    const started = await spawnAnnounced(['mcp', '--db', dbFile, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, env);
+    const started = await spawnAnnounced(['mcp', ...backendArgs, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, env);
     cleanups.push(() => stop(started.proc));
     return { exports, connect: async (era) => keep(await connectHttp(era, started.url)) };
   }
@@ -92,7 +114,7 @@ describe.each<Transport>(['stdio', 'http'])('the built CLI over %s', (transport)
     expect(modern).toEqual(old);
   });
 
-  test.each(ERAS)('%s: exportContacts reports progress, logs its start and end to the client, and can be cancelled', async (era) => {
+  test.each(ERAS)('%s: exportContacts reports progress, logs its start and end at the level asked for, and can be cancelled', async (era) => {
     const { connect, exports } = await serve();
     const c = await connect(era);
     const logs: Array<{ level: string; logger?: string; data: any }> = [];
@@ -118,8 +140,13 @@ describe.each<Transport>(['stdio', 'http'])('the built CLI over %s', (transport)
     const call = c.callTool({ name: 'exportContacts', arguments: {} }, { signal: ac.signal, onprogress: () => ac.abort() });
     await expect(call).rejects.toThrow();
     await vi.waitFor(() => expect(readdirSync(exports)).toHaveLength(1));
-    // The server is still there for the next call.
-    expect((await c.callTool({ name: 'getMe', arguments: {} })).isError).toBeFalsy();
+    // The server is still there for the next call; at "error" (logging/setLevel; on 2026-07-28
+    // the level in the request's _meta) the export's info lines are no longer sent.
+    await c.setLogLevel('error');
+    const heard = logs.length;
+    const quiet = await c.callTool({ name: 'exportContacts', arguments: { bot_id: 10, date_to: Date.parse('2026-01-03T00:00:00Z') / 1000 } });
+    expect((quiet.structuredContent as any).count).toBe(3);
+    expect(logs.slice(heard)).toEqual([]);
   });
 
   test.each(ERAS)('%s: a list created or deleted by a tool is announced (2026-07-28: on subscriptions/listen)', async (era) => {
@@ -127,10 +154,18 @@ describe.each<Transport>(['stdio', 'http'])('the built CLI over %s', (transport)
     const c = await connect(era);
     let changes = 0;
     await c.onResourcesChanged(() => void changes++);
-    const made = await c.callTool({ name: 'createListSchema', arguments: { name: `By ${era} over ${transport}`, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] } });
+    const made = await c.callTool({ name: 'createListSchema', arguments: { name: `By ${era} over ${transport} (${backend})`, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] } });
     await vi.waitFor(() => expect(changes).toBe(1));
     await c.callTool({ name: 'deleteListSchema', arguments: { schema_id: (made.structuredContent as any).data.id } });
     await vi.waitFor(() => expect(changes).toBe(2));
+  });
+
+  // The era is the MCP layer's, not the backend's: once is enough.
+  test.runIf(backend === 'local')('a client that negotiates (server/discover first; over HTTP within 600 ms) chooses 2026-07-28', async () => {
+    const { connect } = await serve();
+    const c = await connect('auto');
+    expect(c.era).toBe('2026-07-28');
+    expect((await c.callTool({ name: 'getMe', arguments: {} })).isError).toBeFalsy();
   });
 });
 
@@ -191,6 +226,41 @@ describe('elicitation: one API of this project for both eras (src/mcp/elicit.ts)
   });
 });
 
+describe('the HTTP guards stand in front of both eras', () => {
+  const start = useMcp();
+
+  /** The status of `era`'s first message (initialize; server/discover) sent raw with `headers`. */
+  function probe(url: string, era: Era, headers: Record<string, string>): Promise<number> {
+    const first = era === '2025-11-25' ? { ...INITIALIZE, id: 1 } : DISCOVER;
+    const eraHeaders: Record<string, string> = era === '2025-11-25' ? {} : { 'MCP-Protocol-Version': era, 'Mcp-Method': 'server/discover' };
+    return new Promise((resolve, reject) => {
+      // node:http, not fetch: fetch will not send a Host header of our choosing.
+      const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...eraHeaders, ...headers } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(first));
+    });
+  }
+
+  test.each(ERAS)('%s: a foreign Host or Origin is a 403, no bearer token a 401; the real client with the token gets in', async (era) => {
+    const world = await start();
+    const http = await serveMcpHttp(world.context, world.tools, { host: '127.0.0.1', port: 0, token: 'tok-2' });
+    cleanups.push(() => http.close());
+    const port = new URL(http.url).port;
+    const auth = { Authorization: 'Bearer tok-2' };
+    expect(await probe(http.url, era, {})).toBe(401);
+    expect(await probe(http.url, era, { Authorization: 'Bearer wrong' })).toBe(401);
+    expect(await probe(http.url, era, { ...auth, Host: `evil.example:${port}` })).toBe(403);
+    expect(await probe(http.url, era, { ...auth, Origin: 'http://evil.example' })).toBe(403);
+    expect(await probe(http.url, era, { ...auth, Origin: `http://localhost:${port}`, Host: `localhost:${port}` })).toBe(200);
+    await expect(connectHttp(era, http.url)).rejects.toThrow();
+    const c = keep(await connectHttp(era, http.url, auth));
+    expect((await c.callTool({ name: 'getMe', arguments: {} })).isError).toBeFalsy();
+  });
+});
+
 describe('logging: the client chooses what it hears', () => {
   const start = useMcp();
 
@@ -211,11 +281,7 @@ describe('logging: the client chooses what it hears', () => {
 test('over stdio a 2026-07-28 session is protocol only on stdout: discover, then requests that carry the revision', async () => {
   const rpc = spawnRpc(['mcp', '--db', join(tempDir(), 'fresh.db')]);
   cleanups.push(() => stop(rpc.proc));
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
+  const meta = envelope();
   rpc.send({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } });
   expect((await rpc.answer(1)).result.supportedVersions).toContain('2026-07-28');
   rpc.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'getMe', arguments: {}, _meta: meta } });
@@ -227,14 +293,47 @@ test('over stdio a 2026-07-28 session is protocol only on stdout: discover, then
   for (const l of rpc.lines()) expect(JSON.parse(l).jsonrpc, l).toBe('2.0');
 });
 
+describe('server/discover is answered within 100 ms of the process being ready (the built CLI over stdio)', () => {
+  const BOUND_MS = 100;
+  let dbFile: string;
+  beforeAll(() => {
+    dbFile = seedDb(mcpFixture());
+  });
+
+  /**
+   * Milliseconds from the ready line on stderr to the discover answer on stdout, for a fresh
+   * process. `early`: the probe is written at spawn, as clients do, and waits in the pipe.
+   */
+  async function readyToAnswer(early: boolean): Promise<number> {
+    const rpc = spawnRpc(['mcp', '--db', dbFile], cliEnv({ WORKSPACE_API_KEY: 'alice-key' }));
+    cleanups.push(() => stop(rpc.proc));
+    const err = collect(rpc.proc.stderr);
+    if (early) rpc.send(DISCOVER);
+    await err.wait(/MCP server ready over stdio/);
+    const ready = performance.now();
+    if (!early) rpc.send(DISCOVER);
+    const answer = await rpc.answer(1);
+    const ms = performance.now() - ready;
+    expect(answer.result.supportedVersions).toContain('2026-07-28');
+    return ms;
+  }
+
+  // Another process on this 2-core machine can stall one run for longer than the bound: a
+  // slow run is tried again in a fresh process (twice at most), and the best must hold it.
+  test.each([
+    ['sent once ready', false],
+    ['sent at spawn, before ready', true],
+  ])('probe %s', async (_, early) => {
+    const runs: number[] = [];
+    while (runs.length < 3 && !runs.some((ms) => ms <= BOUND_MS)) runs.push(await readyToAnswer(early));
+    expect(Math.min(...runs), `ready → discover answer, ms: ${runs.map((ms) => ms.toFixed(1)).join(', ')}`).toBeLessThanOrEqual(BOUND_MS);
+  });
+});
+
 describe('the 2026-07-28 wire over HTTP, raw', () => {
   const start = useMcp();
   const V = '2026-07-28';
-  const ENVELOPE = {
-    'io.modelcontextprotocol/protocolVersion': V,
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  };
+  const ENVELOPE = envelope({ elicitation: { form: {} } });
 
   async function serve(token?: string) {
     const world = await start({ extraTools: [confirmTool] });
@@ -300,7 +399,7 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
     expect(told.text.match(/notifications\/message/g)).toHaveLength(2);
   });
 
-  test('the guards stand in front of both eras: token, Host, and a body that is not UTF-8', async () => {
+  test('the guards stand in front of a 2026-07-28 request: token, and a body that is not UTF-8', async () => {
     const { http, post } = await serve('tok-1');
     expect((await post('server/discover', {})).status).toBe(401);
     expect((await post('server/discover', {}, { Authorization: 'Bearer tok-1' })).status).toBe(200);
