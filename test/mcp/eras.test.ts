@@ -161,7 +161,7 @@ describe.each(SETUPS)('the built CLI on the %s backend over %s', (backend, trans
   });
 
   // The era is the MCP layer's, not the backend's: once is enough.
-  test.runIf(backend === 'local')('a client that negotiates (server/discover first; over HTTP within 600 ms) chooses 2026-07-28', async () => {
+  if (backend === 'local') test('a client that negotiates (server/discover first; over HTTP within 600 ms) chooses 2026-07-28', async () => {
     const { connect } = await serve();
     const c = await connect('auto');
     expect(c.era).toBe('2026-07-28');
