@@ -15,7 +15,7 @@ import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.
 import type { Backend } from '../api/backend.js';
 import { ContactMirror } from '../store/contact-mirror.js';
 import type { LocalBackend } from '../service/backend.js';
-import type { Store } from '../store/index.js';
+import type { StoreApi } from '../store/contract.js';
 import { isoTime } from '../store/time.js';
 
 export interface SearchParts {
@@ -33,7 +33,7 @@ function admit(backend: LocalBackend): void {
 }
 
 /** Search and directory over the service's own database. */
-export function localSearch(store: Store, backend: LocalBackend): SearchParts {
+export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts {
   const contacts: ContactIndex = {
     async find(ownerId, query, opts) {
       admit(backend);

@@ -1,9 +1,9 @@
 /** What a handler gets besides its params, and how it answers with a non-default status. */
 import type { OwnerRow } from '../store/owners.js';
-import type { Store } from '../store/index.js';
+import type { StoreApi } from '../store/contract.js';
 
 export interface Ctx {
-  readonly store: Store;
+  readonly store: StoreApi;
   readonly owner: OwnerRow;
   /** The method's URL without query: the `path` of paging answers. */
   readonly url: string;

@@ -10,7 +10,7 @@ import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
 import { validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/owners.js';
-import type { Store } from '../store/index.js';
+import { StoreUnavailable, type StoreApi } from '../store/contract.js';
 import type { Logger } from '../log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
@@ -54,10 +54,10 @@ export class Service {
   readonly limiter: RateLimiter;
   private readonly now: () => Date;
   constructor(
-    readonly store: Store,
+    readonly store: StoreApi,
     private readonly opts: ServiceOptions,
   ) {
-    this.limiter = new RateLimiter(opts.rateLimit ?? 120);
+    this.limiter = new RateLimiter(opts.rateLimit ?? 120, store.rateWindows);
     this.now = opts.now ?? (() => new Date());
   }
 
@@ -132,6 +132,8 @@ export class Service {
         }
         return e.response(headers);
       }
+      // The store rolled the transaction back: nothing was changed, the client may try again.
+      if (e instanceof StoreUnavailable) return unavailable(e, headers, this.opts.logger, def?.name ?? req.method);
       this.opts.logger?.error({ err: e, method: def?.name ?? req.method }, 'unexpected error');
       return new ApiError('server_error', 'Server Error').response(headers);
     }
@@ -152,6 +154,7 @@ export class Service {
       return undefined;
     } catch (e) {
       if (e instanceof ApiError) return e.response(headers);
+      if (e instanceof StoreUnavailable) return unavailable(e, headers, this.opts.logger, 'admit');
       throw e;
     }
   }
@@ -184,6 +187,12 @@ function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
   }
   for (const [k, v] of bag) if (!out.has(k)) out.set(k, v);
   return out;
+}
+
+/** A 503 with Retry-After for a database that cannot be reached now. */
+function unavailable(e: StoreUnavailable, headers: Record<string, string>, logger: Logger | undefined, method: string): ApiResponse {
+  logger?.warn({ err: e.message, method }, 'database unavailable');
+  return new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': String(e.retryAfter) }).response(headers);
 }
 
 function reply(status: number, headers: Record<string, string>, body: unknown): ApiResponse {

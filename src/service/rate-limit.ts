@@ -1,7 +1,11 @@
 /**
  * The per-owner fixed-window rate limit: the window starts at an owner's first request and
- * lasts a minute; a refused request is not counted.
+ * lasts a minute; a refused request is not counted. The windows are the store's
+ * (`RateWindows`): in the process for SQLite, shared by every instance on PostgreSQL.
  */
+import type { RateWindows } from '../store/contract.js';
+import { MemoryRateWindows } from '../store/rate-windows.js';
+
 export interface RateDecision {
   allowed: boolean;
   headers: Record<string, string>;
@@ -10,26 +14,23 @@ export interface RateDecision {
 const WINDOW_MS = 60_000;
 
 export class RateLimiter {
-  private readonly windows = new Map<number, { start: number; count: number }>();
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    private readonly windows: RateWindows = new MemoryRateWindows(),
+  ) {}
 
   /** Count a request of `owner` at `now` (ms) if the limit allows it. */
   take(owner: number, now: number): RateDecision {
     if (this.limit <= 0) return { allowed: true, headers: {} };
-    let w = this.windows.get(owner);
-    if (!w || now - w.start >= WINDOW_MS) {
-      w = { start: now, count: 0 };
-      this.windows.set(owner, w);
-    }
+    const w = this.windows.hit(owner, now, WINDOW_MS, this.limit);
     const headers: Record<string, string> = { 'X-RateLimit-Limit': String(this.limit) };
-    if (w.count >= this.limit) {
+    if (!w.counted) {
       const resetMs = w.start + WINDOW_MS;
       headers['X-RateLimit-Remaining'] = '0';
       headers['Retry-After'] = String(Math.max(1, Math.ceil((resetMs - now) / 1000)));
       headers['X-RateLimit-Reset'] = String(Math.ceil(resetMs / 1000));
       return { allowed: false, headers };
     }
-    w.count++;
     headers['X-RateLimit-Remaining'] = String(this.limit - w.count);
     return { allowed: true, headers };
   }

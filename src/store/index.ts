@@ -1,4 +1,4 @@
-/** The store: one SQLite file and the statements of every resource. Only this folder speaks SQL. */
+/** The SQLite store: one file and the statements of every resource. Only this folder speaks SQL. */
 import type Database from 'better-sqlite3';
 import { AdminStore } from './admin.js';
 import { AuditStore } from './audit.js';
@@ -16,8 +16,10 @@ import { SettingStore } from './settings.js';
 import { TagStore } from './tags.js';
 import { VariableStore } from './variables.js';
 import { openChecked, openDb, type CheckedOpen, type Db } from './db.js';
+import type { StoreApi } from './contract.js';
+import { MemoryRateWindows } from './rate-windows.js';
 
-export class Store {
+export class Store implements StoreApi {
   readonly owners: OwnerStore;
   readonly projects: ProjectStore;
   readonly settings: SettingStore;
@@ -33,6 +35,7 @@ export class Store {
   readonly search: ContactSearch;
   readonly directory: DirectoryStore;
   readonly audit: AuditStore;
+  readonly rateWindows = new MemoryRateWindows();
   /** One transaction wrapper for every call: making one per call costs more than a debit's SQL. */
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
   constructor(readonly db: Db) {

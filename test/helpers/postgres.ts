@@ -8,6 +8,7 @@ import { chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { removeTempDir, tempDir } from './temp.js';
 
 export interface TestPostgres {
@@ -78,6 +79,29 @@ export async function startPostgres(): Promise<TestPostgres> {
     async stop() {
       await server.stop();
       removeTempDir(parent);
+    },
+  };
+}
+
+/**
+ * A test file's PostgreSQL: started before its tests, stopped after them, with whatever the
+ * file handed to `keep` (connections, stores) closed first.
+ */
+export function usePostgres(): { server: () => TestPostgres; keep: <T extends { close(): void }>(x: T) => T } {
+  let server: TestPostgres | undefined;
+  const open: Array<{ close(): void }> = [];
+  beforeAll(async () => {
+    server = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of open) c.close();
+    await server?.stop();
+  });
+  return {
+    server: () => server!,
+    keep: (x) => {
+      open.push(x);
+      return x;
     },
   };
 }

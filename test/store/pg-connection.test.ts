@@ -4,23 +4,14 @@
  * connection or a timed-out statement reported as unavailable (never half-applied), after which
  * the connection comes back by itself.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PgConnection, PgError, StoreUnavailable } from '../../src/store/pg/connection.js';
-import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+import { usePostgres } from '../helpers/postgres.js';
 
-let server: TestPostgres;
-const open: PgConnection[] = [];
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  for (const c of open) c.close();
-  await server?.stop();
-});
+const pg = usePostgres();
 
 async function connect(opts?: ConstructorParameters<typeof PgConnection>[1]): Promise<PgConnection> {
-  const c = new PgConnection(await server.database(), opts);
-  open.push(c);
+  const c = pg.keep(new PgConnection(await pg.server().database(), opts));
   c.exec('CREATE TABLE t (id integer PRIMARY KEY, n bigint NOT NULL)');
   return c;
 }
@@ -71,8 +62,7 @@ describe('PgConnection', () => {
   it('a serialisation failure runs the transaction again, so no update is lost', async () => {
     const a = await connect();
     a.query('INSERT INTO t VALUES (1, 100)');
-    const b = new PgConnection(a.url);
-    open.push(b);
+    const b = pg.keep(new PgConnection(a.url));
     let runs = 0;
     a.tx(() => {
       runs++;
@@ -111,8 +101,7 @@ describe('PgConnection', () => {
     expect(() => c.query('SELECT pg_sleep(2)')).toThrow(StoreUnavailable);
     expect(c.one('SELECT 1 AS one')).toEqual({ one: 1 });
     // A port nothing listens on (this server's, plus one, is free for the test's lifetime).
-    const nowhere = new PgConnection(c.url.replace(/:(\d+)\//, (_, p: string) => `:${Number(p) + 1}/`));
-    open.push(nowhere);
+    const nowhere = pg.keep(new PgConnection(c.url.replace(/:(\d+)\//, (_, p: string) => `:${Number(p) + 1}/`)));
     expect(() => nowhere.query('SELECT 1')).toThrow(StoreUnavailable);
   });
 });

@@ -15,13 +15,10 @@
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { StoreUnavailable } from '../contract.js';
 import { IO_THREAD_SOURCE } from './io-thread.js';
 
-/** The database cannot be reached now (connection lost or refused, statement timed out). */
-export class StoreUnavailable extends Error {
-  /** Seconds a client should wait before trying again. */
-  readonly retryAfter = 1;
-}
+export { StoreUnavailable };
 
 /** An error PostgreSQL answered with: its SQLSTATE in `code` (23505 unique violation, ...). */
 export class PgError extends Error {

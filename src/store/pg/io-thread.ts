@@ -3,14 +3,23 @@
  * client, runs each query its caller posts, posts the answer back and then wakes the caller,
  * which sleeps in `Atomics.wait` until then. A lost connection is reported as such and the next
  * query connects again. Kept as plain JavaScript evaluated by the Worker (`eval: true`), so the
- * same thread starts from the built package and from the TypeScript sources under test.
+ * same thread starts from the built package and from the TypeScript sources under test
+ * (`process.getBuiltinModule` needs Node 20.16; the package asks for 20.18).
  */
 export const IO_THREAD_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const pg = require(workerData.pgPath);
-// 64-bit integers (count(*), bigint columns) as numbers, as SQLite gives them: ours stay far
-// below 2^53.
-pg.types.setTypeParser(20, (v) => Number(v));
+// Evaluated as a script or as a module (the worker inherits --input-type): no require() here.
+const { workerData } = process.getBuiltinModule('node:worker_threads');
+// A thread that cannot load pg answers every query with why, rather than leave its caller waiting.
+let pg = null;
+let broken = null;
+try {
+  pg = process.getBuiltinModule('node:module').createRequire(workerData.pgPath)(workerData.pgPath);
+  // 64-bit integers (count(*), bigint columns) as numbers, as SQLite gives them: ours stay
+  // far below 2^53.
+  pg.types.setTypeParser(20, (v) => Number(v));
+} catch (e) {
+  broken = String(e && e.message);
+}
 const { port, flag, url, statementTimeoutMs } = workerData;
 let client = null;
 let connecting = null;
@@ -45,6 +54,10 @@ port.on('message', (m) => {
       try { if (c) await c.end(); } catch {}
       answer({ closed: true });
       port.close();
+      return;
+    }
+    if (broken) {
+      answer({ error: { message: 'the PostgreSQL client cannot load: ' + broken, lost: false } });
       return;
     }
     if (m.generation !== undefined && (!client || generation !== m.generation)) {

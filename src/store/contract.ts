@@ -1,0 +1,72 @@
+/**
+ * The store the service is written against: one interface, two implementations (SQLite,
+ * `index.ts`; PostgreSQL, `pg/`). Each part is the public surface of the SQLite part, so the
+ * two cannot drift apart: the PostgreSQL part must give the same methods with the same types.
+ * The service only ever sees this interface; no SQL dialect is named outside the store.
+ */
+import type { AdminStore } from './admin.js';
+import type { AuditStore } from './audit.js';
+import type { BalanceStore } from './balance.js';
+import type { ContactAccountStore } from './contact-accounts.js';
+import type { ContactStore } from './contacts.js';
+import type { DirectoryStore } from './directory.js';
+import type { ListStore } from './lists.js';
+import type { MessageStore } from './messages.js';
+import type { OwnerStore } from './owners.js';
+import type { ProjectStore } from './projects.js';
+import type { ReferralStore } from './referrals.js';
+import type { ContactSearch } from './search.js';
+import type { SettingStore } from './settings.js';
+import type { TagStore } from './tags.js';
+import type { VariableStore } from './variables.js';
+
+/** The public methods of a store part (its private statements left out). */
+export type Surface<T> = { [K in keyof T]: T[K] };
+
+/** One owner's rate-limit window after a request was offered to it. */
+export interface WindowHit {
+  /** When the window began (ms). */
+  start: number;
+  /** Requests counted in it, at most the limit. */
+  count: number;
+  /** Whether this request was counted (else the limit was reached). */
+  counted: boolean;
+}
+
+/**
+ * The per-owner request windows of the rate limit. Where they live is the store's choice: the
+ * SQLite store keeps them in the process (one process serves a file); the PostgreSQL store in
+ * the database, so that every instance on it counts in the same window.
+ */
+export interface RateWindows {
+  /** Offer a request of `owner` at `now` (ms): counted unless `limit` already were in its window of `windowMs`. */
+  hit(owner: number, now: number, windowMs: number, limit: number): WindowHit;
+}
+
+/** The database cannot be reached now (connection lost or refused, statement timed out): 503. */
+export class StoreUnavailable extends Error {
+  /** Seconds a client should wait before trying again. */
+  readonly retryAfter: number = 1;
+}
+
+export interface StoreApi {
+  readonly owners: Surface<OwnerStore>;
+  readonly projects: Surface<ProjectStore>;
+  readonly settings: Surface<SettingStore>;
+  readonly admin: Surface<AdminStore>;
+  readonly lists: Surface<ListStore>;
+  readonly contactAccounts: Surface<ContactAccountStore>;
+  readonly contacts: Surface<ContactStore>;
+  readonly balance: Surface<BalanceStore>;
+  readonly variables: Surface<VariableStore>;
+  readonly tags: Surface<TagStore>;
+  readonly messages: Surface<MessageStore>;
+  readonly referrals: Surface<ReferralStore>;
+  readonly search: Surface<ContactSearch>;
+  readonly directory: Surface<DirectoryStore>;
+  readonly audit: Surface<AuditStore>;
+  readonly rateWindows: RateWindows;
+  /** Run `fn` in one transaction: all of it is written, or none. Nested calls are savepoints. */
+  tx<T>(fn: () => T): T;
+  close(): void;
+}

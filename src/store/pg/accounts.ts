@@ -1,0 +1,72 @@
+/**
+ * Money on PostgreSQL (the SQLite parts: ../balance.ts, ../contact-accounts.ts). The service
+ * runs each move (read, check, write balance and journal) in one `store.tx`, which here is a
+ * SERIALIZABLE transaction: two instances debiting one account at once cannot both pass the
+ * check on the same balance; the loser's transaction fails with a serialisation failure and
+ * runs again on the new balance. The CHECK (amount >= 0) of the table is the last guard.
+ */
+import type { BalanceStore } from '../balance.js';
+import type { AccountRow, ContactAccountStore, Operation } from '../contact-accounts.js';
+import type { Surface } from '../contract.js';
+import { groupByContact } from '../group.js';
+import type { PgConnection } from './connection.js';
+
+export class PgBalanceStore implements Surface<BalanceStore> {
+  constructor(private readonly c: PgConnection) {}
+
+  get(ownerId: number): { balance: number; currency: string } | undefined {
+    return this.c.one('SELECT balance, currency FROM owners WHERE id = $1', [ownerId]);
+  }
+  set(ownerId: number, balance: number, currency: string): boolean {
+    return this.c.query('UPDATE owners SET balance = $1, currency = $2 WHERE id = $3', [balance, currency, ownerId]).rowCount > 0;
+  }
+}
+
+export class PgContactAccountStore implements Surface<ContactAccountStore> {
+  constructor(private readonly c: PgConnection) {}
+
+  listByContact(contactId: number): AccountRow[] {
+    return this.c.query<AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = $1 ORDER BY id', [contactId]).rows;
+  }
+  listByContacts(contactIds: readonly number[]): Map<number, AccountRow[]> {
+    if (contactIds.length === 0) return new Map();
+    return groupByContact(this.c.query<AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = ANY($1::bigint[]) ORDER BY contact_id, id', [contactIds]).rows);
+  }
+  get(id: number): AccountRow | undefined {
+    return this.c.one<AccountRow>('SELECT * FROM contact_accounts WHERE id = $1', [id]);
+  }
+  byCurrency(contactId: number, currency: string): AccountRow | undefined {
+    return this.c.one<AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = $1 AND currency = $2', [contactId, currency]);
+  }
+  /**
+   * Open an empty account with the next id past the high-water mark; `'exists'` when the
+   * contact has one in that currency (the UNIQUE constraint decides; no error is raised, which
+   * would abort the caller's transaction on PostgreSQL).
+   */
+  open(contactId: number, currency: string, now: string): AccountRow | 'exists' {
+    const row = this.c.one<AccountRow>(
+      `WITH next AS (
+         UPDATE id_watermarks SET max_id = max_id + 1 WHERE name = 'contact_accounts'
+           AND NOT EXISTS (SELECT 1 FROM contact_accounts WHERE contact_id = $1 AND currency = $2)
+         RETURNING max_id)
+       INSERT INTO contact_accounts (id, contact_id, currency, amount, created_at, updated_at, blocked_at)
+         SELECT max_id, $1, $2, 0, $3, $3, NULL FROM next
+       ON CONFLICT (contact_id, currency) DO NOTHING RETURNING *`,
+      [contactId, currency, now],
+    );
+    return row ?? 'exists';
+  }
+  removeEmpty(id: number): boolean {
+    return this.c.query('DELETE FROM contact_accounts WHERE id = $1 AND amount = 0', [id]).rowCount > 0;
+  }
+  move(id: number, balance: number, delta: number, operation: Operation, description: string, now: string): AccountRow {
+    const row = this.c.one<AccountRow>('UPDATE contact_accounts SET amount = $1, updated_at = $2 WHERE id = $3 RETURNING *', [balance, now, id]);
+    if (!row) throw new Error(`account ${id} vanished inside its transaction`);
+    this.c.query(
+      `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [id, operation, delta, description, balance, now],
+    );
+    return row;
+  }
+}

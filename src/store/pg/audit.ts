@@ -1,0 +1,26 @@
+/** The MCP audit trail on PostgreSQL (the SQLite part: ../audit.ts): appended in the change's transaction, read newest first. */
+import type { AuditEntry, AuditPage, AuditQuery } from '../../api/backend.js';
+import { parseOrderedJson } from '../../api/ordered.js';
+import type { AuditStore } from '../audit.js';
+import type { Surface } from '../contract.js';
+import type { PgConnection } from './connection.js';
+
+export class PgAuditStore implements Surface<AuditStore> {
+  constructor(private readonly c: PgConnection) {}
+
+  append(e: AuditEntry): void {
+    this.c.query('INSERT INTO mcp_audit (at, tool, contact_id, entry) VALUES ($1, $2, $3, $4)', [e.at, e.tool, e.contact_id, JSON.stringify(e)]);
+  }
+
+  read(q: AuditQuery): AuditPage {
+    const rows = this.c.query<{ seq: number; entry: string }>(
+      `SELECT seq, entry FROM mcp_audit
+       WHERE ($1::text IS NULL OR tool = $1) AND ($2::bigint IS NULL OR contact_id = $2)
+         AND ($3::text IS NULL OR at >= $3) AND ($4::bigint IS NULL OR seq < $4)
+       ORDER BY seq DESC LIMIT $5`,
+      [q.tool ?? null, q.contact ?? null, q.since ?? null, q.before ?? null, q.limit + 1],
+    ).rows;
+    const entries = rows.slice(0, q.limit).map((r) => ({ seq: r.seq, ...(parseOrderedJson(r.entry) as AuditEntry) }));
+    return rows.length > q.limit ? { entries, next: entries[entries.length - 1]!.seq } : { entries };
+  }
+}

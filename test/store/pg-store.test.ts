@@ -1,0 +1,187 @@
+/**
+ * The PostgreSQL store's parts so far, on a real throwaway PostgreSQL: the same answers as the
+ * SQLite store for the same calls, migrations once however many instances start together, and
+ * the state several instances share (keys, the rate limit's window, deprecations, the ledger)
+ * shared, with the ledger exact under concurrent debits from two processes.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Service } from '../../src/service/pipeline.js';
+import type { StoreApi } from '../../src/store/contract.js';
+import { Store } from '../../src/store/index.js';
+import { PgConnection } from '../../src/store/pg/connection.js';
+import { PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { PgStore } from '../../src/store/pg/index.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { track } from '../helpers/temp.js';
+import { ROOT } from '../helpers/world.js';
+
+const { server: pgServer, keep } = usePostgres();
+const server = { database: () => pgServer().database() };
+
+const T0 = '2026-01-01T00:00:00+00:00';
+/** Rows both dialects take as they are: an owner's project, bot and two contacts. */
+const WORLD = [
+  `INSERT INTO projects (uuid, owner_id, name, created_at) VALUES ('p1', 1, 'P', '${T0}')`,
+  `INSERT INTO bots (id, project_uuid, name, created_at) VALUES (7, 'p1', 'B', '${T0}')`,
+  `INSERT INTO contacts (id, bot_id, messenger, name, created_at, created_ts) VALUES (11, 7, 'telegram', 'Ann', '${T0}', 1767225600)`,
+  `INSERT INTO contacts (id, bot_id, messenger, name, created_at, created_ts) VALUES (12, 7, 'telegram', 'Ben', '${T0}', 1767225600)`,
+];
+
+/** The same calls on a store of either kind; everything they answer, in order. */
+function script(store: Pick<StoreApi, 'owners' | 'settings' | 'balance' | 'contactAccounts' | 'audit' | 'rateWindows' | 'tx'>, world: (sql: string) => void): unknown[] {
+  const out: unknown[] = [];
+  const o1 = store.owners.insert({ name: 'Ann', email: 'ann@example.com', api_key: 'key-1', created_at: T0 });
+  const o2 = store.owners.insert({ id: 40, name: 'Ben', plan: 'free', created_at: T0 });
+  const o3 = store.owners.insert({ name: 'Cy', created_at: T0 });
+  out.push(o1, o2, o3, store.owners.count(), store.owners.first(), store.owners.get(40), store.owners.get(99));
+  out.push(store.owners.byKey('key-1')?.id, store.owners.byKey('key-2'), store.owners.setPlan(40, 'pro'), store.owners.setPlan(99, 'pro'));
+  const key = store.owners.regenerateKey(o1)!;
+  out.push(store.owners.byKey('key-1'), store.owners.byKey(key)?.id, store.owners.regenerateKey(99));
+  out.push(store.owners.setBlocked(40, false), store.owners.get(40)?.blocked_at);
+  store.settings.set('a', '1');
+  store.settings.set('a', '2');
+  store.settings.setDeprecation('getMe', '2027-01-01T00:00:00Z');
+  out.push(store.settings.get('a'), store.settings.get('b'), store.settings.deprecation('getMe'), store.settings.deprecation('getBalance'));
+  out.push(store.balance.set(o1, 500, 'EUR'), store.balance.get(o1), store.balance.get(99), store.balance.set(99, 1, 'USD'));
+
+  for (const sql of WORLD) world(sql);
+  const acc = store.contactAccounts;
+  const usd = acc.open(11, 'USD', T0);
+  out.push(usd, acc.open(11, 'USD', T0), acc.open(11, 'EUR', T0), acc.open(12, 'USD', T0));
+  const id = (usd as { id: number }).id;
+  out.push(store.tx(() => acc.move(id, 300, 300, 'Deposit via API', 'in', T0)));
+  out.push(store.tx(() => acc.move(id, 120, -180, 'Debit via API', 'out', T0)));
+  out.push(acc.get(id), acc.get(999), acc.byCurrency(11, 'EUR'), acc.byCurrency(11, 'GBP'), acc.listByContact(11), [...acc.listByContacts([12, 11, 5])]);
+  out.push(acc.removeEmpty(id), acc.removeEmpty((acc.byCurrency(11, 'EUR') as { id: number }).id), acc.listByContact(11));
+  // An id is never given out twice: the next account gets a new one even after deletes.
+  out.push(acc.open(11, 'EUR', T0));
+  // A failed step rolls its transaction back whole.
+  out.push(
+    (() => {
+      try {
+        store.tx(() => {
+          acc.move(id, 0, -120, 'Debit via API', 'all', T0);
+          throw new Error('check failed');
+        });
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })(),
+    acc.get(id)?.amount,
+  );
+
+  for (const [tool, contact] of [['a', 11], ['b', null], ['a', 12]] as const) {
+    store.audit.append({ at: T0, owner_id: o1, client: null, session: null, tool, arguments: { z: 1, a: 2 }, contact_id: contact, status: 200, code: null } as never);
+  }
+  out.push(store.audit.read({ limit: 2 }), store.audit.read({ tool: 'a', limit: 5 }), store.audit.read({ contact: 12, limit: 5 }), store.audit.read({ before: 2, limit: 5 }));
+
+  const win = (ms: number) => store.rateWindows.hit(o1, ms, 60_000, 3);
+  out.push([1000, 2000, 3000, 4000, 60_999, 61_000, 61_001].map(win));
+  return out;
+}
+
+describe('PgStore', () => {
+  it('answers every call as the SQLite store does', async () => {
+    const lite = keep(Store.open(':memory:'));
+    const pg = keep(PgStore.open(await server.database()));
+    const expected = script(lite, (sql) => lite.db.exec(sql));
+    const got = script(pg, (sql) => pg.conn.exec(sql));
+    expect(got).toEqual(expected);
+    // The journal sums to the balance.
+    expect(pg.conn.one('SELECT sum(amount)::bigint AS s FROM account_journal WHERE account_id = 1')).toEqual({ s: 120 });
+  });
+
+  it('instances starting together migrate once; a database of another program or a newer version is refused', async () => {
+    const url = await server.database();
+    const starts = await Promise.all([1, 2, 3].map(() => child(url, `const s = PgStore.open(url); s.close(); out('ok');`)));
+    expect(starts).toEqual(['ok', 'ok', 'ok']);
+    const c = keep(new PgConnection(url));
+    expect(c.one('SELECT version FROM workspace_schema')).toEqual({ version: PG_MIGRATIONS.length });
+    expect(c.one("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'owners'")).toEqual({ n: 1 });
+
+    c.query('UPDATE workspace_schema SET version = version + 1');
+    expect(() => PgStore.open(url)).toThrow(/newer version/);
+    const foreign = await server.database();
+    keep(new PgConnection(foreign)).exec('CREATE TABLE invoices (id integer)');
+    expect(() => PgStore.open(foreign)).toThrow(PgSchemaProblem);
+  });
+
+  it('two instances share keys, deprecations and the rate window: a rotated key is refused by the other at once; 121 requests get one 429', async () => {
+    const url = await server.database();
+    const [a, b] = [keep(PgStore.open(url)), keep(PgStore.open(url))];
+    const owner = a.owners.insert({ name: 'Ann', api_key: 'old-key' });
+    // getMe and getBalance need no part the PostgreSQL store lacks so far.
+    const secrets = { encryptionKey: Buffer.alloc(32), signingKey: Buffer.alloc(32) };
+    const service = (s: PgStore) => new Service(s as unknown as StoreApi, { secrets, rateLimit: 120 });
+    const [sa, sb] = [service(a), service(b)];
+    const call = (s: Service, method: string, bearer: string) => s.call({ method, verb: 'GET', input: {}, bearer, wantsJson: true, baseUrl: 'http://x/api/v1' });
+    expect(call(sb, 'getMe', 'old-key').status).toBe(200);
+    const key = a.owners.regenerateKey(owner)!;
+    expect(call(sb, 'getMe', 'old-key').status).toBe(401);
+    expect(call(sb, 'getMe', key).status).toBe(200);
+
+    // "Rate limiting: 120 requests per minute" per owner, across every instance. Two so far.
+    const statuses: number[] = [];
+    for (let i = 0; i < 119; i++) statuses.push(call(i % 2 ? sa : sb, 'getBalance', key).status);
+    expect(statuses.filter((s) => s !== 200)).toEqual([429]);
+    const refused = call(sa, 'getMe', key);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['Retry-After']).toMatch(/^\d+$/);
+
+    // A deprecation set through one instance is announced by the other.
+    a.settings.setDeprecation('getBalance', '2030-01-01T00:00:00Z');
+    expect(call(sb, 'getBalance', key).headers.Deprecation).toBe('true');
+  });
+
+  it('concurrent debits from two processes end exact: never below zero, the journal sums to the balance', async () => {
+    const url = await server.database();
+    const setup = keep(PgStore.open(url));
+    setup.owners.insert({ id: 1, name: 'Ann' });
+    for (const sql of WORLD) setup.conn.exec(sql);
+    const account = setup.contactAccounts.open(11, 'USD', T0) as { id: number };
+    setup.tx(() => setup.contactAccounts.move(account.id, 1000, 1000, 'Deposit via API', 'start', T0));
+    // Each process debits 7 forty times (280 each, 560 asked of 1000): the service's check, in its transaction.
+    const debit = `
+      const s = PgStore.open(url);
+      let ok = 0, refused = 0;
+      for (let i = 0; i < 40; i++) {
+        const done = s.tx(() => {
+          const a = s.contactAccounts.get(${account.id});
+          if (a.amount < 7) return false;
+          s.contactAccounts.move(a.id, a.amount - 7, -7, 'Debit via API', 'race', '${T0}');
+          return true;
+        });
+        done ? ok++ : refused++;
+      }
+      s.close();
+      out(ok + ' ' + refused);`;
+    const results = await Promise.all([child(url, debit), child(url, debit)]);
+    expect(results).toEqual(['40 0', '40 0']);
+    expect(setup.contactAccounts.get(account.id)!.amount).toBe(1000 - 80 * 7);
+    expect(setup.conn.one('SELECT sum(amount)::bigint AS s, count(*) AS n FROM account_journal')).toEqual({ s: 1000 - 80 * 7, n: 81 });
+
+    // Past the balance: 160 asked of 440 each way; exactly 62 debits of 7 fit (434), none more.
+    const drain = debit.replaceAll('i < 40', 'i < 160');
+    const [x, y] = await Promise.all([child(url, drain), child(url, drain)]);
+    const ok = Number(x!.split(' ')[0]) + Number(y!.split(' ')[0]);
+    expect(ok).toBe(62);
+    expect(setup.contactAccounts.get(account.id)!.amount).toBe(440 - 62 * 7);
+    expect(setup.conn.one('SELECT sum(amount)::bigint AS s FROM account_journal')).toEqual({ s: 440 - 62 * 7 });
+  });
+});
+
+/** Run `body` in a new Node process with the built PgStore and the database `url`; what it `out`s. */
+function child(url: string, body: string): Promise<string> {
+  const entry = join(ROOT, 'dist', 'store', 'pg', 'index.js');
+  const code = `import { PgStore } from ${JSON.stringify(entry)}; const url = process.argv[1]; const out = (s) => process.stdout.write(String(s)); ${body}`;
+  return new Promise((resolve, reject) => {
+    const p = track(spawn(process.execPath, ['--input-type=module', '-e', code, url], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d));
+    p.stderr.on('data', (d: Buffer) => (stderr += d));
+    p.on('close', (status) => (status === 0 ? resolve(stdout) : reject(new Error(`child exited ${status}: ${stderr}`))));
+  });
+}
