@@ -1,9 +1,13 @@
 /**
  * Where the files live: the database given by `--db` or `$WORKSPACE_DB` (`~` is the home
  * folder: an MCP client's config has no shell to expand it), else one in the user's data folder.
+ * A PostgreSQL URL (`--db postgres://…`, or `$DATABASE_URL` when neither is given) names a
+ * shared database instead of a file.
  */
 import { homedir, platform } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isPostgresUrl } from '../store/pg/url.js';
+import { UsageError } from './args.js';
 
 export function defaultDataDir(): string {
   const home = homedir();
@@ -26,10 +30,25 @@ export interface DbLocation {
 }
 
 export function locateDb(flag: string | undefined): DbLocation {
-  if (flag !== undefined) return { file: resolve(expandHome(flag)), source: '--db' };
   const env = process.env.WORKSPACE_DB;
+  const url = process.env.DATABASE_URL;
+  // DATABASE_URL is often set for other programs: only a PostgreSQL URL in it is ours to take.
+  const [value, source] = flag !== undefined ? [flag, '--db'] : env ? [env, 'WORKSPACE_DB'] : url && isPostgresUrl(url) ? [url, 'DATABASE_URL'] : [];
+  if (value !== undefined && isPostgresUrl(value)) refusePostgres(source!);
+  if (flag !== undefined) return { file: resolve(expandHome(flag)), source: '--db' };
   if (env) return { file: resolve(expandHome(env)), source: 'WORKSPACE_DB' };
   return { file: join(defaultDataDir(), 'workspace.db'), source: 'default' };
+}
+
+/**
+ * The PostgreSQL store does not hold the whole API yet (see store/pg/index.ts): rather than
+ * serve part of it, every command refuses the URL, in one line that does not repeat it (it
+ * holds a password).
+ */
+function refusePostgres(source: string): never {
+  throw new UsageError(
+    `${source} names a PostgreSQL database, and this version cannot serve the API from PostgreSQL yet (its PostgreSQL store holds owners, keys, settings, the rate limit and the ledger, not contacts, lists or search): give ${source === 'DATABASE_URL' ? '--db' : source} a SQLite file${source === 'DATABASE_URL' ? ', or unset DATABASE_URL' : ''}`,
+  );
 }
 
 export function resolveDbFile(flag: string | undefined): string {

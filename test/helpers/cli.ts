@@ -15,12 +15,12 @@ import { rawWithinBudget } from './budget.js';
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
 /**
- * `process.env` without the WORKSPACE_* variables, plus `extra`: a clean shell, so a variable
+ * `process.env` without the WORKSPACE_* variables and DATABASE_URL, plus `extra`: a clean shell, so a variable
  * set where the tests run (a WORKSPACE_DB, a key) changes nothing.
  */
 export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
   const e: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKSPACE_')) e[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKSPACE_') && k !== 'DATABASE_URL') e[k] = v;
   return { ...e, WORKSPACE_LOG_LEVEL: 'warn', ...extra };
 }
 

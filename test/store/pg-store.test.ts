@@ -135,6 +135,28 @@ describe('PgStore', () => {
     expect(call(sb, 'getBalance', key).headers.Deprecation).toBe('true');
   });
 
+  it('a request the database cannot answer in time answers 503 with Retry-After; a connection dropped between requests is replaced unseen', async () => {
+    const url = await server.database();
+    const a = keep(PgStore.open(url));
+    const b = keep(PgStore.open(url, { statementTimeoutMs: 300 }));
+    a.owners.insert({ name: 'Ann', api_key: 'k' });
+    const s = new Service(b as unknown as StoreApi, { secrets: { encryptionKey: Buffer.alloc(32), signingKey: Buffer.alloc(32) }, rateLimit: 0 });
+    const getMe = () => s.call({ method: 'getMe', verb: 'GET', input: {}, bearer: 'k', wantsJson: true, baseUrl: 'http://x/api/v1' });
+    expect(getMe().status).toBe(200);
+    // Another session holds the owners table (a migration, a stuck transaction).
+    a.conn.exec('BEGIN; LOCK TABLE owners IN ACCESS EXCLUSIVE MODE');
+    const stuck = getMe();
+    a.conn.exec('ROLLBACK');
+    expect(stuck.status).toBe(503);
+    expect(stuck.headers['Retry-After']).toBe('1');
+    expect(stuck.body).toEqual({ message: 'Service Unavailable' });
+    // The database ends b's idle session: the next request connects again and is served.
+    const pid = b.conn.one<{ pid: number }>('SELECT pg_backend_pid() AS pid')!.pid;
+    a.conn.query('SELECT pg_terminate_backend($1, 5000)', [pid]);
+    expect(getMe().status).toBe(200);
+    expect(b.conn.one<{ pid: number }>('SELECT pg_backend_pid() AS pid')!.pid).not.toBe(pid);
+  });
+
   it('concurrent debits from two processes end exact: never below zero, the journal sums to the balance', async () => {
     const url = await server.database();
     const setup = keep(PgStore.open(url));

@@ -33,8 +33,8 @@ export class PgError extends Error {
 export interface PgOptions {
   /** A statement running longer is cancelled (the request answers 503). */
   statementTimeoutMs?: number;
-  /** How often a transaction that hit a serialisation failure is tried again. */
-  retries?: number;
+  /** How long a transaction that keeps hitting serialisation failures is tried again before the request answers 503. */
+  retryMs?: number;
 }
 
 type Answer = { rows: unknown[]; rowCount: number; generation: number } | { error: { message: string; code?: string; lost: boolean } } | { closed: true };
@@ -52,7 +52,7 @@ export class PgConnection {
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private readonly waitMs: number;
   private readonly statementTimeoutMs: number;
-  private readonly retries: number;
+  private readonly retryMs: number;
   private depth = 0;
   /** The connection the open transaction began on (see io-thread.ts). */
   private generation: number | undefined;
@@ -64,7 +64,7 @@ export class PgConnection {
     opts: PgOptions = {},
   ) {
     this.statementTimeoutMs = opts.statementTimeoutMs ?? 15_000;
-    this.retries = opts.retries ?? 10;
+    this.retryMs = opts.retryMs ?? 5_000;
     // The caller gives up a little after the server would have cancelled the statement.
     this.waitMs = this.statementTimeoutMs + 10_000;
     this.spawn();
@@ -132,6 +132,7 @@ export class PgConnection {
    */
   tx<T>(fn: () => T): T {
     if (this.depth > 0) return this.savepoint(fn);
+    const giveUp = Date.now() + this.retryMs;
     for (let attempt = 0; ; attempt++) {
       this.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
       this.generation = this.lastGeneration;
@@ -142,9 +143,10 @@ export class PgConnection {
         return out;
       } catch (e) {
         this.rollback();
-        if (!(e instanceof PgError && e.code !== undefined && RETRY.has(e.code)) || attempt >= this.retries) throw e;
-        // Back off a little, more each time, with jitter, so racing transactions spread out.
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * 5 * (attempt + 1));
+        if (!(e instanceof PgError && e.code !== undefined && RETRY.has(e.code))) throw e;
+        if (Date.now() >= giveUp) throw new StoreUnavailable(`PostgreSQL: still conflicting after ${attempt + 1} attempts: ${e.message}`);
+        // Back off, longer each time (up to 50 ms), with jitter, so racing transactions spread out.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * Math.min(50, 2 ** attempt));
       } finally {
         this.depth = 0;
         this.generation = undefined;

@@ -16,13 +16,10 @@ import { PgOwnerStore } from './owners.js';
 import { PgRateWindows } from './rate-windows.js';
 import { PgSettingStore } from './settings.js';
 
+export { isPostgresUrl } from './url.js';
+
 /** The parts of `StoreApi` the PostgreSQL store has so far. */
 export type PgStoreParts = Pick<StoreApi, 'owners' | 'settings' | 'balance' | 'contactAccounts' | 'audit' | 'rateWindows' | 'tx' | 'close'>;
-
-/** Whether a `--db` value names a PostgreSQL database rather than a file. */
-export function isPostgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(value);
-}
 
 export class PgStore implements PgStoreParts {
   readonly owners: PgOwnerStore;
