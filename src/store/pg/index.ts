@@ -2,27 +2,42 @@
  * The PostgreSQL store: the same parts as the SQLite store (../index.ts) over a database that
  * several instances share. Opening it migrates under an advisory lock (migrations.ts).
  *
- * Not whole yet: the parts below are those that hold the state every instance must share
- * (owners and keys, settings and deprecations, the rate limit's windows, balances, the ledger,
- * the audit trail). `PgStoreParts` names them; the CLI refuses a PostgreSQL URL until the
- * store is the whole `StoreApi`, so no server ever answers half the API from it.
+ * Not whole yet: lists and the contact search are missing (`PgStoreParts` names what is
+ * here). The CLI refuses a PostgreSQL URL until the store is the whole `StoreApi`, so no
+ * server ever answers half the API from it.
  */
 import type { StoreApi } from '../contract.js';
 import { PgBalanceStore, PgContactAccountStore } from './accounts.js';
+import { PgAdminStore } from './admin.js';
 import { PgAuditStore } from './audit.js';
 import { PgConnection, type PgOptions } from './connection.js';
+import { PgContactStore } from './contacts.js';
+import { PgDirectoryStore } from './directory.js';
+import { PgMessageStore } from './messages.js';
 import { migratePg } from './migrations.js';
 import { PgOwnerStore } from './owners.js';
+import { PgProjectStore } from './projects.js';
 import { PgRateWindows } from './rate-windows.js';
+import { PgReferralStore } from './referrals.js';
 import { PgSettingStore } from './settings.js';
+import { PgTagStore } from './tags.js';
+import { PgVariableStore } from './variables.js';
 
 export { isPostgresUrl } from './url.js';
 
-/** The parts of `StoreApi` the PostgreSQL store has so far. */
-export type PgStoreParts = Pick<StoreApi, 'owners' | 'settings' | 'balance' | 'contactAccounts' | 'audit' | 'rateWindows' | 'tx' | 'close'>;
+/** The parts of `StoreApi` the PostgreSQL store has so far: all but lists and search. */
+export type PgStoreParts = Omit<StoreApi, 'lists' | 'search'>;
 
 export class PgStore implements PgStoreParts {
   readonly owners: PgOwnerStore;
+  readonly projects: PgProjectStore;
+  readonly admin: PgAdminStore;
+  readonly contacts: PgContactStore;
+  readonly variables: PgVariableStore;
+  readonly tags: PgTagStore;
+  readonly messages: PgMessageStore;
+  readonly referrals: PgReferralStore;
+  readonly directory: PgDirectoryStore;
   readonly settings: PgSettingStore;
   readonly balance: PgBalanceStore;
   readonly contactAccounts: PgContactAccountStore;
@@ -31,6 +46,14 @@ export class PgStore implements PgStoreParts {
 
   constructor(readonly conn: PgConnection) {
     this.owners = new PgOwnerStore(conn);
+    this.projects = new PgProjectStore(conn);
+    this.admin = new PgAdminStore(conn);
+    this.contacts = new PgContactStore(conn);
+    this.variables = new PgVariableStore(conn);
+    this.tags = new PgTagStore(conn);
+    this.messages = new PgMessageStore(conn);
+    this.referrals = new PgReferralStore(conn);
+    this.directory = new PgDirectoryStore(conn);
     this.settings = new PgSettingStore(conn);
     this.balance = new PgBalanceStore(conn);
     this.contactAccounts = new PgContactAccountStore(conn);
