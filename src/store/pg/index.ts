@@ -2,8 +2,8 @@
  * The PostgreSQL store: the same parts as the SQLite store (../index.ts) over a database that
  * several instances share. Opening it migrates under an advisory lock (migrations.ts).
  *
- * Not whole yet: lists and the contact search are missing (`PgStoreParts` names what is
- * here). The CLI refuses a PostgreSQL URL until the store is the whole `StoreApi`, so no
+ * Not whole yet: the contact search (the MCP server's find_contacts) is missing
+ * (`PgStoreParts` names what is here). The CLI refuses a PostgreSQL URL until the store is the whole `StoreApi`, so no
  * server ever answers half the API from it.
  */
 import type { StoreApi } from '../contract.js';
@@ -13,6 +13,7 @@ import { PgAuditStore } from './audit.js';
 import { PgConnection, type PgOptions } from './connection.js';
 import { PgContactStore } from './contacts.js';
 import { PgDirectoryStore } from './directory.js';
+import { PgListStore } from './lists.js';
 import { PgMessageStore } from './messages.js';
 import { migratePg } from './migrations.js';
 import { PgOwnerStore } from './owners.js';
@@ -25,8 +26,8 @@ import { PgVariableStore } from './variables.js';
 
 export { isPostgresUrl } from './url.js';
 
-/** The parts of `StoreApi` the PostgreSQL store has so far: all but lists and search. */
-export type PgStoreParts = Omit<StoreApi, 'lists' | 'search'>;
+/** The parts of `StoreApi` the PostgreSQL store has so far: all but the contact search. */
+export type PgStoreParts = Omit<StoreApi, 'search'>;
 
 export class PgStore implements PgStoreParts {
   readonly owners: PgOwnerStore;
@@ -38,6 +39,7 @@ export class PgStore implements PgStoreParts {
   readonly messages: PgMessageStore;
   readonly referrals: PgReferralStore;
   readonly directory: PgDirectoryStore;
+  readonly lists: PgListStore;
   readonly settings: PgSettingStore;
   readonly balance: PgBalanceStore;
   readonly contactAccounts: PgContactAccountStore;
@@ -54,6 +56,7 @@ export class PgStore implements PgStoreParts {
     this.messages = new PgMessageStore(conn);
     this.referrals = new PgReferralStore(conn);
     this.directory = new PgDirectoryStore(conn);
+    this.lists = new PgListStore(conn);
     this.settings = new PgSettingStore(conn);
     this.balance = new PgBalanceStore(conn);
     this.contactAccounts = new PgContactAccountStore(conn);

@@ -186,6 +186,19 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX list_records_schema ON list_records(schema_seq, seq);
 
+  -- A JSON value as SQLite's json_extract gives it, for comparing and sorting alike: NULL for
+  -- null or absent; booleans as the numbers 1 and 0; numbers by value (1 = 1.0); strings as
+  -- text; objects and arrays as their JSON text. The rank orders the kinds as SQLite does
+  -- (NULL, numbers, text); the key compares two values (equal kind and value).
+  CREATE FUNCTION json_rank(v jsonb) RETURNS integer IMMUTABLE LANGUAGE sql AS $$
+    SELECT CASE WHEN v IS NULL OR jsonb_typeof(v) = 'null' THEN 0 WHEN jsonb_typeof(v) IN ('boolean', 'number') THEN 1 ELSE 2 END $$;
+  CREATE FUNCTION json_num(v jsonb) RETURNS numeric IMMUTABLE LANGUAGE sql AS $$
+    SELECT CASE jsonb_typeof(v) WHEN 'boolean' THEN (CASE WHEN v::boolean THEN 1 ELSE 0 END) WHEN 'number' THEN v::numeric END $$;
+  CREATE FUNCTION json_text(v jsonb) RETURNS text IMMUTABLE LANGUAGE sql AS $$
+    SELECT CASE jsonb_typeof(v) WHEN 'string' THEN v #>> '{}' WHEN 'object' THEN v::text WHEN 'array' THEN v::text END $$;
+  CREATE FUNCTION json_key(v jsonb) RETURNS text IMMUTABLE LANGUAGE sql AS $$
+    SELECT CASE json_rank(v) WHEN 0 THEN NULL WHEN 1 THEN 'n' || trim_scale(json_num(v))::text ELSE 's' || json_text(v) END $$;
+
   CREATE TABLE deprecations (
     method text COLLATE "C" PRIMARY KEY,
     sunset text COLLATE "C" NOT NULL
