@@ -42,43 +42,73 @@ const WORD_MATCHES: readonly WordMatch[] = ['name', 'words', 'prefixes'];
 const NATIONAL_DIGITS = 10;
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 
+/**
+ * The lookups a search is made of, each answered from the index: SQLite's (FTS5 and the key
+ * table, below) or PostgreSQL's (pg/search.ts). Ids come back in the order each query gives.
+ */
+export interface SearchIndex {
+  /** The contact with this id, if it is listed in one of the bots. */
+  byId(id: number, bots: readonly number[]): { id: number }[];
+  /** Contacts with this exact key, by id, at most `limit`. */
+  byKey(key: string, bots: readonly number[], limit: number): { id: number }[];
+  /** Contacts with a key from `lo` (inclusive) to `hi` (exclusive), by key then id. */
+  byKeyRange(lo: string, hi: string, bots: readonly number[], limit: number): { id: number }[];
+  /** Of the first `candidates` contacts (by id) whose words match, the `want` with the shortest names. */
+  words(words: readonly string[], bots: readonly number[], match: WordMatch, candidates: number, want: number): { id: number }[];
+  /** How many contacts' words match, counted up to `cap`. */
+  countWords(words: readonly string[], bots: readonly number[], match: WordMatch, cap: number): number;
+}
+
+/** The index of SEARCH_SCHEMA in a SQLite database (the service's, or the remote index file). */
+function sqliteIndex(db: Db): SearchIndex {
+  const s = {
+    byId: db.prepare<[number, string], { id: number }>(
+      `SELECT id FROM contacts WHERE id = ? AND bot_id ${IN_JSON} AND preview = 0 AND deleted_at IS NULL`,
+    ),
+    byKey: db.prepare<[string, string, number], { id: number }>(
+      `SELECT contact_id AS id FROM contact_search_keys WHERE key = ? AND bot_id ${IN_JSON} ORDER BY contact_id LIMIT ?`,
+    ),
+    byKeyRange: db.prepare<[string, string, string, number], { id: number }>(
+      `SELECT contact_id AS id FROM contact_search_keys WHERE key >= ? AND key < ? AND bot_id ${IN_JSON}
+       ORDER BY key, contact_id LIMIT ?`,
+    ),
+    words: db.prepare<[string, number, number], { id: number }>(
+      `SELECT id FROM contacts WHERE id IN (SELECT rowid FROM contact_words WHERE contact_words MATCH ? LIMIT ?)
+       ORDER BY length(name), id LIMIT ?`,
+    ),
+    countWords: db.prepare<[string, number], { n: number }>(
+      'SELECT count(*) AS n FROM (SELECT rowid FROM contact_words WHERE contact_words MATCH ? LIMIT ?)',
+    ),
+  };
+  return {
+    byId: (id, bots) => s.byId.all(id, JSON.stringify(bots)),
+    byKey: (key, bots, limit) => s.byKey.all(key, JSON.stringify(bots), limit),
+    byKeyRange: (lo, hi, bots, limit) => s.byKeyRange.all(lo, hi, JSON.stringify(bots), limit),
+    words: (words, bots, match, candidates, want) => s.words.all(ftsExpression(words, bots, match), candidates, want),
+    countWords: (words, bots, match, cap) => s.countWords.get(ftsExpression(words, bots, match), cap)!.n,
+  };
+}
+
 export class ContactSearch {
-  private readonly s;
-  constructor(db: Db) {
-    this.s = {
-      byId: db.prepare<[number, string], { id: number }>(
-        `SELECT id FROM contacts WHERE id = ? AND bot_id ${IN_JSON} AND preview = 0 AND deleted_at IS NULL`,
-      ),
-      byKey: db.prepare<[string, string, number], { id: number }>(
-        `SELECT contact_id AS id FROM contact_search_keys WHERE key = ? AND bot_id ${IN_JSON} ORDER BY contact_id LIMIT ?`,
-      ),
-      byKeyRange: db.prepare<[string, string, string, number], { id: number }>(
-        `SELECT contact_id AS id FROM contact_search_keys WHERE key >= ? AND key < ? AND bot_id ${IN_JSON}
-         ORDER BY key, contact_id LIMIT ?`,
-      ),
-      words: db.prepare<[string, number, number], { id: number }>(
-        `SELECT id FROM contacts WHERE id IN (SELECT rowid FROM contact_words WHERE contact_words MATCH ? LIMIT ?)
-         ORDER BY length(name), id LIMIT ?`,
-      ),
-      countWords: db.prepare<[string, number], { n: number }>(
-        'SELECT count(*) AS n FROM (SELECT rowid FROM contact_words WHERE contact_words MATCH ? LIMIT ?)',
-      ),
-    };
+  private readonly s: SearchIndex;
+  /** Over a SQLite database with SEARCH_SCHEMA, or over another store's index. */
+  constructor(db: Db | SearchIndex) {
+    this.s = 'prepare' in db ? sqliteIndex(db) : db;
   }
 
   /** Contacts of `botIds` that match `query`, best first. */
   search(query: string, botIds: readonly number[], limit: number): SearchResult {
     const q = parseQuery(query);
     if (botIds.length === 0 || limit <= 0 || q.text === '') return { hits: [], total: 0, capped: false };
-    const bots = JSON.stringify(botIds);
+    const bots = botIds;
     const found = new Map<number, MatchKind>();
     // Exact identifiers are few; all of them are counted, up to the cap.
     const add = (rows: { id: number }[], kind: MatchKind) => {
       for (const r of rows) if (!found.has(r.id)) found.set(r.id, kind);
     };
-    const key = (k: string, kind: MatchKind) => add(this.s.byKey.all(k, bots, TOTAL_CAP), kind);
+    const key = (k: string, kind: MatchKind) => add(this.s.byKey(k, bots, TOTAL_CAP), kind);
 
-    if (q.number !== undefined && Number.isSafeInteger(Number(q.number))) add(this.s.byId.all(Number(q.number), bots), 'id');
+    if (q.number !== undefined && Number.isSafeInteger(Number(q.number))) add(this.s.byId(Number(q.number), bots), 'id');
     if (q.number !== undefined) key(`i:${q.number}`, 'messenger_id');
     if (q.text !== q.number) key(`i:${q.text}`, 'messenger_id'); // Viber ids are any text
     if (q.digits !== undefined) {
@@ -99,9 +129,8 @@ export class ContactSearch {
     if (q.words.length > 0 && !(q.identifier && found.size > 0)) {
       const want = limit + found.size;
       for (const match of WORD_MATCHES) {
-        const expr = ftsExpression(q.words, botIds, match);
-        if (names.length < want) for (const r of this.s.words.all(expr, CANDIDATES, want)) if (!names.includes(r.id)) names.push(r.id);
-        if (match === 'prefixes') nameTotal = this.s.countWords.get(expr, TOTAL_CAP)!.n;
+        if (names.length < want) for (const r of this.s.words(q.words, botIds, match, CANDIDATES, want)) if (!names.includes(r.id)) names.push(r.id);
+        if (match === 'prefixes') nameTotal = this.s.countWords(q.words, botIds, match, TOTAL_CAP);
       }
     }
     const exact = found.size;
@@ -113,8 +142,8 @@ export class ContactSearch {
   }
 
   /** Contacts whose phone ends in the digits `rev` reverses: one range of the key index. */
-  private phoneSuffix(rev: string, bots: string, add: (rows: { id: number }[], kind: MatchKind) => void): void {
+  private phoneSuffix(rev: string, bots: readonly number[], add: (rows: { id: number }[], kind: MatchKind) => void): void {
     // Keys are `p:` and digits; ':' sorts right after '9', so this range is every key starting with `p:<rev>`.
-    add(this.s.byKeyRange.all(`p:${rev}`, `p:${rev}:`, bots, TOTAL_CAP), 'phone');
+    add(this.s.byKeyRange(`p:${rev}`, `p:${rev}:`, bots, TOTAL_CAP), 'phone');
   }
 }

@@ -184,12 +184,49 @@ function listScript(store: Pick<StoreApi, 'owners' | 'projects' | 'lists' | 'tx'
   return out;
 }
 
+/** The same contacts written to either store, then the same searches: every hit, total and cap. */
+function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' | 'admin' | 'search'>): unknown[] {
+  const ann = store.owners.insert({ name: 'Ann', created_at: T0 });
+  const p = store.projects.insert({ uuid: 'p-1', owner_id: ann, name: 'One' });
+  const [b1, b2] = [store.projects.insertBot({ project_uuid: p, name: 'B1' }), store.projects.insertBot({ project_uuid: p, name: 'B2' })];
+  const people: Array<[number, 'telegram' | 'max' | 'vk' | 'viber', string | number, string, Record<string, string>]> = [
+    [b1, 'telegram', '501', 'Анна Каренина', { phone: '+7 (916) 555-12-34', email: 'Anna.K@Example.com', username: 'annak' }],
+    [b1, 'telegram', '502', "Seán O'Brien", { phone: '8 916 555 12 34', username: '@sean' }],
+    [b1, 'max', 7001, 'Σοφία Παπαδοπούλου', { username: 'sofia', email: 'sofia@mail.gr' }],
+    [b1, 'vk', 9001, 'Ｊｏｈｎ Ｓｍｉｔｈ', { phone: '12025550123' }],
+    [b2, 'viber', 'vib-1', 'Anna Smith', { email: ' anna@x.org ' }],
+    [b2, 'telegram', '503', 'José Álvarez-Núñez', { phone: '555-1234' }],
+    [b1, 'telegram', '504', 'Annabelle Lee', {}],
+    [b1, 'telegram', '505', 'Deleted Anna', { phone: '79165551234' }],
+    [b2, 'telegram', '506', 'Ann 2nd', { email: 'a@b' }],
+    [b1, 'telegram', '507', 'Фёдор Достоевский', { username: 'fedor' }],
+  ];
+  for (const [botId, messenger, externalId, name, extra] of people) {
+    store.contacts.createOrUpdate({ botId, messenger, externalId, name, firstMessage: 'hi', now: T0, ...extra });
+  }
+  store.admin.deleteContact(8);
+  // An update reindexes: the old name no longer finds it, the new one does.
+  store.contacts.createOrUpdate({ botId: b1, messenger: 'telegram', externalId: '504', name: 'Bella Lee', firstMessage: 'hi', now: T0 });
+  const queries = ['anna', 'Анна', 'каренина', 'ann', 'an', 'a', 'obrien', "o'brien", 'brien', 'sean', '@sean', 'sofia', 'σοφια', 'john', 'smith', 'jose', 'alvarez', 'nunez', 'федор', 'фед',
+    '5551234', '+7 916 555-12-34', '89165551234', '555-1234', '12025550123', '1234', '501', '7001', 'vib-1', '1', '3', 'anna.k@example.com', 'ANNA@X.ORG', 'annak', '@fedor', 'a@b',
+    'annabelle', 'bella', 'lee', 'deleted', 'ann 2nd', '2nd', 'anna smith', 'x', 'nobody', '   '];
+  return queries.flatMap((q) => [q, store.search.search(q, [b1, b2], 5), store.search.search(q, [b2], 2)]);
+}
+
 /** Times made at the moment of the call ("now") differ between two runs: equal as a kind, not a value. */
 function timesAsNow(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v), (_k, x: unknown) => (typeof x === 'string' && x !== T0 && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/.test(x) ? '<now>' : x));
 }
 
 describe('PgStore', () => {
+  it('finds contacts as the SQLite store does: identifiers, phone suffixes, folded words and prefixes in every script, kept on every write', async () => {
+    const lite = keep(Store.open(':memory:'));
+    const pg = keep(PgStore.open(await server.database()));
+    const expected = searchScript(lite);
+    expect(JSON.stringify(expected)).toContain('"matched":"phone"');
+    expect(searchScript(pg)).toEqual(expected);
+  });
+
   it('answers the calls of lists and records (filters, sorts of mixed values, a field deleted) as the SQLite store does', async () => {
     const lite = keep(Store.open(':memory:'));
     const pg = keep(PgStore.open(await server.database()));

@@ -3,6 +3,7 @@ import type { AdminStore } from '../admin.js';
 import type { Surface } from '../contract.js';
 import { isoTime } from '../time.js';
 import type { PgConnection } from './connection.js';
+import { reindex } from './search.js';
 
 export class PgAdminStore implements Surface<AdminStore> {
   constructor(private readonly c: PgConnection) {}
@@ -16,6 +17,7 @@ export class PgAdminStore implements Surface<AdminStore> {
       const row = this.c.one<{ bot_id: number; preview: number; deleted_at: string | null }>('SELECT bot_id, preview, deleted_at FROM contacts WHERE id = $1', [contactId]);
       if (!row || row.deleted_at) return false;
       this.c.query('UPDATE contacts SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL', [isoTime(), contactId]);
+      reindex(this.c, [contactId]);
       if (!row.preview) this.c.query('UPDATE bots SET subscriber_count = greatest(subscriber_count - 1, 0) WHERE id = $1', [row.bot_id]);
       return true;
     });

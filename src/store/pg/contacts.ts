@@ -9,6 +9,7 @@ import type { Surface } from '../contract.js';
 import { groupByContact } from '../group.js';
 import { unixSeconds } from '../time.js';
 import { PgError, type PgConnection } from './connection.js';
+import { reindex } from './search.js';
 
 const LISTED = 'preview = 0 AND deleted_at IS NULL';
 const EXTERNAL_COLUMN = { telegram: 'telegram_id', max: 'max_user_id', vk: 'vk_user_id', viber: 'viber_id' } as const;
@@ -127,6 +128,7 @@ export class PgContactStore implements Surface<ContactStore> {
       this.c.query("INSERT INTO conversation (contact_id, direction, text, created_at) VALUES ($1, 'in', $2, $3)", [id, u.firstMessage, u.now]);
       this.c.query('UPDATE bots SET subscriber_count = subscriber_count + 1 WHERE id = $1', [u.botId]);
     }
+    reindex(this.c, [id]);
     if (u.tags) {
       this.c.query('DELETE FROM contact_tags WHERE contact_id = $1', [id]);
       const tags = [...new Set(u.tags)];

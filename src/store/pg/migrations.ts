@@ -9,7 +9,7 @@
  * (one past the highest) come from identity columns here: the same ids, except that one is
  * never reused after the highest row is deleted. What SQLite needed for speed
  * (per-block contact counts, the time-order flag) is not here: PostgreSQL counts and seeks
- * through its own indexes. The search index is not here yet either.
+ * through its own indexes.
  */
 import { PgError, type PgConnection } from './connection.js';
 
@@ -212,6 +212,30 @@ export const PG_MIGRATIONS: readonly string[] = [
     start_ms bigint NOT NULL,
     count bigint NOT NULL
   );
+
+  -- The contact search index (the SQLite part: SEARCH_SCHEMA), written by the store in the
+  -- transaction of each contact write (pg/search.ts: the words are folded by the same code as
+  -- SQLite's). Words: the name's, the name's and handles', and every prefix of 2+ characters
+  -- of those, each an array a GIN index answers containment on. Keys: exact identifiers, with
+  -- a phone's digits reversed so that a suffix is one range of the primary key.
+  CREATE TABLE contact_words (
+    contact_id bigint PRIMARY KEY REFERENCES contacts(id) ON DELETE CASCADE,
+    bot_id bigint NOT NULL,
+    name_words text[] NOT NULL,
+    all_words text[] NOT NULL,
+    prefixes text[] NOT NULL
+  );
+  CREATE INDEX contact_words_bot ON contact_words (bot_id, contact_id);
+  CREATE INDEX contact_words_name ON contact_words USING gin (name_words);
+  CREATE INDEX contact_words_all ON contact_words USING gin (all_words);
+  CREATE INDEX contact_words_prefixes ON contact_words USING gin (prefixes);
+  CREATE TABLE contact_search_keys (
+    key text COLLATE "C" NOT NULL,
+    contact_id bigint NOT NULL REFERENCES contacts(id) ON DELETE CASCADE,
+    bot_id bigint NOT NULL,
+    PRIMARY KEY (key, contact_id)
+  );
+  CREATE INDEX contact_search_keys_contact ON contact_search_keys (contact_id);
 
   CREATE TABLE mcp_audit (
     seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
