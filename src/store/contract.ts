@@ -10,6 +10,7 @@ import type { BalanceStore } from './balance.js';
 import type { ContactAccountStore } from './contact-accounts.js';
 import type { ContactStore } from './contacts.js';
 import type { DirectoryStore } from './directory.js';
+import type { FixtureStore } from './fixtures.js';
 import type { ListStore } from './lists.js';
 import type { MessageStore } from './messages.js';
 import type { OwnerStore } from './owners.js';
@@ -65,6 +66,7 @@ export interface StoreApi {
   readonly search: Surface<ContactSearch>;
   readonly directory: Surface<DirectoryStore>;
   readonly audit: Surface<AuditStore>;
+  readonly fixtures: Surface<FixtureStore>;
   readonly rateWindows: RateWindows;
   /** Run `fn` in one transaction: all of it is written, or none. Nested calls are savepoints. */
   tx<T>(fn: () => T): T;

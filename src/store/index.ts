@@ -6,6 +6,7 @@ import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
 import { DirectoryStore } from './directory.js';
+import { FixtureStore } from './fixtures.js';
 import { ListStore } from './lists.js';
 import { OwnerStore } from './owners.js';
 import { ProjectStore } from './projects.js';
@@ -35,6 +36,7 @@ export class Store implements StoreApi {
   readonly search: ContactSearch;
   readonly directory: DirectoryStore;
   readonly audit: AuditStore;
+  readonly fixtures: FixtureStore;
   readonly rateWindows = new MemoryRateWindows();
   /** One transaction wrapper for every call: making one per call costs more than a debit's SQL. */
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
@@ -55,6 +57,7 @@ export class Store implements StoreApi {
     this.search = new ContactSearch(db);
     this.directory = new DirectoryStore(db);
     this.audit = new AuditStore(db);
+    this.fixtures = new FixtureStore(db);
   }
 
   static open(file: string): Store {

@@ -5,7 +5,8 @@
 import { findMethod } from '../api/catalog.js';
 import { isCurrency } from '../api/currency.js';
 import { DEFAULT_OWNER_SETTING } from './settings.js';
-import type { Store } from './index.js';
+import type { Messenger } from './contacts.js';
+import type { StoreApi } from './contract.js';
 import { isoTime, normalizeTime, unixSeconds } from './time.js';
 
 export class FixtureError extends Error {}
@@ -75,32 +76,23 @@ function label(key: string, i: number, e: Obj): string {
  * the fixture names the same owner or bot id and that default world is still untouched (no
  * contacts, lists or team members), it makes way for the fixture instead of failing the seed.
  */
-function clearUntouchedDefaultWorld(store: Store, f: Obj): void {
+function clearUntouchedDefaultWorld(store: StoreApi, f: Obj): void {
   const setting = store.settings.get(DEFAULT_OWNER_SETTING);
   if (setting === undefined) return;
   const ownerId = Number(setting);
-  const db = store.db;
-  const botIds = (db.prepare('SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?').all(ownerId) as { id: number }[]).map((b) => b.id);
+  const botIds = store.fixtures.allBotIds(ownerId);
   const ids = (key: string) => (Array.isArray(f[key]) ? (f[key] as Obj[]).map((e) => Number(e?.id)) : []);
   const collides = ids('owners').includes(ownerId) || ids('bots').some((id) => botIds.includes(id));
-  if (!collides) return;
-  const used =
-    (db.prepare('SELECT count(*) AS n FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?').get(ownerId) as { n: number }).n +
-    (db.prepare('SELECT count(*) AS n FROM list_schemas l JOIN projects p ON p.uuid = l.project_uuid WHERE p.owner_id = ?').get(ownerId) as { n: number }).n +
-    (db.prepare('SELECT count(*) AS n FROM members m JOIN projects p ON p.uuid = m.project_uuid WHERE p.owner_id = ? OR m.owner_id = ?').get(ownerId, ownerId) as { n: number }).n +
-    (db.prepare('SELECT count(*) AS n FROM owners WHERE id <> ?').get(ownerId) as { n: number }).n;
-  if (used > 0) return;
-  db.prepare('DELETE FROM bots WHERE project_uuid IN (SELECT uuid FROM projects WHERE owner_id = ?)').run(ownerId);
-  db.prepare('DELETE FROM projects WHERE owner_id = ?').run(ownerId);
-  db.prepare('DELETE FROM owners WHERE id = ?').run(ownerId);
-  db.prepare('DELETE FROM settings WHERE key = ?').run(DEFAULT_OWNER_SETTING);
+  if (!collides || store.fixtures.worldUsed(ownerId)) return;
+  store.fixtures.removeOwner(ownerId);
+  store.settings.remove(DEFAULT_OWNER_SETTING);
 }
 
 /** Load a parsed fixture into the store. Throws FixtureError, having written nothing. */
-export function loadFixture(store: Store, fixture: unknown): Record<string, number> {
+export function loadFixture(store: StoreApi, fixture: unknown): Record<string, number> {
   if (!fixture || typeof fixture !== 'object' || Array.isArray(fixture)) throw new FixtureError('the fixture must be a JSON object');
   const f = fixture as Obj;
-  const db = store.db;
+  const rows = store.fixtures;
   const counts: Record<string, number> = {};
   const run = (key: string, fn: (e: Obj, where: string) => void) => {
     const list = entries(f, key);
@@ -116,28 +108,6 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
     });
     counts[key] = list.length;
   };
-
-  const insContact = db.prepare(
-    `INSERT INTO contacts (id, bot_id, messenger, name, phone, email, address, avatar, telegram_id, telegram_username,
-       max_user_id, max_username, vk_user_id, viber_id, created_at, created_ts, unsubscribed_at, preview, deleted_at, referrer_id)
-     VALUES (@id, @bot_id, @messenger, @name, @phone, @email, @address, @avatar, @telegram_id, @telegram_username,
-       @max_user_id, @max_username, @vk_user_id, @viber_id, @created_at, @created_ts, @unsubscribed_at, @preview, @deleted_at, @referrer_id)`,
-  );
-  const insTag = db.prepare('INSERT INTO contact_tags (contact_id, position, name) VALUES (?, ?, ?)');
-  const insVar = db.prepare(
-    'INSERT INTO contact_variables (contact_id, name, value, type, deletable) VALUES (?, ?, ?, ?, ?)',
-  );
-  const bumpSubscribers = db.prepare('UPDATE bots SET subscriber_count = subscriber_count + 1 WHERE id = ?');
-  const insAccount = db.prepare(
-    `INSERT INTO contact_accounts (id, contact_id, currency, amount, created_at, updated_at, blocked_at)
-     VALUES (@id, @contact_id, @currency, @amount, @now, @now, @blocked_at)`,
-  );
-  const insJournal = db.prepare(
-    `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
-     VALUES (?, 'Opening balance', ?, 'Loaded from fixture', ?, ?)`,
-  );
-  const contactExists = db.prepare<[number], { id: number }>('SELECT id FROM contacts WHERE id = ?');
-  const setReferrer = db.prepare('UPDATE contacts SET referrer_id = ? WHERE id = ?');
 
   store.tx(() => {
     clearUntouchedDefaultWorld(store, f);
@@ -201,11 +171,11 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
       if (messenger === 'viber' && r.str('viber_id') === null) throw r.bad('viber_id', 'is required for viber');
       const deleted = r.bool('deleted');
       const preview = r.bool('preview');
-      insContact.run({
+      rows.insertContact({
         id,
         bot_id: botId,
-        messenger,
-        name: r.str('name', true),
+        messenger: messenger as Messenger,
+        name: r.str('name', true)!,
         phone: phone === null ? null : phone.replace(/^\+/, ''),
         email: r.str('email'),
         address: r.str('address'),
@@ -221,14 +191,13 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
         unsubscribed_at: r.time('unsubscribed_at'),
         preview: preview ? 1 : 0,
         deleted_at: deleted ? isoTime() : null,
-        referrer_id: null,
       });
       const ref = r.int('referrer_id');
       if (ref !== null) referrers.push([id, ref, where]);
-      if (!preview && !deleted) bumpSubscribers.run(botId);
+      if (!preview && !deleted) rows.bumpSubscribers(botId);
       const tags = e.tags ?? [];
       if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw r.bad('tags', 'must be an array of strings');
-      [...new Set(tags as string[])].forEach((t, i) => insTag.run(id, i, t));
+      [...new Set(tags as string[])].forEach((t, i) => rows.insertTag(id, i, t));
       const vars = e.variables ?? [];
       if (!Array.isArray(vars)) throw r.bad('variables', 'must be an array');
       vars.forEach((v: unknown, i) => {
@@ -238,23 +207,23 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
         const value = (v as Obj).value;
         if (type > 0 && (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value)))
           throw vr.bad('value', 'must be a file URL (http or https) for a media variable (type 1 to 4)');
-        insVar.run(id, vr.str('name', true), value === null || value === undefined ? null : String(value), type, vr.bool('deletable') ? 1 : 0);
+        rows.insertVariable(id, vr.str('name', true)!, value === null || value === undefined ? null : String(value), type, vr.bool('deletable'));
       });
     });
     for (const [id, ref, where] of referrers) {
-      if (!contactExists.get(ref)) throw new FixtureError(`${where}: referrer_id ${ref} does not exist`);
-      setReferrer.run(ref, id);
+      if (!rows.contactExists(ref)) throw new FixtureError(`${where}: referrer_id ${ref} does not exist`);
+      rows.setReferrer(id, ref);
     }
     run('accounts', (e, where) => {
       const r = reader(where, e);
       const contact = r.int('contact_id', true)!;
-      if (!contactExists.get(contact)) throw r.bad('contact_id', `${contact} does not exist`);
+      if (!rows.contactExists(contact)) throw r.bad('contact_id', `${contact} does not exist`);
       const currency = r.str('currency', true)!;
       if (!isCurrency(currency)) throw r.bad('currency', 'must be an ISO 4217 code in capitals');
       const amount = r.int('amount') ?? 0;
       if (amount < 0) throw r.bad('amount', 'must not be negative');
       const now = isoTime();
-      const info = insAccount.run({
+      const accountId = rows.insertAccount({
         id: r.int('id'),
         contact_id: contact,
         currency,
@@ -262,7 +231,7 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
         now,
         blocked_at: r.bool('blocked') ? now : null,
       });
-      if (amount > 0) insJournal.run(Number(info.lastInsertRowid), amount, amount, now);
+      if (amount > 0) rows.openingBalance(accountId, amount, now);
     });
     run('deprecations', (e, where) => {
       const r = reader(where, e);
@@ -272,6 +241,7 @@ export function loadFixture(store: Store, fixture: unknown): Record<string, numb
       if (!findMethod(method)) throw r.bad('method', `${method} is not a method of the API`);
       store.settings.setDeprecation(method, sunset);
     });
+    rows.finish();
   });
   return counts;
 }

@@ -12,6 +12,7 @@ export class SettingStore {
       set: db.prepare<[string, string]>(
         'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
       ),
+      remove: db.prepare<[string]>('DELETE FROM settings WHERE key = ?'),
       deprecation: db.prepare<[string], { method: string; sunset: string }>('SELECT * FROM deprecations WHERE method = ?'),
       setDeprecation: db.prepare<[string, string]>(
         'INSERT INTO deprecations (method, sunset) VALUES (?, ?) ON CONFLICT(method) DO UPDATE SET sunset = excluded.sunset',
@@ -24,6 +25,9 @@ export class SettingStore {
   }
   set(key: string, value: string): void {
     this.s.set.run(key, value);
+  }
+  remove(key: string): void {
+    this.s.remove.run(key);
   }
   /** The sunset of a deprecated method (by the name it is called), if it is deprecated. */
   deprecation(method: string): { method: string; sunset: string } | undefined {

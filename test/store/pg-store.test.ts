@@ -10,12 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { Service } from '../../src/service/pipeline.js';
 import type { StoreApi } from '../../src/store/contract.js';
 import { Store } from '../../src/store/index.js';
+import { FixtureError, loadFixture } from '../../src/store/seed.js';
 import { PgConnection } from '../../src/store/pg/connection.js';
 import { PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { PgStore } from '../../src/store/pg/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { track } from '../helpers/temp.js';
-import { ROOT } from '../helpers/world.js';
+import { readFileSync } from 'node:fs';
+import { extendedFixture } from '../helpers/extended.js';
+import { DEMO_FIXTURE, ROOT } from '../helpers/world.js';
 
 const { server: pgServer, keep } = usePostgres();
 const server = { database: () => pgServer().database() };
@@ -213,12 +216,52 @@ function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' |
   return queries.flatMap((q) => [q, store.search.search(q, [b1, b2], 5), store.search.search(q, [b2], 2)]);
 }
 
+/** A fixture loaded, then what every part reads back of it; and a bad fixture that writes nothing. */
+function fixtureScript(store: StoreApi, fixture: Record<string, unknown>): unknown[] {
+  const out: unknown[] = [loadFixture(store, fixture)];
+  const owners = [1, 2, 3, 4, 5, 6];
+  for (const o of owners) {
+    const bots = store.projects.ownerBotIds(o);
+    const ids = store.contacts.pageIds(bots, 0, 1000);
+    out.push(store.owners.get(o), store.balance.get(o), store.directory.projects(o), store.directory.bots(o), store.directory.currencies(o), store.lists.ownerPage(o, 50, 0));
+    out.push(ids, store.contacts.count(bots), store.contacts.rowsByIds(ids), [...store.contacts.tagsByContact(ids)], [...store.contacts.variablesByContact(ids)], [...store.contactAccounts.listByContacts(ids)]);
+    out.push(bots.map((b) => store.tags.botTags(b)), ids.map((id) => store.admin.conversation(id)), ids.map((id) => store.referrals.count(id, null)));
+    for (const q of ['an', 'ivan', '+7', '555', 'gmail.com', 'a']) out.push(store.search.search(q, bots, 10));
+  }
+  out.push(store.settings.deprecation('getContacts'), store.settings.deprecation('getMe'));
+  out.push(
+    (() => {
+      try {
+        return loadFixture(store, { contacts: [{ id: 900001, bot_id: store.projects.ownerBotIds(1)[0], messenger: 'telegram', name: 'Late', telegram_id: '1' }, { id: 900002, bot_id: 999999, messenger: 'telegram', name: 'X', telegram_id: '2' }] });
+      } catch (e) {
+        return e instanceof FixtureError ? e.message : String(e);
+      }
+    })(),
+    store.contacts.rowsByIds([900001]),
+  );
+  // Made after the fixture: ids follow the fixture's.
+  const bot = store.projects.ownerBotIds(1)[0]!;
+  out.push(store.contacts.createOrUpdate({ botId: bot, messenger: 'telegram', externalId: 'new-1', name: 'After Seed', firstMessage: 'hi', now: T0 }));
+  out.push(store.projects.insertBot({ project_uuid: store.projects.firstProject(1)!.uuid, name: 'Next' }));
+  return out;
+}
+
 /** Times made at the moment of the call ("now") differ between two runs: equal as a kind, not a value. */
 function timesAsNow(v: unknown): unknown {
   return JSON.parse(JSON.stringify(v), (_k, x: unknown) => (typeof x === 'string' && x !== T0 && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/.test(x) ? '<now>' : x));
 }
 
 describe('PgStore', () => {
+  it('loads a fixture (the demo, the extended test world) as the SQLite store does, all or nothing', async () => {
+    for (const fixture of [JSON.parse(readFileSync(DEMO_FIXTURE, 'utf8')) as Record<string, unknown>, extendedFixture()]) {
+      const lite = keep(Store.open(':memory:'));
+      const pg = keep(PgStore.open(await server.database()));
+      const expected = timesAsNow(fixtureScript(lite, fixture));
+      expect(JSON.stringify(expected)).toContain('"matched":');
+      expect(timesAsNow(fixtureScript(pg, fixture))).toEqual(expected);
+    }
+  });
+
   it('finds contacts as the SQLite store does: identifiers, phone suffixes, folded words and prefixes in every script, kept on every write', async () => {
     const lite = keep(Store.open(':memory:'));
     const pg = keep(PgStore.open(await server.database()));

@@ -13,6 +13,7 @@ import { PgAuditStore } from './audit.js';
 import { PgConnection, type PgOptions } from './connection.js';
 import { PgContactStore } from './contacts.js';
 import { PgDirectoryStore } from './directory.js';
+import { PgFixtureStore } from './fixtures.js';
 import { PgListStore } from './lists.js';
 import { PgMessageStore } from './messages.js';
 import { migratePg } from './migrations.js';
@@ -39,6 +40,7 @@ export class PgStore implements StoreApi {
   readonly directory: PgDirectoryStore;
   readonly lists: PgListStore;
   readonly search: PgContactSearch;
+  readonly fixtures: PgFixtureStore;
   readonly settings: PgSettingStore;
   readonly balance: PgBalanceStore;
   readonly contactAccounts: PgContactAccountStore;
@@ -57,6 +59,7 @@ export class PgStore implements StoreApi {
     this.directory = new PgDirectoryStore(conn);
     this.lists = new PgListStore(conn);
     this.search = new PgContactSearch(conn);
+    this.fixtures = new PgFixtureStore(conn);
     this.settings = new PgSettingStore(conn);
     this.balance = new PgBalanceStore(conn);
     this.contactAccounts = new PgContactAccountStore(conn);

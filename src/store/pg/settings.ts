@@ -12,6 +12,9 @@ export class PgSettingStore implements Surface<SettingStore> {
   set(key: string, value: string): void {
     this.c.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
   }
+  remove(key: string): void {
+    this.c.query('DELETE FROM settings WHERE key = $1', [key]);
+  }
   /** Read on every call: a deprecation set through one instance holds on all. */
   deprecation(method: string): { method: string; sunset: string } | undefined {
     return this.c.one<{ method: string; sunset: string }>('SELECT method, sunset FROM deprecations WHERE method = $1', [method]);
