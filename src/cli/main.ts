@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { openService, openStore, StartError } from './open.js';
-import { locateDb } from './paths.js';
+import { locateDb, refusePostgresServer } from './paths.js';
 import { listen } from '../http/server.js';
 import { log } from '../log.js';
 import { FixtureError, loadFixture } from '../store/seed.js';
@@ -32,7 +32,9 @@ async function serve(args: string[]): Promise<void> {
   const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 120;
   if (values.db === '') throw new UsageError('--db needs a file path');
   const host = (values.host as string | undefined) ?? '127.0.0.1';
-  const opened = openService(locateDb(values.db as string | undefined), { rateLimit, logger: log });
+  const loc = locateDb(values.db as string | undefined);
+  refusePostgresServer(loc);
+  const opened = openService(loc, { rateLimit, logger: log });
   const service = opened.service;
   let listening;
   try {
@@ -76,7 +78,8 @@ function seed(args: string[]): void {
   }
   if (values.db === '') throw new UsageError('--db needs a file path');
   const loc = locateDb(values.db as string | undefined);
-  const existed = existsSync(loc.file);
+  // A PostgreSQL database is never removed: it was there before the seed.
+  const existed = loc.url !== undefined || existsSync(loc.file);
   const store = openStore(loc, { create: true });
   let failed = false;
   try {

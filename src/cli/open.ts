@@ -12,6 +12,10 @@ import { DbProblem } from '../store/db.js';
 import type { OwnerRow } from '../store/owners.js';
 import { DEFAULT_OWNER_SETTING } from '../store/settings.js';
 import { Store } from '../store/index.js';
+import { StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { PgError } from '../store/pg/connection.js';
+import { PgStore } from '../store/pg/index.js';
+import { PgSchemaProblem } from '../store/pg/migrations.js';
 import {
   deriveSecrets,
   envSecret,
@@ -201,13 +205,26 @@ function openCheckedStore<T>(file: string, create: boolean, check: (store: Store
 
 /**
  * The store for `seed` and `admin`, with the same checks of the folder and file as a server's
- * start (no owner or secret). Only `seed` (`create`) may make a new database.
+ * start (no owner or secret). Only `seed` (`create`) may make a new database. A PostgreSQL
+ * database is connected to and migrated; one that cannot be reached, or is not ours, is a
+ * StartError.
  */
-export function openStore(loc: DbLocation, opts: { create: boolean }): Store {
+export function openStore(loc: DbLocation, opts: { create: boolean }): StoreApi {
+  if (loc.url !== undefined) return openPgStore({ ...loc, url: loc.url });
   const exists = checkPath(loc);
   if (!exists && !opts.create) throw new StartError(`there is no database at ${loc.file}: give --db an existing database (a server's first start or "workspace-mcp seed" makes one)`);
   if (!exists && loc.source === 'default') makeDataDir(dirname(loc.file));
   return openCheckedStore(loc.file, !exists, () => undefined).store;
+}
+
+function openPgStore(loc: DbLocation & { url: string }): StoreApi {
+  try {
+    return PgStore.open(loc.url);
+  } catch (e) {
+    if (e instanceof PgSchemaProblem) throw new StartError(`${loc.source} ${loc.file} is ${e.message}: give ${loc.source} a database made by workspace-mcp, or an empty one`);
+    if (e instanceof StoreUnavailable || e instanceof PgError) throw new StartError(`cannot open the PostgreSQL database ${loc.file} (${e.message}): check that it runs and that ${loc.source} is right`);
+    throw e;
+  }
 }
 
 /** Check everything, then open the service over the database at `loc`. Throws StartError. */

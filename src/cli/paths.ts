@@ -23,31 +23,43 @@ export function expandHome(path: string): string {
   return path;
 }
 
-/** The database file to use (absolute) and who named it: a named file's folder must exist. */
+/**
+ * The database to use and who named it: a file (absolute; a named file's folder must exist),
+ * or a PostgreSQL `url`, whose `file` is then the URL without its password (for messages).
+ */
 export interface DbLocation {
   file: string;
-  source: '--db' | 'WORKSPACE_DB' | 'default';
+  source: '--db' | 'WORKSPACE_DB' | 'DATABASE_URL' | 'default';
+  url?: string;
+}
+
+/** A PostgreSQL URL fit to print: its password left out. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(\w+:\/\/[^:@/]*):[^@/]*@/, '$1@');
 }
 
 export function locateDb(flag: string | undefined): DbLocation {
   const env = process.env.WORKSPACE_DB;
   const url = process.env.DATABASE_URL;
   // DATABASE_URL is often set for other programs: only a PostgreSQL URL in it is ours to take.
-  const [value, source] = flag !== undefined ? [flag, '--db'] : env ? [env, 'WORKSPACE_DB'] : url && isPostgresUrl(url) ? [url, 'DATABASE_URL'] : [];
-  if (value !== undefined && isPostgresUrl(value)) refusePostgres(source!);
+  const [value, source] = flag !== undefined ? ([flag, '--db'] as const) : env ? ([env, 'WORKSPACE_DB'] as const) : url && isPostgresUrl(url) ? ([url, 'DATABASE_URL'] as const) : [];
+  if (value !== undefined && isPostgresUrl(value)) return { file: redactUrl(value), source: source!, url: value };
   if (flag !== undefined) return { file: resolve(expandHome(flag)), source: '--db' };
   if (env) return { file: resolve(expandHome(env)), source: 'WORKSPACE_DB' };
   return { file: join(defaultDataDir(), 'workspace.db'), source: 'default' };
 }
 
 /**
- * The PostgreSQL store does not hold the whole API yet (see store/pg/index.ts): rather than
- * serve part of it, every command refuses the URL, in one line that does not repeat it (it
- * holds a password).
+ * The servers do not run on PostgreSQL yet (their pool of service threads is still to come):
+ * rather than serve the API from one thread that waits on every query, `serve` and `mcp`
+ * refuse the URL, in one line that does not repeat it (it holds a password). `seed` and
+ * `admin` work on it.
  */
-function refusePostgres(source: string): never {
+export function refusePostgresServer(loc: DbLocation): void {
+  if (loc.url === undefined) return;
+  const source = loc.source;
   throw new UsageError(
-    `${source} names a PostgreSQL database, and this version cannot serve the API from PostgreSQL yet (its PostgreSQL store holds owners, keys, settings, the rate limit and the ledger, not contacts, lists or search): give ${source === 'DATABASE_URL' ? '--db' : source} a SQLite file${source === 'DATABASE_URL' ? ', or unset DATABASE_URL' : ''}`,
+    `${source} names a PostgreSQL database, and this version cannot serve the API from PostgreSQL yet (seed and admin work on it; serve and mcp do not): give ${source === 'DATABASE_URL' ? '--db' : source} a SQLite file${source === 'DATABASE_URL' ? ', or unset DATABASE_URL' : ''}`,
   );
 }
 

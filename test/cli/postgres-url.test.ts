@@ -1,50 +1,74 @@
 /**
- * A PostgreSQL URL given to any command, while the PostgreSQL store does not hold the whole
- * API: refused in one stderr line, exit status 2, the URL's password never repeated, nothing
- * created, rather than half an API served. DATABASE_URL counts only when it is a PostgreSQL
- * URL and no --db or WORKSPACE_DB is given.
+ * A PostgreSQL URL (--db, WORKSPACE_DB, or DATABASE_URL when it is one and nothing else names
+ * a database): `seed` and `admin` work on it, against a real throwaway PostgreSQL; `serve` and
+ * `mcp`, which cannot serve from it yet, refuse it in one stderr line, exit status 2, nothing
+ * created, rather than serve half an API. The URL's password is never repeated.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, runCliAsync, snapshot } from '../helpers/cli.js';
+import { usePostgres } from '../helpers/postgres.js';
 import { DEMO_FIXTURE, tempDir } from '../helpers/world.js';
 
+const pg = usePostgres();
 const URL = 'postgres://workspace:s3cret-pw@127.0.0.1:1/workspace';
 
 function homeEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return cliEnv({ HOME: home, USERPROFILE: home, XDG_DATA_HOME: join(home, 'xdg'), APPDATA: join(home, 'appdata'), ...extra });
 }
 
-async function expectRefused(args: string[], env: Record<string, string>, home: string, source: string): Promise<void> {
+/** Exit 2, one stderr line matching `says`, no password in it, nothing on stdout, the home folder as it was. */
+async function expectRefused(args: string[], env: Record<string, string>, home: string, says: RegExp): Promise<void> {
   const before = snapshot(home);
   const r = await runCliAsync(args, env);
   expect(r.status, r.stderr).toBe(2);
   expect(r.stdout).toBe('');
   const lines = r.stderr.split('\n').filter(Boolean);
   expect(lines, r.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(new RegExp(`^workspace-mcp: ${source} names a PostgreSQL database, and this version cannot serve the API from PostgreSQL yet`));
-  expect(lines[0]).not.toContain('s3cret-pw');
+  expect(lines[0]).toMatch(says);
+  expect(r.stderr).not.toMatch(/s3cret-pw|test-password/);
   expect(snapshot(home)).toEqual(before);
 }
 
+const NOT_SERVED = (source: string) => new RegExp(`^workspace-mcp: ${source} names a PostgreSQL database, and this version cannot serve the API from PostgreSQL yet`);
+
 describe('a PostgreSQL URL', () => {
-  it('is refused by serve, mcp, seed and admin, given as --db', async () => {
+  it('is refused by serve and mcp, from --db, WORKSPACE_DB or DATABASE_URL (postgresql:// too)', async () => {
     const home = tempDir();
-    for (const args of [['serve', '--db', URL, '--port', '0'], ['mcp', '--db', URL], ['--db', URL], ['seed', DEMO_FIXTURE, '--db', URL], ['admin', 'regenerate-key', '--owner', '1', '--db', URL]]) {
-      await expectRefused(args, homeEnv(home), home, '--db');
-    }
+    for (const args of [['serve', '--db', URL, '--port', '0'], ['mcp', '--db', URL], ['--db', URL]]) await expectRefused(args, homeEnv(home), home, NOT_SERVED('--db'));
+    await expectRefused(['serve', '--port', '0'], homeEnv(home, { WORKSPACE_DB: URL }), home, NOT_SERVED('WORKSPACE_DB'));
+    await expectRefused(['mcp'], homeEnv(home, { DATABASE_URL: URL.replace('postgres:', 'postgresql:') }), home, NOT_SERVED('DATABASE_URL'));
   });
 
-  it('is refused from WORKSPACE_DB and from DATABASE_URL (postgresql:// too)', async () => {
+  it('seed and admin work on it; the data is there for the next command', async () => {
     const home = tempDir();
-    await expectRefused(['serve', '--port', '0'], homeEnv(home, { WORKSPACE_DB: URL }), home, 'WORKSPACE_DB');
-    await expectRefused(['seed', DEMO_FIXTURE], homeEnv(home, { DATABASE_URL: URL.replace('postgres:', 'postgresql:') }), home, 'DATABASE_URL');
+    const url = await pg.server().database();
+    const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], homeEnv(home));
+    expect(seeded.status, seeded.stderr).toBe(0);
+    expect(seeded.stderr).toMatch(/seeded: 3 owners, 3 projects, 1 members, 5 bots, 50 contacts, 5 accounts, 1 deprecations/);
+    const key = await runCliAsync(['admin', 'regenerate-key', '--owner', '1'], homeEnv(home, { DATABASE_URL: url }));
+    expect(key.status, key.stderr).toBe(0);
+    expect(key.stdout.trim()).toMatch(/^[\w-]{40}$/);
+    const journal = await runCliAsync(['admin', 'journal', '--account', '501', '--db', url], homeEnv(home));
+    expect(journal.status, journal.stderr).toBe(0);
+    expect(journal.stdout).toMatch(/Opening balance/);
+    // A second seed of the same owners fails whole, and says why.
+    const again = await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], homeEnv(home));
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/owners\[0\].*nothing was written/);
+  });
+
+  it('one that cannot be reached, or that holds another program\'s tables, is refused in one line', async () => {
+    const home = tempDir();
+    await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home), home, /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/workspace@127\.0\.0\.1:1\/workspace \(.*ECONNREFUSED.*\)/);
+    const foreign = await pg.server().database();
+    await pg.server().admin('CREATE TABLE invoices (id integer)', foreign.split('/').pop());
+    await expectRefused(['seed', DEMO_FIXTURE, '--db', foreign], homeEnv(home), home, /is a PostgreSQL database of another program/);
   });
 
   it('DATABASE_URL yields to --db, and one that is no PostgreSQL URL is left to the program it is for', async () => {
     const home = tempDir();
-    const db = join(home, 'w.db');
-    const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', db], homeEnv(home, { DATABASE_URL: URL }));
+    const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', join(home, 'w.db')], homeEnv(home, { DATABASE_URL: URL }));
     expect(seeded.status, seeded.stderr).toBe(0);
     const other = await runCliAsync(['admin', 'regenerate-key', '--owner', '1'], homeEnv(home, { DATABASE_URL: 'mysql://u:p@localhost/app' }));
     expect(other.status).toBe(2);
