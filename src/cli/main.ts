@@ -5,7 +5,9 @@
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { openService, openStore, StartError } from './open.js';
-import { locateDb, refusePostgresServer } from './paths.js';
+import { locateDb } from './paths.js';
+import { ServicePool } from '../service/pool.js';
+import type { Answerer } from '../http/server.js';
 import { listen } from '../http/server.js';
 import { log } from '../log.js';
 import { FixtureError, loadFixture } from '../store/seed.js';
@@ -20,6 +22,9 @@ const USAGE = `usage:
   workspace-mcp seed FIXTURE.json [--db FILE]
   workspace-mcp admin COMMAND [--db FILE] ...`;
 
+/** Service threads of a server on PostgreSQL: requests answered at once, each waiting on its own connection. */
+const PG_THREADS = 4;
+
 async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, {
     db: { type: 'string' },
@@ -33,14 +38,19 @@ async function serve(args: string[]): Promise<void> {
   if (values.db === '') throw new UsageError('--db needs a file path');
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
-  refusePostgresServer(loc);
   const opened = openService(loc, { rateLimit, logger: log });
   const service = opened.service;
+  // On PostgreSQL the requests are answered by service threads, each with its own connection,
+  // so that this thread never waits on the database (see service/pool.ts).
+  const pool = loc.url !== undefined ? new ServicePool({ url: loc.url, rateLimit, secrets: opened.secrets }, PG_THREADS, log) : undefined;
+  await pool?.ready();
+  const answerer: Answerer = pool ?? service;
   let listening;
   try {
-    listening = await listen(service, host, port, { logger: log });
+    listening = await listen(answerer, host, port, { logger: log });
   } catch (e) {
     service.store.close();
+    await pool?.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
@@ -60,7 +70,7 @@ async function serve(args: string[]): Promise<void> {
     server.close();
     server.closeAllConnections();
     service.store.close();
-    process.exit(0);
+    void (pool?.close() ?? Promise.resolve()).then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

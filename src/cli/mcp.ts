@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { makeDataDir, openService, StartError, type OwnerSummary } from './open.js';
-import { defaultDataDir, expandHome, locateDb, refusePostgresServer } from './paths.js';
+import { defaultDataDir, expandHome, locateDb, refusePostgresMcp } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import { checkToolFilter, mcpServerFactory, selectTools, type ToolFilter } from '../mcp/server.js';
 import { JsonlAuditTrail } from '../mcp/audit.js';
@@ -86,7 +86,7 @@ function dataDirFor(dbFile: string | undefined): string {
 function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Configured): BackendSetup {
   if (dbFlag === '') throw new UsageError('--db needs a file path');
   const loc = locateDb(dbFlag);
-  refusePostgresServer(loc);
+  refusePostgresMcp(loc);
   const dataDir = dataDirFor(loc.file);
   const opened = openService(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
   const store = opened.service.store;

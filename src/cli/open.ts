@@ -69,10 +69,12 @@ export interface Opened {
   owner?: OwnerSummary;
   /** What the MCP server's local backend sends: the key, or the owner to act as without one. */
   identity: { apiKey: string } | { ownerId: number };
+  /** The secrets the service was opened with (a pool of service threads needs them too). */
+  secrets: Secrets;
 }
 
 /** Create the default owner, project and bot if the database has no owner at all; its key. */
-export function bootstrap(store: Store): string | undefined {
+export function bootstrap(store: StoreApi): string | undefined {
   return store.tx(() => {
     if (store.owners.count() > 0) return undefined;
     const ownerId = store.owners.insert({ name: 'Default owner', plan: 'pro' });
@@ -84,7 +86,7 @@ export function bootstrap(store: Store): string | undefined {
 }
 
 /** The owner a key-less MCP server acts as: the one a new database was given, else the first. */
-export function defaultOwner(store: Store): OwnerRow | undefined {
+export function defaultOwner(store: StoreApi): OwnerRow | undefined {
   const setting = store.settings.get(DEFAULT_OWNER_SETTING);
   return (setting !== undefined ? store.owners.get(Number(setting)) : undefined) ?? store.owners.first();
 }
@@ -155,11 +157,14 @@ function checkOwner(owner: OwnerRow, who: string, file: string, otherwise: strin
   if (owner.blocked_at) throw new StartError(`${name} is blocked, so every tool would answer 403: ${run('unblock-owner')}`);
 }
 
-/** The secrets that open this database's encrypted values; refuses a secret that does not. */
-function checkSecrets(store: Store, file: string): { secrets: Secrets; saved?: string } {
+/**
+ * The secrets that open this database's encrypted values; refuses a secret that does not. A
+ * SQLite file's is found beside it (or in WORKSPACE_SECRET); a PostgreSQL database's is given.
+ */
+function checkSecrets(store: StoreApi, file: string, given?: SecretSource): { secrets: Secrets; saved?: string } {
   let source: SecretSource;
   try {
-    source = findSecret(file);
+    source = given ?? findSecret(file);
   } catch (e) {
     if (e instanceof SecretError) throw new StartError(e.message);
     throw e;
@@ -188,7 +193,7 @@ function checkSecrets(store: Store, file: string): { secrets: Secrets; saved?: s
   return { secrets };
 }
 
-function summary(store: Store, owner: OwnerRow): OwnerSummary {
+function summary(store: StoreApi, owner: OwnerRow): OwnerSummary {
   const p = store.projects.firstProject(owner.id);
   return { id: owner.id, name: owner.name, ...(p ? { project: p.uuid, ...(p.bot_id !== null ? { bot: p.bot_id } : {}) } : {}) };
 }
@@ -227,6 +232,34 @@ function openPgStore(loc: DbLocation & { url: string }): StoreApi {
   }
 }
 
+/**
+ * The checks of a server's start, in the store's opening transaction: the default world made if
+ * the database has none, the owner the MCP server acts as, and the secret.
+ */
+function checkStart(store: StoreApi, file: string, apiKey: string | undefined, opts: OpenOptions, secret?: SecretSource) {
+  const newKey = bootstrap(store);
+  let owner: OwnerRow | undefined;
+  let identity: Opened['identity'] | undefined;
+  if (apiKey !== undefined) {
+    owner = store.owners.byKey(apiKey);
+    if (!owner)
+      throw new StartError(
+        `WORKSPACE_API_KEY is no owner's key in ${file}: use the key shown when the database was made, or make a new one with "workspace-mcp admin regenerate-key --owner ID --db ${file}"`,
+      );
+    checkOwner(owner, 'the owner of WORKSPACE_API_KEY', file, "or use a Pro owner's key");
+    identity = { apiKey };
+  } else {
+    owner = defaultOwner(store);
+    if (opts.actAs) {
+      if (!owner) throw new StartError(`the database ${file} has no owner: seed one ("workspace-mcp seed FIXTURE.json --db ${file}")`);
+      checkOwner(owner, "the database's default owner", file, "or set WORKSPACE_API_KEY to a Pro owner's key");
+    }
+    identity = { ownerId: owner?.id ?? 0 };
+  }
+  const { secrets, saved } = checkSecrets(store, file, secret);
+  return { newKey, owner: owner && summary(store, owner), identity, secrets, saved };
+}
+
 /** Check everything, then open the service over the database at `loc`. Throws StartError. */
 export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
   const { file } = loc;
@@ -239,6 +272,7 @@ export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
   }
   const apiKey = opts.actAs?.apiKey;
   if (apiKey === '') throw new StartError("WORKSPACE_API_KEY is set but empty: put an owner's key in it, or unset it to act as the database's default owner");
+  if (loc.url !== undefined) return openPgService({ ...loc, url: loc.url }, apiKey, opts);
   const exists = checkPath(loc);
   if (!exists && apiKey !== undefined)
     throw new StartError(
@@ -249,34 +283,37 @@ export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
   let savedSecret: string | undefined;
   try {
     const { store, result } = openCheckedStore(file, !exists, (store) => {
-      const newKey = bootstrap(store);
-      let owner: OwnerRow | undefined;
-      let identity: Opened['identity'] | undefined;
-      if (apiKey !== undefined) {
-        owner = store.owners.byKey(apiKey);
-        if (!owner)
-          throw new StartError(
-            `WORKSPACE_API_KEY is no owner's key in ${file}: use the key shown when the database was made, or make a new one with "workspace-mcp admin regenerate-key --owner ID --db ${file}"`,
-          );
-        checkOwner(owner, 'the owner of WORKSPACE_API_KEY', file, "or use a Pro owner's key");
-        identity = { apiKey };
-      } else {
-        owner = defaultOwner(store);
-        if (opts.actAs) {
-          if (!owner) throw new StartError(`the database ${file} has no owner: seed one ("workspace-mcp seed FIXTURE.json --db ${file}")`);
-          checkOwner(owner, "the database's default owner", file, "or set WORKSPACE_API_KEY to a Pro owner's key");
-        }
-        identity = { ownerId: owner?.id ?? 0 };
-      }
-      const { secrets, saved } = checkSecrets(store, file);
-      savedSecret = saved;
-      return { newKey, owner: owner && summary(store, owner), identity, secrets };
+      const checked = checkStart(store, file, apiKey, opts);
+      savedSecret = checked.saved;
+      return checked;
     });
     const service = new Service(store, { rateLimit: opts.rateLimit, secrets: result.secrets, logger: opts.logger });
-    return { service, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity };
+    return { service, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity, secrets: result.secrets };
   } catch (e) {
     // The secret file belongs to a database this start did not keep.
     if (savedSecret) rmSync(savedSecret, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * The service over a PostgreSQL database: the same checks in one transaction. Every instance
+ * on the database must open the same encrypted values and sign links alike, so the secret is
+ * WORKSPACE_SECRET, the same on each; there is no file beside the database to keep one in.
+ */
+function openPgService(loc: DbLocation & { url: string }, apiKey: string | undefined, opts: OpenOptions): Opened {
+  const master = envSecret();
+  if (!master)
+    throw new StartError(
+      `a PostgreSQL database needs WORKSPACE_SECRET (it opens the encrypted list values and signs links, so every instance on the database must have the same one): set it, e.g. to the output of "openssl rand -hex 32"`,
+    );
+  const store = openPgStore(loc);
+  try {
+    const result = store.tx(() => checkStart(store, loc.file, apiKey, opts, { kind: 'env', master }));
+    const service = new Service(store, { rateLimit: opts.rateLimit, secrets: result.secrets, logger: opts.logger });
+    return { service, file: loc.file, created: false, newKey: result.newKey, owner: result.owner, identity: result.identity, secrets: result.secrets };
+  } catch (e) {
+    store.close();
     throw e;
   }
 }

@@ -50,16 +50,15 @@ export function locateDb(flag: string | undefined): DbLocation {
 }
 
 /**
- * The servers do not run on PostgreSQL yet (their pool of service threads is still to come):
- * rather than serve the API from one thread that waits on every query, `serve` and `mcp`
- * refuse the URL, in one line that does not repeat it (it holds a password). `seed` and
- * `admin` work on it.
+ * The MCP server does not run on PostgreSQL yet (its own state, idempotency keys and sessions,
+ * is still one process's): rather than serve part of it, `mcp` refuses the URL, in one line
+ * that does not repeat it (it holds a password). `serve`, `seed` and `admin` work on it.
  */
-export function refusePostgresServer(loc: DbLocation): void {
+export function refusePostgresMcp(loc: DbLocation): void {
   if (loc.url === undefined) return;
   const source = loc.source;
   throw new UsageError(
-    `${source} names a PostgreSQL database, and this version cannot serve the API from PostgreSQL yet (seed and admin work on it; serve and mcp do not): give ${source === 'DATABASE_URL' ? '--db' : source} a SQLite file${source === 'DATABASE_URL' ? ', or unset DATABASE_URL' : ''}`,
+    `${source} names a PostgreSQL database, and this version cannot run the MCP server on PostgreSQL yet (serve, seed and admin work on it): give ${source === 'DATABASE_URL' ? '--db' : source} a SQLite file${source === 'DATABASE_URL' ? ', or unset DATABASE_URL' : ''}`,
   );
 }
 

@@ -9,7 +9,7 @@ import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import { readBody, TooLarge } from '../read-body.js';
-import type { ApiRequest, Service } from '../service/pipeline.js';
+import type { ApiRequest } from '../service/pipeline.js';
 
 /** Largest body accepted; past it, 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -107,8 +107,13 @@ export interface HttpOptions {
   publicBaseUrl?: string;
 }
 
+/** What answers the API's requests: the service itself (SQLite), or a pool of service threads (PostgreSQL). */
+export interface Answerer {
+  call(req: ApiRequest): ApiResponse | Promise<ApiResponse>;
+}
+
 /** The request handler, for a server of one's own or tests. */
-export function createHandler(service: Service, opts: HttpOptions = {}) {
+export function createHandler(service: Answerer, opts: HttpOptions = {}) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const json = wantsJson(req.headers.accept, req.headers['x-requested-with'] as string | undefined);
     try {
@@ -153,7 +158,9 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
         baseUrl: opts.publicBaseUrl ?? `http://${host}/api/v1`,
         inputNote: note,
       };
-      writeResponse(res, service.call(apiReq), verb === 'HEAD');
+      // The SQLite service answers at once; only a pool's answer is awaited.
+      const out = service.call(apiReq);
+      writeResponse(res, out instanceof Promise ? await out : out, verb === 'HEAD');
     } catch (e) {
       opts.logger?.error({ err: e }, 'http handler failed');
       if (!res.headersSent) writeResponse(res, new ApiError('server_error', 'Server Error').response());
@@ -164,7 +171,7 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
 
 /** Start listening; resolves with the server and its base URL (`…/api/v1`). */
 export async function listen(
-  service: Service,
+  service: Answerer,
   host: string,
   port: number,
   opts: HttpOptions = {},

@@ -1,8 +1,9 @@
 /**
  * A PostgreSQL URL (--db, WORKSPACE_DB, or DATABASE_URL when it is one and nothing else names
- * a database): `seed` and `admin` work on it, against a real throwaway PostgreSQL; `serve` and
- * `mcp`, which cannot serve from it yet, refuse it in one stderr line, exit status 2, nothing
- * created, rather than serve half an API. The URL's password is never repeated.
+ * a database): `seed` and `admin` work on it, against a real throwaway PostgreSQL (`serve`:
+ * test/http/postgres-instances.test.ts); `mcp`, which cannot run on it yet, refuses it in one
+ * stderr line, exit status 2, nothing created, rather than serve half of it. The URL's
+ * password is never repeated.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -30,14 +31,14 @@ async function expectRefused(args: string[], env: Record<string, string>, home: 
   expect(snapshot(home)).toEqual(before);
 }
 
-const NOT_SERVED = (source: string) => new RegExp(`^workspace-mcp: ${source} names a PostgreSQL database, and this version cannot serve the API from PostgreSQL yet`);
+const NOT_SERVED = (source: string) => new RegExp(`^workspace-mcp: ${source} names a PostgreSQL database, and this version cannot run the MCP server on PostgreSQL yet`);
 
 describe('a PostgreSQL URL', () => {
-  it('is refused by serve and mcp, from --db, WORKSPACE_DB or DATABASE_URL (postgresql:// too)', async () => {
+  it('is refused by mcp, from --db, WORKSPACE_DB or DATABASE_URL (postgresql:// too)', async () => {
     const home = tempDir();
-    for (const args of [['serve', '--db', URL, '--port', '0'], ['mcp', '--db', URL], ['--db', URL]]) await expectRefused(args, homeEnv(home), home, NOT_SERVED('--db'));
-    await expectRefused(['serve', '--port', '0'], homeEnv(home, { WORKSPACE_DB: URL }), home, NOT_SERVED('WORKSPACE_DB'));
-    await expectRefused(['mcp'], homeEnv(home, { DATABASE_URL: URL.replace('postgres:', 'postgresql:') }), home, NOT_SERVED('DATABASE_URL'));
+    for (const args of [['mcp', '--db', URL], ['--db', URL], ['mcp', '--http', '--port', '0', '--db', URL]]) await expectRefused(args, homeEnv(home), home, NOT_SERVED('--db'));
+    await expectRefused(['mcp'], homeEnv(home, { WORKSPACE_DB: URL }), home, NOT_SERVED('WORKSPACE_DB'));
+    await expectRefused([], homeEnv(home, { DATABASE_URL: URL.replace('postgres:', 'postgresql:') }), home, NOT_SERVED('DATABASE_URL'));
   });
 
   it('seed and admin work on it; the data is there for the next command', async () => {
@@ -60,7 +61,9 @@ describe('a PostgreSQL URL', () => {
 
   it('one that cannot be reached, or that holds another program\'s tables, is refused in one line', async () => {
     const home = tempDir();
-    await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home), home, /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/workspace@127\.0\.0\.1:1\/workspace \(.*ECONNREFUSED.*\)/);
+    const unreachable = /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/workspace@127\.0\.0\.1:1\/workspace \(.*ECONNREFUSED.*\)/;
+    await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home), home, unreachable);
+    await expectRefused(['serve', '--port', '0', '--db', URL], homeEnv(home, { WORKSPACE_SECRET: 'ab'.repeat(32) }), home, unreachable);
     const foreign = await pg.server().database();
     await pg.server().admin('CREATE TABLE invoices (id integer)', foreign.split('/').pop());
     await expectRefused(['seed', DEMO_FIXTURE, '--db', foreign], homeEnv(home), home, /is a PostgreSQL database of another program/);

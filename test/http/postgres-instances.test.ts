@@ -1,0 +1,84 @@
+/**
+ * Two `serve` processes (the built CLI) on one PostgreSQL database, as behind a load balancer:
+ * concurrent debits through both end exact (never below zero, the journal sums to the
+ * balance); "Rate limiting: 120 requests per minute" per owner is one window across both, so
+ * 121 requests spread over them get exactly one 429; a key rotated (admin) is refused by both
+ * at once. And what one instance writes the other reads.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCliAsync, spawnServe, type Served } from '../helpers/cli.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { DEMO_FIXTURE } from '../helpers/world.js';
+import { cliEnv } from '../helpers/cli.js';
+
+const pg = usePostgres();
+const SECRET = { WORKSPACE_SECRET: 'ab'.repeat(32) };
+
+async function call(s: Served, method: string, key: string, body?: object): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${s.baseUrl}/${method}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { Accept: 'application/json', Authorization: `Bearer ${key}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+describe('two serve instances on one PostgreSQL database', () => {
+  it('share the ledger, the rate window and the keys', async () => {
+    const url = await pg.server().database();
+    const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], cliEnv());
+    expect(seeded.status, seeded.stderr).toBe(0);
+    const [a, b] = await Promise.all([spawnServe(['--db', url], SECRET), spawnServe(['--db', url], SECRET)]);
+    const both = [a, b];
+
+    // 80 debits of 2000 at once, half through each: 75 fit in 150000, the rest are refused.
+    // A debit that kept colliding past the retry budget answers 503 having moved nothing; the
+    // client tries it again after Retry-After, as a client of the API should.
+    const debit = async (i: number) => {
+      for (;;) {
+        const r = await call(both[i % 2]!, 'withdrawFundsFromContactAccount', 'demo-dana-key', { account_id: 504, amount: 2000, description: `race ${i}` });
+        if (r.status !== 503) return r;
+        expect(r.headers.get('retry-after')).toBe('1');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    };
+    const debits = await Promise.all(Array.from({ length: 80 }, (_, i) => debit(i)));
+    const statuses = debits.map((d) => d.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(75);
+    expect(debits.filter((d) => d.status !== 200).map((d) => d.body.code)).toEqual(Array(5).fill('insufficient_funds'));
+    const after = await call(b, 'getContactAccounts', 'demo-dana-key', { contact_id: 1006 });
+    expect(after.body.data.find((x: { id: number }) => x.id === 504).amount).toBe(0);
+    const sums = await pg.server().admin('SELECT sum(amount)::bigint AS s, count(*)::int AS n FROM account_journal WHERE account_id = 504', url.split('/').pop());
+    expect(sums.rows[0]).toEqual({ s: '0', n: 76 });
+
+    // One window for Oleg across both instances: 120 answered, the 121st refused.
+    const gets = await Promise.all(Array.from({ length: 121 }, (_, i) => call(both[i % 2]!, 'getMe', 'demo-oleg-key')));
+    expect(gets.filter((g) => g.status === 429)).toHaveLength(1);
+    expect(gets.filter((g) => g.status === 200)).toHaveLength(120);
+    expect(gets.find((g) => g.status === 429)!.headers.get('retry-after')).toMatch(/^\d+$/);
+
+    // A key rotated is refused by both at once; the new one works on both.
+    for (const s of both) expect((await call(s, 'getBalance', 'demo-dana-key')).status).toBe(200);
+    const rotated = await runCliAsync(['admin', 'regenerate-key', '--owner', '1', '--db', url], cliEnv());
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const key = rotated.stdout.trim();
+    for (const s of both) {
+      expect((await call(s, 'getBalance', 'demo-dana-key')).status).toBe(401);
+      expect((await call(s, 'getBalance', key)).status).toBe(200);
+    }
+
+    // What one writes, the other reads: a contact made through a, found through b.
+    const made = await call(a, 'createOrUpdateContact', key, { bot_id: 11, messenger: 'telegram', telegram_id: '987654', name: 'Through A' });
+    expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+    const count = async (s: Served) => (await call(s, 'getNumberOfContacts', key, { bot_id: 11 })).body;
+    expect(await count(b)).toEqual(await count(a));
+  });
+
+  it('refuses to start without WORKSPACE_SECRET, which every instance must share', async () => {
+    const url = await pg.server().database();
+    const r = await runCliAsync(['serve', '--db', url, '--port', '0'], cliEnv());
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^workspace-mcp: a PostgreSQL database needs WORKSPACE_SECRET/);
+    expect(r.stderr).not.toMatch(/test-password/);
+  });
+});
