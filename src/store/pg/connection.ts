@@ -50,6 +50,9 @@ export class PgConnection {
   private worker!: Worker;
   private port!: MessagePort;
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  /** Never signalled: a short sleep. */
+  private readonly nap = new Int32Array(new SharedArrayBuffer(4));
+  private sent = 0;
   private readonly waitMs: number;
   private readonly statementTimeoutMs: number;
   private readonly retryMs: number;
@@ -85,18 +88,30 @@ export class PgConnection {
 
   private roundTrip(msg: object): Answer {
     if (this.closed) throw new Error('the PostgreSQL connection is closed');
+    const id = ++this.sent;
     Atomics.store(this.flag, 0, 0);
-    this.port.postMessage(msg);
-    const woke = Atomics.wait(this.flag, 0, 0, this.waitMs);
-    const got = receiveMessageOnPort(this.port);
-    if (woke === 'timed-out' || !got) {
-      // A late answer must not pass for the next query's: start over with a new thread.
-      this.port.close();
-      void this.worker.terminate();
-      this.spawn();
-      throw new StoreUnavailable(`PostgreSQL did not answer within ${this.waitMs} ms`);
+    this.port.postMessage({ ...msg, id });
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        // A late answer must not pass for the next query's: start over with a new thread.
+        this.port.close();
+        void this.worker.terminate();
+        this.spawn();
+        throw new StoreUnavailable(`PostgreSQL did not answer within ${this.waitMs} ms`);
+      }
+      Atomics.wait(this.flag, 0, 0, left);
+      const got = receiveMessageOnPort(this.port);
+      if (got) {
+        const answer = got.message as Answer & { id: number };
+        if (answer.id === id) return answer;
+        continue;
+      }
+      // Woken (or the flag already set) before the answer can be read from the port: a
+      // moment's wait, then look again.
+      Atomics.wait(this.nap, 0, 0, 1);
     }
-    return got.message as Answer;
   }
 
   /** Run one statement; its rows (objects by column, or arrays with `array`). */
@@ -146,7 +161,7 @@ export class PgConnection {
         if (!(e instanceof PgError && e.code !== undefined && RETRY.has(e.code))) throw e;
         if (Date.now() >= giveUp) throw new StoreUnavailable(`PostgreSQL: still conflicting after ${attempt + 1} attempts: ${e.message}`);
         // Back off, longer each time (up to 50 ms), with jitter, so racing transactions spread out.
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * Math.min(50, 2 ** attempt));
+        Atomics.wait(this.nap, 0, 0, Math.random() * Math.min(50, 2 ** attempt));
       } finally {
         this.depth = 0;
         this.generation = undefined;

@@ -39,7 +39,7 @@ function connect() {
   return connecting;
 }
 
-function answer(msg) {
+function reply(msg) {
   port.postMessage(msg);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
@@ -47,6 +47,8 @@ function answer(msg) {
 
 let queue = Promise.resolve();
 port.on('message', (m) => {
+  // Every answer carries the id of its query, so the caller can tell it from a late one.
+  const answer = (msg) => reply({ ...msg, id: m.id });
   queue = queue.then(async () => {
     if (m.close) {
       const c = client;
