@@ -18,9 +18,9 @@ import { printBanner } from './banner.js';
 const USAGE = `usage:
   workspace-mcp [mcp] [--db FILE [--rate-limit N] | --remote BASE_URL] [--http [--port N] [--host H]]
                 [--read-only] [--tools a,b,...] [--exclude-tools a,b,...] [--max-result-chars N] [--no-ui]
-  workspace-mcp serve [--db FILE] [--port N] [--host H] [--rate-limit N]
-  workspace-mcp seed FIXTURE.json [--db FILE]
-  workspace-mcp admin COMMAND [--db FILE] ...`;
+  workspace-mcp serve [--db FILE|URL] [--port N] [--host H] [--rate-limit N]
+  workspace-mcp seed FIXTURE.json [--db FILE|URL]
+  workspace-mcp admin COMMAND [--db FILE|URL] ...`;
 
 /** Service threads of a server on PostgreSQL: requests answered at once, each waiting on its own connection. */
 const PG_THREADS = 4;
