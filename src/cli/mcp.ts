@@ -85,7 +85,7 @@ function dataDirFor(dbFile: string | undefined): string {
 
 function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Configured): BackendSetup {
   if (dbFlag === '') throw new UsageError('--db needs a file path');
-  const loc = locateDb(dbFlag);
+  const loc = locateDb(dbFlag, { databaseUrl: false });
   refusePostgresMcp(loc);
   const dataDir = dataDirFor(loc.file);
   const opened = openService(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });

@@ -38,9 +38,13 @@ export function redactUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:@/]*):[^@/]*@/, '$1@');
 }
 
-export function locateDb(flag: string | undefined): DbLocation {
+/**
+ * `databaseUrl: false` leaves DATABASE_URL alone: the MCP server, which cannot run on
+ * PostgreSQL yet, must not refuse to start because a shell set one for another program.
+ */
+export function locateDb(flag: string | undefined, opts: { databaseUrl?: boolean } = {}): DbLocation {
   const env = process.env.WORKSPACE_DB;
-  const url = process.env.DATABASE_URL;
+  const url = opts.databaseUrl === false ? undefined : process.env.DATABASE_URL;
   // DATABASE_URL is often set for other programs: only a PostgreSQL URL in it is ours to take.
   const [value, source] = flag !== undefined ? ([flag, '--db'] as const) : env ? ([env, 'WORKSPACE_DB'] as const) : url && isPostgresUrl(url) ? ([url, 'DATABASE_URL'] as const) : [];
   if (value !== undefined && isPostgresUrl(value)) return { file: redactUrl(value), source: source!, url: value };

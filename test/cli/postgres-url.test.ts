@@ -34,11 +34,14 @@ async function expectRefused(args: string[], env: Record<string, string>, home: 
 const NOT_SERVED = (source: string) => new RegExp(`^workspace-mcp: ${source} names a PostgreSQL database, and this version cannot run the MCP server on PostgreSQL yet`);
 
 describe('a PostgreSQL URL', () => {
-  it('is refused by mcp, from --db, WORKSPACE_DB or DATABASE_URL (postgresql:// too)', async () => {
+  it('is refused by mcp, from --db or WORKSPACE_DB (postgresql:// too); a DATABASE_URL set for another program does not stop it', async () => {
     const home = tempDir();
-    for (const args of [['mcp', '--db', URL], ['--db', URL], ['mcp', '--http', '--port', '0', '--db', URL]]) await expectRefused(args, homeEnv(home), home, NOT_SERVED('--db'));
+    for (const args of [['mcp', '--db', URL], ['--db', URL.replace('postgres:', 'postgresql:')], ['mcp', '--http', '--port', '0', '--db', URL]]) await expectRefused(args, homeEnv(home), home, NOT_SERVED('--db'));
     await expectRefused(['mcp'], homeEnv(home, { WORKSPACE_DB: URL }), home, NOT_SERVED('WORKSPACE_DB'));
-    await expectRefused([], homeEnv(home, { DATABASE_URL: URL.replace('postgres:', 'postgresql:') }), home, NOT_SERVED('DATABASE_URL'));
+    // stdin closed at once: the server starts on its default file, then ends with its input.
+    const started = await runCliAsync([], homeEnv(home, { DATABASE_URL: URL }));
+    expect(started.status, started.stderr).toBe(0);
+    expect(started.stderr).toMatch(/workspace\.db/);
   });
 
   it('seed and admin work on it; the data is there for the next command', async () => {
