@@ -1,10 +1,9 @@
-// Shared bench helpers: spawn servers, drive fixed-concurrency HTTP load with undici, summarize.
+// Shared bench helpers: temp dirs, spawned servers, seeded databases, medians.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
@@ -53,31 +52,6 @@ export function spawnServer(args, { stderr = 'inherit', env = {}, cwd, onSpawn }
     });
     proc.once('exit', (c) => reject(new Error(`${args[0]} exited ${c}`)));
   });
-}
-
-/** Send `total` requests with `concurrency` in flight; returns {rps, p50, p99} (ms). */
-export async function load(baseUrl, { method, path, headers = {}, body, total = 5000, concurrency = 10 }) {
-  const url = new URL(baseUrl);
-  const pool = new Pool(url.origin, { connections: concurrency, pipelining: 1 });
-  const fullPath = `${url.pathname}/${path}`;
-  const lat = [];
-  let sent = 0;
-  const worker = async () => {
-    while (sent < total) {
-      sent++;
-      const t0 = process.hrtime.bigint();
-      const res = await pool.request({ method, path: fullPath, headers, body });
-      await res.body.text();
-      if (res.statusCode >= 300) throw new Error(`status ${res.statusCode} on ${path}`);
-      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  };
-  const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  await pool.close();
-  lat.sort((a, b) => a - b);
-  return { rps: total / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] };
 }
 
 /**
