@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import { AdminStore } from './admin.js';
 import { AuditStore } from './audit.js';
+import { CoreCache } from './core-cache.js';
 import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
@@ -33,13 +34,16 @@ export class Store {
   readonly search: ContactSearch;
   readonly directory: DirectoryStore;
   readonly audit: AuditStore;
+  /** Owners and deprecations between requests (core-cache.ts). */
+  readonly cache: CoreCache;
   /** One transaction wrapper for every call: making one per call costs more than a debit's SQL. */
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
   constructor(readonly db: Db) {
     this.runner = db.transaction((fn: () => unknown) => fn());
-    this.owners = new OwnerStore(db);
+    this.cache = new CoreCache(db);
+    this.owners = new OwnerStore(db, this.cache);
     this.projects = new ProjectStore(db);
-    this.settings = new SettingStore(db);
+    this.settings = new SettingStore(db, this.cache);
     this.admin = new AdminStore(db, (fn) => this.tx(fn));
     this.lists = new ListStore(db);
     this.contactAccounts = new ContactAccountStore(db);

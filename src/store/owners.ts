@@ -1,4 +1,5 @@
 /** Owners (the API's key holders): who a key belongs to, their plan, block and key. */
+import type { CoreCache } from './core-cache.js';
 import type { Db } from './db.js';
 import { generateKey, hashKey, hashesEqual } from './keys.js';
 import { isoTime } from './time.js';
@@ -16,7 +17,11 @@ export interface OwnerRow {
 
 export class OwnerStore {
   private readonly s;
-  constructor(db: Db) {
+  /** `cache`: owners between requests, honest across connections (core-cache.ts). */
+  constructor(
+    db: Db,
+    private readonly cache: CoreCache,
+  ) {
     this.s = {
       byHash: db.prepare<[string], OwnerRow>('SELECT * FROM owners WHERE key_hash = ?'),
       get: db.prepare<[number], OwnerRow>('SELECT * FROM owners WHERE id = ?'),
@@ -35,11 +40,11 @@ export class OwnerStore {
   /** The owner whose key this is, or undefined; the hash is compared in constant time. */
   byKey(key: string): OwnerRow | undefined {
     const h = hashKey(key);
-    const row = this.s.byHash.get(h);
+    const row = this.cache.ownerByHash(h, () => this.s.byHash.get(h));
     return row && row.key_hash && hashesEqual(row.key_hash, h) ? row : undefined;
   }
   get(id: number): OwnerRow | undefined {
-    return this.s.get.get(id);
+    return this.cache.ownerById(id, () => this.s.get.get(id));
   }
   first(): OwnerRow | undefined {
     return this.s.first.get();

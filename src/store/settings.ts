@@ -1,18 +1,29 @@
 /** The instance's settings (key → value) and its method deprecations (method → sunset). */
+import type { CoreCache } from './core-cache.js';
 import type { Db } from './db.js';
 
 /** Settings key of the owner a new database was given (the MCP server's owner with no key). */
 export const DEFAULT_OWNER_SETTING = 'default_owner_id';
 
+export interface DeprecationRow {
+  method: string;
+  sunset: string;
+}
+
 export class SettingStore {
   private readonly s;
-  constructor(db: Db) {
+  /** `cache`: deprecations between requests, honest across connections (core-cache.ts). */
+  constructor(
+    db: Db,
+    private readonly cache: CoreCache,
+  ) {
     this.s = {
       get: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
       set: db.prepare<[string, string]>(
         'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
       ),
-      deprecation: db.prepare<[string], { method: string; sunset: string }>('SELECT * FROM deprecations WHERE method = ?'),
+      deprecation: db.prepare<[string], DeprecationRow>('SELECT method, sunset FROM deprecations WHERE method = ?'),
+      deprecations: db.prepare<[], DeprecationRow>('SELECT method, sunset FROM deprecations'),
       setDeprecation: db.prepare<[string, string]>(
         'INSERT INTO deprecations (method, sunset) VALUES (?, ?) ON CONFLICT(method) DO UPDATE SET sunset = excluded.sunset',
       ),
@@ -26,8 +37,12 @@ export class SettingStore {
     this.s.set.run(key, value);
   }
   /** The sunset of a deprecated method (by the name it is called), if it is deprecated. */
-  deprecation(method: string): { method: string; sunset: string } | undefined {
-    return this.s.deprecation.get(method);
+  deprecation(method: string): DeprecationRow | undefined {
+    return this.cache.deprecation(
+      method,
+      () => this.s.deprecations.all().map((row) => [row.method, row]),
+      () => this.s.deprecation.get(method),
+    );
   }
   /** Deprecate a method: it answers with Deprecation and Sunset headers, then 410 after `sunset`. */
   setDeprecation(method: string, sunset: string): void {

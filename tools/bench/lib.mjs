@@ -95,3 +95,38 @@ export function seedDb(dir, name, fixture = MCP_BENCH_FIXTURE) {
   execFileSync(process.execPath, [CLI, 'seed', file, '--db', db], { stdio: 'ignore' });
   return db;
 }
+
+export const BENCH_KEY = 'bench-key';
+export const BENCH_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
+
+/**
+ * The HTTP benches' world: owner 1 (`bench-key`), bot 10 with 1200 contacts (ids 1000…2199),
+ * each with 3 tags and 2 variables (one of them utm_), and accounts 500 (USD, empty) and 501
+ * (EUR, 10^13 minor units to debit from).
+ */
+export function httpFixture() {
+  return {
+    owners: [{ id: 1, name: 'Bench', email: 'bench@example.com', plan: 'pro', api_key: BENCH_KEY }],
+    projects: [{ uuid: BENCH_PROJECT, owner_id: 1, name: 'Bench' }],
+    bots: [{ id: 10, project_uuid: BENCH_PROJECT, name: 'Bench bot' }],
+    contacts: Array.from({ length: 1200 }, (_, i) => ({
+      id: 1000 + i,
+      bot_id: 10,
+      messenger: 'telegram',
+      name: `Contact ${i}`,
+      telegram_id: String(800000 + i),
+      telegram_username: `user${i}`,
+      phone: `+4477009${String(i).padStart(5, '0')}`,
+      email: `c${i}@example.com`,
+      tags: ['vip', 'newsletter', `cohort-${i % 12}`],
+      variables: [
+        { name: 'city', value: ['London', 'Leeds', 'York'][i % 3] },
+        { name: 'utm_source', value: 'newsletter' },
+      ],
+    })),
+    accounts: [
+      { id: 500, contact_id: 1000, currency: 'USD', amount: 0 },
+      { id: 501, contact_id: 1000, currency: 'EUR', amount: 10 ** 13 },
+    ],
+  };
+}

@@ -27,7 +27,7 @@ import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { childCpuSeconds, seedDb, spawnServer, tempDir } from './lib.mjs';
+import { BENCH_KEY as KEY, BENCH_PROJECT as PROJECT, childCpuSeconds, httpFixture, seedDb, spawnServer, tempDir } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -227,40 +227,11 @@ async function benchHttp(ctx) {
   const { size, work, children } = ctx;
   const require = createRequire(join(ROOT, 'package.json'));
   const autocannon = require('autocannon');
-  const KEY = 'bench-key';
-  const PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
   const dir = join(work, 'http');
   mkdirSync(dir, { recursive: true });
-  // 1200 contacts of one bot, each with 3 tags and 2 variables (one of them utm_), and two
-  // accounts; ours and the bare database server each get their own copy of the file.
+  // ours and the bare database server each get their own copy of the file.
   const fixture = join(dir, 'fixture.json');
-  writeFileSync(
-    fixture,
-    JSON.stringify({
-      owners: [{ id: 1, name: 'Bench', email: 'bench@example.com', plan: 'pro', api_key: KEY }],
-      projects: [{ uuid: PROJECT, owner_id: 1, name: 'Bench' }],
-      bots: [{ id: 10, project_uuid: PROJECT, name: 'Bench bot' }],
-      contacts: Array.from({ length: 1200 }, (_, i) => ({
-        id: 1000 + i,
-        bot_id: 10,
-        messenger: 'telegram',
-        name: `Contact ${i}`,
-        telegram_id: String(800000 + i),
-        telegram_username: `user${i}`,
-        phone: `+4477009${String(i).padStart(5, '0')}`,
-        email: `c${i}@example.com`,
-        tags: ['vip', 'newsletter', `cohort-${i % 12}`],
-        variables: [
-          { name: 'city', value: ['London', 'Leeds', 'York'][i % 3] },
-          { name: 'utm_source', value: 'newsletter' },
-        ],
-      })),
-      accounts: [
-        { id: 500, contact_id: 1000, currency: 'USD', amount: 0 },
-        { id: 501, contact_id: 1000, currency: 'EUR', amount: 10 ** 13 },
-      ],
-    }),
-  );
+  writeFileSync(fixture, JSON.stringify(httpFixture()));
   const db = join(dir, 'http.db');
   const bareDb = join(dir, 'bare.db');
   for (const file of [db, bareDb]) execFileSync(process.execPath, [CLI, 'seed', fixture, '--db', file], { stdio: 'ignore' });

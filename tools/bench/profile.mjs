@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+/**
+ * Where `serve` spends its CPU: for each case, `workspace-mcp serve --rate-limit 0` under
+ * `node --cpu-prof` on the HTTP benches' database (lib.mjs httpFixture), autocannon with 10
+ * connections for a few seconds, then the server is stopped (writing its .cpuprofile) and the
+ * profile summarised: the top entries by self time and, for our own code (dist/), by total time.
+ *
+ *   npm run build && node tools/bench/profile.mjs [--cases getMe,debit,getContacts] [--seconds 10]
+ *     [--top 20] [--keep DIR]          (--keep: leave the .cpuprofile files in DIR)
+ *   node tools/bench/profile.mjs --summary FILE.cpuprofile [--top 20]
+ *
+ * Percentages are of all samples the server took while the load ran, idle included (a server
+ * waiting for its socket is idle; that share is shown on its own line).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BENCH_KEY, CLI, httpFixture, ROOT, tempDir } from './lib.mjs';
+
+const { values } = parseArgs({
+  options: {
+    cases: { type: 'string', default: 'getMe,debit,getContacts' },
+    seconds: { type: 'string', default: '10' },
+    top: { type: 'string', default: '20' },
+    keep: { type: 'string' },
+    summary: { type: 'string' },
+  },
+});
+const TOP = Number(values.top);
+
+const auth = { accept: 'application/json', authorization: `Bearer ${BENCH_KEY}` };
+const CASES = {
+  getMe: { method: 'GET', path: 'getMe', headers: auth },
+  getListSchema: { method: 'GET', path: 'getListSchema?schema_id=SCHEMA', headers: auth },
+  debit: {
+    method: 'POST',
+    path: 'withdrawFundsFromContactAccount',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ account_id: 501, amount: 1, description: 'bench' }),
+  },
+  getContacts: { method: 'GET', path: 'getContacts?bot_id=10&limit=100', headers: auth },
+  getContacts1000: { method: 'GET', path: 'getContacts?bot_id=10&limit=1000', headers: auth },
+};
+
+/** Self and total time by function (name, file, line) of a .cpuprofile. */
+export function summarize(profile, top = TOP) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const keyOf = (n) => {
+    const f = n.callFrame;
+    const url = f.url ? relative(ROOT, f.url.replace(/^file:\/\//, '')) : '';
+    return `${f.functionName || '(anonymous)'} ${url ? `${url}:${f.lineNumber + 1}` : ''}`.trim();
+  };
+  const self = new Map();
+  const total = new Map();
+  let all = 0;
+  const dt = profile.timeDeltas;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const us = dt[i + 1] ?? 0; // the time a sample covers is the delta to the next one
+    all += us;
+    let id = profile.samples[i];
+    const k = keyOf(byId.get(id));
+    self.set(k, (self.get(k) ?? 0) + us);
+    const seen = new Set();
+    while (id !== undefined) {
+      const key = keyOf(byId.get(id));
+      if (!seen.has(key)) {
+        seen.add(key);
+        total.set(key, (total.get(key) ?? 0) + us);
+      }
+      id = parent.get(id);
+    }
+  }
+  const pct = (us) => `${((100 * us) / all).toFixed(1).padStart(5)} %`;
+  const lines = [`${(all / 1e6).toFixed(2)} s sampled`, '', 'self time:'];
+  for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
+  lines.push('', 'total time, our code (dist/):');
+  const ours = [...total].filter(([k]) => k.includes('dist/')).sort((a, b) => b[1] - a[1]);
+  for (const [k, us] of ours.slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
+  return lines.join('\n');
+}
+
+async function profileCase(name, c, dir, autocannon) {
+  const db = join(dir, `${name}.db`);
+  execFileSync(process.execPath, [CLI, 'seed', join(dir, 'fixture.json'), '--db', db], { stdio: 'ignore' });
+  const profDir = join(dir, `${name}-prof`);
+  const proc = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn' },
+  });
+  const baseUrl = await new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/\S+\/api\/v1)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    proc.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  let path = c.path;
+  if (path.includes('SCHEMA')) {
+    const res = await fetch(`${baseUrl}/createListSchema`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Orders', project_uuid: httpFixture().projects[0].uuid, fields: [{ name: 'Title', slug: 'title', type: 'string', is_required: true }] }),
+    });
+    path = path.replace('SCHEMA', (await res.json()).data.id);
+  }
+  const run = (duration) =>
+    new Promise((resolve, reject) =>
+      autocannon({ url: `${baseUrl}/${path}`, method: c.method, headers: c.headers, body: c.body, connections: 10, duration }, (err, res) =>
+        err ? reject(err) : resolve(res),
+      ),
+    );
+  await run(1); // warm-up, in the profile too, but short
+  const res = await run(Number(values.seconds));
+  if (res.non2xx + res.errors > 0) throw new Error(`${name}: ${res.non2xx} non-2xx, ${res.errors} errors`);
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  proc.kill('SIGTERM');
+  await exited;
+  const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+  const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
+  if (values.keep) {
+    mkdirSync(values.keep, { recursive: true });
+    writeFileSync(join(values.keep, `${name}.cpuprofile`), JSON.stringify(profile));
+  }
+  return { rps: res.requests.average, profile };
+}
+
+if (values.summary) {
+  process.stdout.write(summarize(JSON.parse(readFileSync(values.summary, 'utf8'))) + '\n');
+} else {
+  const autocannon = createRequire(join(ROOT, 'package.json'))('autocannon');
+  const dir = tempDir();
+  try {
+    writeFileSync(join(dir, 'fixture.json'), JSON.stringify(httpFixture()));
+    for (const name of values.cases.split(',')) {
+      const c = CASES[name];
+      if (!c) throw new Error(`unknown case ${name}: one of ${Object.keys(CASES).join(', ')}`);
+      const { rps, profile } = await profileCase(name, c, dir, autocannon);
+      process.stdout.write(`## ${name} (${c.method} ${c.path.split('?')[0]}), 10 connections, ${values.seconds} s, ${Math.round(rps)} req/s under the profiler\n\n`);
+      process.stdout.write(summarize(profile) + '\n\n');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
