@@ -25,6 +25,8 @@ export class CoreCache {
   private readonly byHash = new Map<string, OwnerRow>();
   private readonly byId = new Map<number, OwnerRow>();
   private deprecations: Map<string, DeprecationRow> | undefined;
+  /** Inside `hold`…`release`: checked once, trusted until released. */
+  private held = false;
 
   constructor(private readonly db: Db) {
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
@@ -45,27 +47,22 @@ export class CoreCache {
 
   /** The owner of a key hash: cached, else `load` (a miss is not kept). */
   ownerByHash(hash: string, load: () => OwnerRow | undefined): OwnerRow | undefined {
-    if (!this.usable()) return load();
-    let owner = this.byHash.get(hash);
-    if (owner === undefined) {
-      owner = load();
-      if (owner !== undefined) {
-        if (this.byHash.size >= MAX_OWNERS) this.byHash.clear();
-        this.byHash.set(hash, owner);
-      }
-    }
-    return owner;
+    return this.cached(this.byHash, hash, load);
   }
 
   /** An owner by id: cached, else `load` (a miss is not kept). */
   ownerById(id: number, load: () => OwnerRow | undefined): OwnerRow | undefined {
+    return this.cached(this.byId, id, load);
+  }
+
+  private cached<K>(map: Map<K, OwnerRow>, key: K, load: () => OwnerRow | undefined): OwnerRow | undefined {
     if (!this.usable()) return load();
-    let owner = this.byId.get(id);
+    let owner = map.get(key);
     if (owner === undefined) {
       owner = load();
       if (owner !== undefined) {
-        if (this.byId.size >= MAX_OWNERS) this.byId.clear();
-        this.byId.set(id, owner);
+        if (map.size >= MAX_OWNERS) map.clear();
+        map.set(key, owner);
       }
     }
     return owner;
@@ -78,15 +75,34 @@ export class CoreCache {
     return this.deprecations.get(method);
   }
 
+  /**
+   * Check once for another connection's commit and trust the cache until `release`: one
+   * request's lookups cost one `PRAGMA data_version` (each statement outside a transaction
+   * takes and drops SQLite's shared locks, a few system calls). This connection's own writes
+   * still drop the cache at once (the triggers).
+   */
+  hold(): void {
+    if (!this.db.inTransaction) this.check();
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+  }
+
   /** Whether cached rows may be used: outside a transaction, and after dropping them if another connection committed. */
   private usable(): boolean {
     if (this.db.inTransaction) return false;
+    if (!this.held) this.check();
+    return true;
+  }
+
+  private check(): void {
     const v = this.dataVersion.get();
     if (v !== this.seen) {
       this.seen = v;
       this.clear();
     }
-    return true;
   }
 
   private clear(): void {
