@@ -65,6 +65,8 @@ export class Service {
   call(req: ApiRequest): ApiResponse {
     const headers: Record<string, string> = {};
     let def: MethodDef | undefined;
+    // One freshness check of the owner and deprecation cache for the whole request.
+    this.store.cache.hold();
     try {
       def = findMethod(req.method);
       if (!def) throw new ApiError('route_not_found', `The route ${API_PREFIX}${req.method} could not be found.`);
@@ -134,6 +136,8 @@ export class Service {
       }
       this.opts.logger?.error({ err: e, method: def?.name ?? req.method }, 'unexpected error');
       return new ApiError('server_error', 'Server Error').response(headers);
+    } finally {
+      this.store.cache.release();
     }
   }
 
