@@ -70,11 +70,14 @@ function parseFlat(text: string): Record<string, unknown> | undefined {
 
 /** Laravel's `expectsJson`: the first accepted type is JSON, or an XHR that accepts anything. */
 export function wantsJson(accept: string | undefined, requestedWith: string | undefined): boolean {
+  if (accept === 'application/json') return true;
   const first = (accept ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
   if (first.includes('/json') || first.includes('+json')) return true;
   const anyType = accept === undefined || accept === '' || /(^|,)\s*\*\/\*/.test(accept);
   return requestedWith === 'XMLHttpRequest' && anyType;
 }
+
+const BEARER = /^Bearer\s+/i;
 
 /** Refuses malformed UTF-8 instead of replacing it; keeps a BOM, which JSON.parse refuses as PHP does. */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -164,7 +167,8 @@ export function createHandler(service: Service, opts: HttpOptions = {}) {
         note = parsed.note;
       }
       const auth = req.headers.authorization;
-      const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
+      const scheme = auth ? BEARER.exec(auth) : null;
+      const bearer = scheme ? auth!.slice(scheme[0].length).trim() : undefined;
       const host = req.headers.host ?? 'localhost';
       const apiReq: ApiRequest = {
         method: match[1]!,

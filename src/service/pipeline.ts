@@ -73,7 +73,7 @@ export class Service {
       const now = this.now();
       // Every answer of a deprecated method says so, refusals included.
       const sunset = this.deprecation(req.method, headers);
-      const verbs = def.verbs.includes('GET') ? ['GET', 'HEAD', ...def.verbs.filter((v) => v !== 'GET')] : [...def.verbs];
+      const verbs = verbsOf(def);
       if (req.verb === 'OPTIONS') {
         // As Laravel's router answers a preflight or probe: the methods the route takes.
         headers.Allow = verbs.join(', ');
@@ -188,6 +188,17 @@ function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
   }
   for (const [k, v] of bag) if (!out.has(k)) out.set(k, v);
   return out;
+}
+
+/** The verbs a method's route takes (GET brings HEAD), worked out once a method. */
+const VERBS = new Map<MethodDef, readonly string[]>();
+function verbsOf(def: MethodDef): readonly string[] {
+  let verbs = VERBS.get(def);
+  if (!verbs) {
+    verbs = def.verbs.includes('GET') ? ['GET', 'HEAD', ...def.verbs.filter((v) => v !== 'GET')] : [...def.verbs];
+    VERBS.set(def, verbs);
+  }
+  return verbs;
 }
 
 function reply(status: number, headers: Record<string, string>, body: unknown): ApiResponse {

@@ -9,13 +9,16 @@ export interface RateDecision {
 
 const WINDOW_MS = 60_000;
 
+/** The answer when there is no limit: allowed, no headers. */
+const UNLIMITED: RateDecision = Object.freeze({ allowed: true, headers: Object.freeze({}) });
+
 export class RateLimiter {
   private readonly windows = new Map<number, { start: number; count: number }>();
   constructor(readonly limit: number) {}
 
   /** Count a request of `owner` at `now` (ms) if the limit allows it. */
   take(owner: number, now: number): RateDecision {
-    if (this.limit <= 0) return { allowed: true, headers: {} };
+    if (this.limit <= 0) return UNLIMITED;
     let w = this.windows.get(owner);
     if (!w || now - w.start >= WINDOW_MS) {
       w = { start: now, count: 0 };

@@ -44,8 +44,12 @@ const CASES = {
   getContacts1000: { method: 'GET', path: 'getContacts?bot_id=10&limit=1000', headers: auth },
 };
 
-/** Self and total time by function (name, file, line) of a .cpuprofile. */
-export function summarize(profile, top = TOP) {
+/**
+ * Self and total time by function (name, file, line) of a .cpuprofile, from the sample taken at
+ * `fromUs` on (the monotonic clock in microseconds, as `process.hrtime` and the profile keep it):
+ * start-up and warm-up left out.
+ */
+export function summarize(profile, top = TOP, fromUs = 0, requests = 0) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -58,8 +62,11 @@ export function summarize(profile, top = TOP) {
   const total = new Map();
   let all = 0;
   const dt = profile.timeDeltas;
+  let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    at += dt[i];
     const us = dt[i + 1] ?? 0; // the time a sample covers is the delta to the next one
+    if (at < fromUs) continue;
     all += us;
     let id = profile.samples[i];
     const k = keyOf(byId.get(id));
@@ -75,7 +82,9 @@ export function summarize(profile, top = TOP) {
     }
   }
   const pct = (us) => `${((100 * us) / all).toFixed(1).padStart(5)} %`;
-  const lines = [`${(all / 1e6).toFixed(2)} s sampled`, '', 'self time:'];
+  const idle = self.get('(idle)') ?? 0;
+  const perRequest = requests > 0 ? `; busy ${((all - idle) / requests).toFixed(1)} µs a request (${requests} requests)` : '';
+  const lines = [`${(all / 1e6).toFixed(2)} s sampled, ${pct(all - idle).trim()} busy${perRequest}`, '', 'self time:'];
   for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
   lines.push('', 'total time, our code (dist/):');
   const ours = [...total].filter(([k]) => k.includes('dist/')).sort((a, b) => b[1] - a[1]);
@@ -116,7 +125,8 @@ async function profileCase(name, c, dir, autocannon) {
         err ? reject(err) : resolve(res),
       ),
     );
-  await run(1); // warm-up, in the profile too, but short
+  await run(1); // warm-up, left out of the summary with the start-up
+  const from = Number(process.hrtime.bigint() / 1000n);
   const res = await run(Number(values.seconds));
   if (res.non2xx + res.errors > 0) throw new Error(`${name}: ${res.non2xx} non-2xx, ${res.errors} errors`);
   const exited = new Promise((resolve) => proc.once('exit', resolve));
@@ -128,7 +138,7 @@ async function profileCase(name, c, dir, autocannon) {
     mkdirSync(values.keep, { recursive: true });
     writeFileSync(join(values.keep, `${name}.cpuprofile`), JSON.stringify(profile));
   }
-  return { rps: res.requests.average, profile };
+  return { rps: res.requests.average, requests: res.requests.total, profile, from };
 }
 
 if (values.summary) {
@@ -141,9 +151,9 @@ if (values.summary) {
     for (const name of values.cases.split(',')) {
       const c = CASES[name];
       if (!c) throw new Error(`unknown case ${name}: one of ${Object.keys(CASES).join(', ')}`);
-      const { rps, profile } = await profileCase(name, c, dir, autocannon);
+      const { rps, requests, profile, from } = await profileCase(name, c, dir, autocannon);
       process.stdout.write(`## ${name} (${c.method} ${c.path.split('?')[0]}), 10 connections, ${values.seconds} s, ${Math.round(rps)} req/s under the profiler\n\n`);
-      process.stdout.write(summarize(profile) + '\n\n');
+      process.stdout.write(summarize(profile, TOP, from, requests) + '\n\n');
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
