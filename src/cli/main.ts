@@ -6,10 +6,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { openService, openStore, StartError } from './open.js';
 import { locateDb } from './paths.js';
-import { listen } from '../http/server.js';
 import { log } from '../log.js';
-import { FixtureError, loadFixture } from '../store/seed.js';
-import { runAdmin } from './admin.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner } from './banner.js';
 
@@ -34,6 +31,7 @@ async function serve(args: string[]): Promise<void> {
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const opened = openService(locateDb(values.db as string | undefined), { rateLimit, logger: log });
   const service = opened.service;
+  const { listen } = await import('../http/server.js');
   let listening;
   try {
     listening = await listen(service, host, port, { logger: log });
@@ -64,7 +62,10 @@ async function serve(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-function seed(args: string[]): void {
+async function seed(args: string[]): Promise<void> {
+  // Loaded by the command that needs it: the MCP server's cold start loads neither this nor
+  // the HTTP server (and qs with its dependencies) nor the admin commands.
+  const { FixtureError, loadFixture } = await import('../store/seed.js');
   const { values, positionals } = parse(args, { db: { type: 'string' } }, 1);
   const file = positionals[0];
   if (!file) throw new UsageError('seed needs a fixture file: workspace-mcp seed FIXTURE.json [--db FILE]');
@@ -109,7 +110,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'seed':
       return seed(rest);
     case 'admin':
-      return runAdmin(rest);
+      return (await import('./admin.js')).runAdmin(rest);
     case 'mcp':
       return mcp(rest);
     case '-h':
