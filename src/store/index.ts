@@ -78,8 +78,8 @@ export class Store {
   }
 
   /**
-   * Run reads in one deferred (read) transaction: one snapshot for all of them, and SQLite's
-   * shared locks taken once instead of once per statement. Nothing in `fn` may write.
+   * Run reads in one deferred (read) transaction: all of them see one snapshot (a total and its
+   * page agree while another process writes). Nothing in `fn` may write.
    */
   read<T>(fn: () => T): T {
     return this.runner.deferred(fn) as T;
