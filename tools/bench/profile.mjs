@@ -4,20 +4,24 @@
  * `node --cpu-prof` on the HTTP benches' database (lib.mjs httpFixture), autocannon with 10
  * connections for a few seconds, then the server is stopped (writing its .cpuprofile) and the
  * profile summarised: the top entries by self time and, for our own code (dist/), by total time.
+ * Then, without the profiler, the server's CPU time a request (from /proc) beside the same
+ * case's bare baseline of run.mjs: the figure that hardly moves with the machine's load.
  *
  *   npm run build && node tools/bench/profile.mjs [--cases getMe,debit,getContacts] [--seconds 10]
- *     [--top 20] [--keep DIR]          (--keep: leave the .cpuprofile files in DIR)
+ *     [--requests 20000] [--top 20] [--keep DIR]   (--keep: leave the .cpuprofile files in DIR)
  *   node tools/bench/profile.mjs --summary FILE.cpuprofile [--top 20]
  *
  * Percentages are of all samples the server took while the load ran, idle included (a server
  * waiting for its socket is idle; that share is shown on its own line).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BENCH_KEY, CLI, httpFixture, ROOT, tempDir } from './lib.mjs';
+import { BENCH_KEY, CLI, httpFixture, median, ROOT, spawnServer, tempDir } from './lib.mjs';
+
+const HERE = import.meta.dirname;
 
 const { values } = parseArgs({
   options: {
@@ -26,22 +30,24 @@ const { values } = parseArgs({
     top: { type: 'string', default: '20' },
     keep: { type: 'string' },
     summary: { type: 'string' },
+    requests: { type: 'string', default: '20000' },
   },
 });
 const TOP = Number(values.top);
 
 const auth = { accept: 'application/json', authorization: `Bearer ${BENCH_KEY}` };
 const CASES = {
-  getMe: { method: 'GET', path: 'getMe', headers: auth },
-  getListSchema: { method: 'GET', path: 'getListSchema?schema_id=SCHEMA', headers: auth },
+  getMe: { method: 'GET', path: 'getMe', headers: auth, bare: 'bytes' },
+  getListSchema: { method: 'GET', path: 'getListSchema?schema_id=SCHEMA', headers: auth, bare: 'bytes' },
   debit: {
     method: 'POST',
     path: 'withdrawFundsFromContactAccount',
     headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify({ account_id: 501, amount: 1, description: 'bench' }),
+    bare: 'db',
   },
-  getContacts: { method: 'GET', path: 'getContacts?bot_id=10&limit=100', headers: auth },
-  getContacts1000: { method: 'GET', path: 'getContacts?bot_id=10&limit=1000', headers: auth },
+  getContacts: { method: 'GET', path: 'getContacts?bot_id=10&limit=100', headers: auth, bare: 'db' },
+  getContacts1000: { method: 'GET', path: 'getContacts?bot_id=10&limit=1000', headers: auth, bare: 'db' },
 };
 
 /**
@@ -92,45 +98,48 @@ export function summarize(profile, top = TOP, fromUs = 0, requests = 0) {
   return lines.join('\n');
 }
 
+/** CPU time (user + system) a process has used so far, in µs; undefined off Linux. */
+function cpuUs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10_000; // utime, stime in ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
+const cannon = (autocannon, url, c, opts) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url, method: c.method, headers: c.headers, body: c.body, connections: 10, ...opts }, (err, res) => {
+      if (err) return reject(err);
+      if (res.non2xx + res.errors > 0) return reject(new Error(`${url}: ${res.non2xx} non-2xx, ${res.errors} errors`));
+      resolve(res);
+    }),
+  );
+
 async function profileCase(name, c, dir, autocannon) {
   const db = join(dir, `${name}.db`);
-  execFileSync(process.execPath, [CLI, 'seed', join(dir, 'fixture.json'), '--db', db], { stdio: 'ignore' });
+  const bareDb = join(dir, `${name}-bare.db`);
+  for (const file of [db, bareDb]) execFileSync(process.execPath, [CLI, 'seed', join(dir, 'fixture.json'), '--db', file], { stdio: 'ignore' });
+  const env = { WORKSPACE_LOG_LEVEL: 'warn' };
+  const serveArgs = [CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'];
   const profDir = join(dir, `${name}-prof`);
-  const proc = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', profDir, CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'ignore'],
-    env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn' },
-  });
-  const baseUrl = await new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/\S+\/api\/v1)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    proc.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
-  });
+  const profiled = await spawnServer(['--cpu-prof', '--cpu-prof-dir', profDir, ...serveArgs], { stderr: 'ignore', env, cwd: ROOT });
   let path = c.path;
   if (path.includes('SCHEMA')) {
-    const res = await fetch(`${baseUrl}/createListSchema`, {
+    const res = await fetch(`${profiled.baseUrl}/createListSchema`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Orders', project_uuid: httpFixture().projects[0].uuid, fields: [{ name: 'Title', slug: 'title', type: 'string', is_required: true }] }),
     });
     path = path.replace('SCHEMA', (await res.json()).data.id);
   }
-  const run = (duration) =>
-    new Promise((resolve, reject) =>
-      autocannon({ url: `${baseUrl}/${path}`, method: c.method, headers: c.headers, body: c.body, connections: 10, duration }, (err, res) =>
-        err ? reject(err) : resolve(res),
-      ),
-    );
-  await run(1); // warm-up, left out of the summary with the start-up
+  await cannon(autocannon, `${profiled.baseUrl}/${path}`, c, { duration: 1 }); // warm-up, left out of the summary with the start-up
   const from = Number(process.hrtime.bigint() / 1000n);
-  const res = await run(Number(values.seconds));
-  if (res.non2xx + res.errors > 0) throw new Error(`${name}: ${res.non2xx} non-2xx, ${res.errors} errors`);
-  const exited = new Promise((resolve) => proc.once('exit', resolve));
-  proc.kill('SIGTERM');
+  const res = await cannon(autocannon, `${profiled.baseUrl}/${path}`, c, { duration: Number(values.seconds) });
+  const exited = new Promise((resolve) => profiled.proc.once('exit', resolve));
+  profiled.proc.kill('SIGTERM');
   await exited;
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
@@ -138,7 +147,34 @@ async function profileCase(name, c, dir, autocannon) {
     mkdirSync(values.keep, { recursive: true });
     writeFileSync(join(values.keep, `${name}.cpuprofile`), JSON.stringify(profile));
   }
-  return { rps: res.requests.average, requests: res.requests.total, profile, from };
+
+  // Server CPU a request, without the profiler, beside the bare baseline of the same case
+  // (run.mjs): the figure that hardly moves with the machine's load, unlike requests a second.
+  const ours = await spawnServer(serveArgs, { stderr: 'ignore', env, cwd: ROOT });
+  // (The same file as the profiled server's: the list it made is there.)
+  let bare;
+  if (c.bare === 'db') bare = await spawnServer([join(HERE, 'bare-db-server.mjs'), bareDb], { stderr: 'ignore' });
+  else {
+    const answer = await fetch(`${ours.baseUrl}/${path}`, { method: c.method, headers: c.headers, body: c.body });
+    const bytes = join(dir, `${name}.body`);
+    writeFileSync(bytes, Buffer.from(await answer.arrayBuffer()));
+    bare = await spawnServer([join(HERE, 'run.mjs'), '--bare', bytes, answer.headers.get('content-type') ?? 'application/json'], { stderr: 'ignore' });
+  }
+  const amount = Number(values.requests);
+  const perRequest = { ours: [], bare: [] };
+  for (let round = 0; round < 3; round++) {
+    for (const [k, server] of round % 2 ? [['bare', bare], ['ours', ours]] : [['ours', ours], ['bare', bare]]) {
+      const url = `${server.baseUrl}/${path}`;
+      await cannon(autocannon, url, c, { amount: 1000 });
+      const t0 = cpuUs(server.proc.pid);
+      await cannon(autocannon, url, c, { amount });
+      const t1 = cpuUs(server.proc.pid);
+      if (t0 !== undefined && t1 !== undefined) perRequest[k].push((t1 - t0) / amount);
+    }
+  }
+  for (const server of [ours, bare]) server.proc.kill('SIGTERM');
+  const cpu = perRequest.ours.length ? { ours: median(perRequest.ours), bare: median(perRequest.bare) } : undefined;
+  return { rps: res.requests.average, requests: res.requests.total, profile, from, cpu };
 }
 
 if (values.summary) {
@@ -151,8 +187,14 @@ if (values.summary) {
     for (const name of values.cases.split(',')) {
       const c = CASES[name];
       if (!c) throw new Error(`unknown case ${name}: one of ${Object.keys(CASES).join(', ')}`);
-      const { rps, requests, profile, from } = await profileCase(name, c, dir, autocannon);
+      const { rps, requests, profile, from, cpu } = await profileCase(name, c, dir, autocannon);
       process.stdout.write(`## ${name} (${c.method} ${c.path.split('?')[0]}), 10 connections, ${values.seconds} s, ${Math.round(rps)} req/s under the profiler\n\n`);
+      if (cpu) {
+        process.stdout.write(
+          `server CPU a request, no profiler (median of 3 rounds of ${values.requests} requests, alternating): ` +
+            `ours ${cpu.ours.toFixed(0)} µs, bare node:http ${cpu.bare.toFixed(0)} µs (${c.bare === 'db' ? 'doing the same SQL' : 'sending the same bytes'}); bare / ours ${(cpu.bare / cpu.ours).toFixed(2)}\n`,
+        );
+      }
       process.stdout.write(summarize(profile, TOP, from, requests) + '\n\n');
     }
   } finally {

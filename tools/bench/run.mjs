@@ -1029,7 +1029,9 @@ async function benchProfile(ctx) {
     `\`workspace-mcp serve --rate-limit 0\` under \`node --cpu-prof\` on the HTTP benches' database, autocannon with 10 connections for ${seconds} s a case ` +
       'after a 1 s warm-up (start-up and warm-up left out). The profiler samples wall time: `(idle)` is the server waiting for the load generator ' +
       'on the same cores, and a system call (`writev`, SQLite\'s locks) counts the time the process waits to run again after it. ' +
-      '"busy µs a request" is the sampled non-idle time divided by the requests answered. What a bare node:http server sending the same ' +
+      '"busy µs a request" is the sampled non-idle time divided by the requests answered; "server CPU a request" is measured apart, without ' +
+      'the profiler, from the server process\'s own CPU time (/proc) beside the same case\'s bare baseline, and is the steadier figure. ' +
+      'What a bare node:http server sending the same ' +
       'bytes also pays: the HTTP parser, `writev` of the answer (headers and body in one call). What only ours pays, for a read: the ' +
       'freshness check of the owner and deprecation cache (one `PRAGMA data_version`: SQLite takes and drops its shared locks, a few ' +
       'system calls, the price of a rotated key answering 401 on the very next request), SHA-256 of the key, the parameter rules and ' +
