@@ -11,15 +11,15 @@
  * rolled back.
  */
 import type { Db } from './db.js';
-import type { OwnerRow } from './owners.js';
-import type { DeprecationRow } from './settings.js';
+import type { OwnerCache, OwnerRow } from './owners.js';
+import type { DeprecationCache, DeprecationRow } from './settings.js';
 
 /** Past this many owners by key, the map starts over (keys that are tried, not a leak). */
 const MAX_OWNERS = 10_000;
 /** The tables whose rows are cached. */
 const WATCHED = ['owners', 'deprecations'] as const;
 
-export class CoreCache {
+export class CoreCache implements OwnerCache, DeprecationCache {
   private readonly dataVersion;
   private seen: unknown;
   private readonly byHash = new Map<string, OwnerRow>();

@@ -1,5 +1,4 @@
 /** Owners (the API's key holders): who a key belongs to, their plan, block and key. */
-import type { CoreCache } from './core-cache.js';
 import type { Db } from './db.js';
 import { generateKey, hashKey, hashesEqual } from './keys.js';
 import { isoTime } from './time.js';
@@ -15,12 +14,17 @@ export interface OwnerRow {
   created_at: string;
 }
 
+/** Where owners are kept between requests (core-cache.ts): a miss or a stale entry loads. */
+export interface OwnerCache {
+  ownerByHash(hash: string, load: () => OwnerRow | undefined): OwnerRow | undefined;
+  ownerById(id: number, load: () => OwnerRow | undefined): OwnerRow | undefined;
+}
+
 export class OwnerStore {
   private readonly s;
-  /** `cache`: owners between requests, honest across connections (core-cache.ts). */
   constructor(
     db: Db,
-    private readonly cache: CoreCache,
+    private readonly cache: OwnerCache,
   ) {
     this.s = {
       byHash: db.prepare<[string], OwnerRow>('SELECT * FROM owners WHERE key_hash = ?'),

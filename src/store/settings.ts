@@ -1,5 +1,4 @@
 /** The instance's settings (key → value) and its method deprecations (method → sunset). */
-import type { CoreCache } from './core-cache.js';
 import type { Db } from './db.js';
 
 /** Settings key of the owner a new database was given (the MCP server's owner with no key). */
@@ -10,12 +9,16 @@ export interface DeprecationRow {
   sunset: string;
 }
 
+/** Where the deprecations are kept between requests (core-cache.ts): the whole table, or `loadOne`. */
+export interface DeprecationCache {
+  deprecation(method: string, loadAll: () => Array<[string, DeprecationRow]>, loadOne: () => DeprecationRow | undefined): DeprecationRow | undefined;
+}
+
 export class SettingStore {
   private readonly s;
-  /** `cache`: deprecations between requests, honest across connections (core-cache.ts). */
   constructor(
     db: Db,
-    private readonly cache: CoreCache,
+    private readonly cache: DeprecationCache,
   ) {
     this.s = {
       get: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
