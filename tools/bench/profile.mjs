@@ -93,7 +93,7 @@ export function summarize(profile, top = TOP, fromUs = 0, requests = 0) {
   const lines = [`${(all / 1e6).toFixed(2)} s sampled, ${pct(all - idle).trim()} busy${perRequest}`, '', 'self time:'];
   for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
   lines.push('', 'total time, our code (dist/):');
-  const ours = [...total].filter(([k]) => k.includes('dist/')).sort((a, b) => b[1] - a[1]);
+  const ours = [...total].filter(([k]) => k.includes('dist/') && !k.includes('node_modules')).sort((a, b) => b[1] - a[1]);
   for (const [k, us] of ours.slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
   return lines.join('\n');
 }
