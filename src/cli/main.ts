@@ -29,7 +29,7 @@ async function serve(args: string[]): Promise<void> {
   const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 120;
   if (values.db === '') throw new UsageError('--db needs a file path');
   const host = (values.host as string | undefined) ?? '127.0.0.1';
-  const opened = openService(locateDb(values.db as string | undefined), { rateLimit, logger: log });
+  const opened = await openService(locateDb(values.db as string | undefined), { rateLimit, logger: log });
   const service = opened.service;
   const { listen } = await import('../http/server.js');
   let listening;

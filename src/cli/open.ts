@@ -25,7 +25,7 @@ import {
 } from '../service/secrets.js';
 import type { Secrets } from '../service/context.js';
 import type { Logger } from '../log.js';
-import { Service } from '../service/pipeline.js';
+import type { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
 
 export { DEFAULT_OWNER_SETTING } from '../store/settings.js';
@@ -54,8 +54,11 @@ export interface OwnerSummary {
   bot?: number;
 }
 
-export interface Opened {
-  service: Service;
+/** A database that passed every start-up check, its service not made yet (see `serviceOver`). */
+export interface Checked {
+  store: Store;
+  /** Open the database's encrypted values. */
+  secrets: Secrets;
   file: string;
   /** The database was made by this start. */
   created: boolean;
@@ -65,6 +68,10 @@ export interface Opened {
   owner?: OwnerSummary;
   /** What the MCP server's local backend sends: the key, or the owner to act as without one. */
   identity: { apiKey: string } | { ownerId: number };
+}
+
+export interface Opened extends Omit<Checked, 'store' | 'secrets'> {
+  service: Service;
 }
 
 /** Create the default owner, project and bot if the database has no owner at all; its key. */
@@ -211,7 +218,22 @@ export function openStore(loc: DbLocation, opts: { create: boolean }): Store {
 }
 
 /** Check everything, then open the service over the database at `loc`. Throws StartError. */
-export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
+export async function openService(loc: DbLocation, opts: OpenOptions = {}): Promise<Opened> {
+  const { store, secrets, ...rest } = openChecked(loc, opts);
+  return { ...rest, service: await serviceOver({ store, secrets }, opts) };
+}
+
+/**
+ * The service over a checked database. Its code (the pipeline, every handler) is loaded here:
+ * the MCP server over stdio answers its first message before it needs it.
+ */
+export async function serviceOver(checked: Pick<Checked, 'store' | 'secrets'>, opts: OpenOptions = {}): Promise<Service> {
+  const { Service } = await import('../service/pipeline.js');
+  return new Service(checked.store, { rateLimit: opts.rateLimit, secrets: checked.secrets, logger: opts.logger });
+}
+
+/** Check everything and open the database at `loc`, without its service. Throws StartError. */
+export function openChecked(loc: DbLocation, opts: OpenOptions = {}): Checked {
   const { file } = loc;
   // What needs no file comes first: a bad value must not leave a new database behind.
   try {
@@ -255,8 +277,7 @@ export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
       savedSecret = saved;
       return { newKey, owner: owner && summary(store, owner), identity, secrets };
     });
-    const service = new Service(store, { rateLimit: opts.rateLimit, secrets: result.secrets, logger: opts.logger });
-    return { service, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity };
+    return { store, secrets: result.secrets, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity };
   } catch (e) {
     // The secret file belongs to a database this start did not keep.
     if (savedSecret) rmSync(savedSecret, { force: true });
