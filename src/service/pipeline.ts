@@ -31,6 +31,11 @@ export interface ApiRequest {
    * without a key. Plan, block and rate limit still apply. Never set from HTTP input.
    */
   asOwner?: number;
+  /**
+   * In-process callers with a key of their own (the MCP server's local backend): the key's
+   * hash, worked out once instead of on every call. Checked as a bearer key is, at each call.
+   */
+  keyHash?: string;
   /** Whether the client asked for JSON (Laravel's expectsJson). */
   wantsJson: boolean;
   referer?: string;
@@ -90,7 +95,7 @@ export class Service {
       const input: Record<string, unknown> = { ...req.input };
       const token = req.bearer || (typeof input.api_token === 'string' ? input.api_token : undefined);
       delete input.api_token;
-      const owner = this.authenticate(token, req.asOwner);
+      const owner = this.authenticate(token, req.asOwner, req.keyHash);
       const rate = this.limiter.take(owner.id, now.getTime());
       Object.assign(headers, rate.headers);
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
@@ -146,10 +151,10 @@ export class Service {
    * plan, block, rate limit, counted as one request): undefined, or the refusal. For the MCP
    * server's own composite tools, which are no API method and so have no deprecation of their own.
    */
-  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner'>): ApiResponse | undefined {
+  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash'>): ApiResponse | undefined {
     const headers: Record<string, string> = {};
     try {
-      const owner = this.authenticate(req.bearer, req.asOwner);
+      const owner = this.authenticate(req.bearer, req.asOwner, req.keyHash);
       const rate = this.limiter.take(owner.id, this.now().getTime());
       Object.assign(headers, rate.headers);
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
@@ -160,8 +165,15 @@ export class Service {
     }
   }
 
-  private authenticate(token: string | undefined, asOwner: number | undefined): OwnerRow {
-    const owner = token ? this.store.owners.byKey(token) : asOwner !== undefined ? this.store.owners.get(asOwner) : undefined;
+  private authenticate(token: string | undefined, asOwner: number | undefined, keyHash?: string): OwnerRow {
+    // A caller's own key goes before any api_token in the input, as a bearer key does.
+    const owner = keyHash !== undefined
+      ? this.store.owners.byHash(keyHash)
+      : token
+        ? this.store.owners.byKey(token)
+        : asOwner !== undefined
+          ? this.store.owners.get(asOwner)
+          : undefined;
     if (!owner) throw new ApiError('unauthorized', 'unauthorized');
     if (owner.plan !== 'pro') throw new ApiError('pro_required', 'The API is available on the Pro plan only.');
     if (owner.blocked_at) throw new ApiError('owner_blocked', 'Your account is blocked.');

@@ -43,7 +43,11 @@ export class OwnerStore {
 
   /** The owner whose key this is, or undefined; the hash is compared in constant time. */
   byKey(key: string): OwnerRow | undefined {
-    const h = hashKey(key);
+    return this.byHash(hashKey(key));
+  }
+
+  /** The owner whose key has this hash (`hashKey`), or undefined; compared in constant time. */
+  byHash(h: string): OwnerRow | undefined {
     const row = this.cache.ownerByHash(h, () => this.s.byHash.get(h));
     return row && row.key_hash && hashesEqual(row.key_hash, h) ? row : undefined;
   }
