@@ -6,20 +6,25 @@
  * profile summarised: the top entries by self time and, for our own code (dist/), by total time.
  * Then, without the profiler, the server's CPU time a request (from /proc) beside the same
  * case's bare baseline of run.mjs: the figure that hardly moves with the machine's load.
+ * The MCP cases: `mcpGetMe`, getMe over stdio (`workspace-mcp mcp`, a raw JSON-RPC client,
+ * sequential calls) profiled the same way, with the server's CPU a call beside the bare SDK
+ * server of mcp-bare-server.mjs answering the same JSON; `mcpStart`, the server's CPU from spawn
+ * to its answer to `initialize` beside the bare server's (median of --starts), and a profile of
+ * one start of ours.
  *
- *   npm run build && node tools/bench/profile.mjs [--cases getMe,debit,getContacts] [--seconds 10]
- *     [--requests 20000] [--top 20] [--keep DIR]   (--keep: leave the .cpuprofile files in DIR)
+ *   npm run build && node tools/bench/profile.mjs [--cases getMe,debit,getContacts,mcpGetMe,mcpStart]
+ *     [--seconds 10] [--requests 20000] [--starts 15] [--top 20] [--keep DIR]   (--keep: leave the .cpuprofile files in DIR)
  *   node tools/bench/profile.mjs --summary FILE.cpuprofile [--top 20]
  *
  * Percentages are of all samples the server took while the load ran, idle included (a server
  * waiting for its socket is idle; that share is shown on its own line).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BENCH_KEY, CLI, httpFixture, median, ROOT, spawnServer, tempDir } from './lib.mjs';
+import { BENCH_KEY, CLI, httpFixture, median, ROOT, seedDb, spawnServer, tempDir } from './lib.mjs';
 
 const HERE = import.meta.dirname;
 
@@ -31,6 +36,7 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     summary: { type: 'string' },
     requests: { type: 'string', default: '20000' },
+    starts: { type: 'string', default: '15' },
   },
 });
 const TOP = Number(values.top);
@@ -177,6 +183,103 @@ async function profileCase(name, c, dir, autocannon) {
   return { rps: res.requests.average, requests: res.requests.total, profile, from, cpu };
 }
 
+
+// ---------------------------------------------------------------- MCP over stdio
+
+const OPENING = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'profile', version: '1' } };
+
+/** A raw JSON-RPC client of a stdio server (no client library's cost in the way): request(method, params) → the message answering it. */
+function stdioPeer(args, env, stderr = 'ignore') {
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', stderr] });
+  let buf = '';
+  let id = 0;
+  const waiting = new Map();
+  proc.stdout.on('data', (d) => {
+    buf += d;
+    for (let i; (i = buf.indexOf('\n')) >= 0; ) {
+      const m = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      waiting.get(m.id)?.(m);
+      waiting.delete(m.id);
+    }
+  });
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      waiting.set(++id, resolve);
+      proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  const end = () => new Promise((resolve) => (proc.once('exit', resolve), proc.stdin.end()));
+  return { proc, request, end };
+}
+
+async function mcpSession(args, env) {
+  const peer = stdioPeer(args, env);
+  await peer.request('initialize', OPENING);
+  peer.proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+  return peer;
+}
+
+const MCP_ENV = { WORKSPACE_API_KEY: BENCH_KEY, WORKSPACE_LOG_LEVEL: 'warn' };
+const mcpServers = (db, text) => ({
+  ours: { args: [CLI, 'mcp', '--db', db, '--rate-limit', '0'], env: MCP_ENV },
+  bare: { args: [join(HERE, 'mcp-bare-server.mjs')], env: { ...MCP_ENV, BARE_TOOL_TEXT: text } },
+});
+const GETME = { name: 'getMe', arguments: {} };
+
+/** getMe over stdio: a profile of ours, then the server's CPU a call beside the bare SDK server answering the same JSON. */
+async function profileMcpGetMe(dir) {
+  const db = seedDb(dir, 'mcp.db');
+  const calls = Number(values.requests) / 4;
+  const probe = await mcpSession([CLI, 'mcp', '--db', db, '--rate-limit', '0'], MCP_ENV);
+  const text = (await probe.request('tools/call', GETME)).result.content[0].text;
+  await probe.end();
+  const servers = mcpServers(db, text);
+  const profDir = join(dir, 'mcpGetMe-prof');
+  const profiled = await mcpSession(['--cpu-prof', '--cpu-prof-dir', profDir, ...servers.ours.args], servers.ours.env);
+  for (let i = 0; i < 300; i++) await profiled.request('tools/call', GETME);
+  const from = Number(process.hrtime.bigint() / 1000n);
+  for (let i = 0; i < calls; i++) await profiled.request('tools/call', GETME);
+  await profiled.end();
+  const profile = JSON.parse(readFileSync(join(profDir, readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))), 'utf8'));
+  const perCall = { ours: [], bare: [] };
+  for (let round = 0; round < 3; round++) {
+    for (const k of round % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
+      const peer = await mcpSession(servers[k].args, servers[k].env);
+      for (let i = 0; i < 300; i++) await peer.request('tools/call', GETME);
+      const t0 = cpuUs(peer.proc.pid);
+      for (let i = 0; i < calls; i++) {
+        const r = await peer.request('tools/call', GETME);
+        if (r.result.content[0].text !== text) throw new Error(`${k} answered other text`);
+      }
+      const t1 = cpuUs(peer.proc.pid);
+      await peer.end();
+      if (t0 !== undefined && t1 !== undefined) perCall[k].push((t1 - t0) / calls);
+    }
+  }
+  return { calls, profile, from, cpu: perCall.ours.length ? { ours: median(perCall.ours), bare: median(perCall.bare) } : undefined };
+}
+
+/** Spawn → the answer to initialize: the server's CPU (ms) at that moment, ours beside the bare server, alternating; one profiled start of ours. */
+async function profileMcpStart(dir) {
+  const db = seedDb(dir, 'start.db');
+  const servers = mcpServers(db, '{}');
+  const start = (s, extra = []) =>
+    new Promise((resolve) => {
+      const peer = stdioPeer([...extra, ...s.args], s.env);
+      void peer.request('initialize', OPENING).then(() => {
+        const cpu = cpuUs(peer.proc.pid);
+        peer.proc.once('exit', () => resolve(cpu === undefined ? undefined : cpu / 1000));
+        peer.proc.kill('SIGTERM');
+      });
+    });
+  const cpu = { ours: [], bare: [] };
+  for (let i = 0; i < Number(values.starts); i++) for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) cpu[k].push(await start(servers[k]));
+  const profDir = join(dir, 'mcpStart-prof');
+  await start(servers.ours, ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250']);
+  const profile = JSON.parse(readFileSync(join(profDir, readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))), 'utf8'));
+  return { cpu: cpu.ours.includes(undefined) ? undefined : { ours: median(cpu.ours), bare: median(cpu.bare) }, profile };
+}
+
 if (values.summary) {
   process.stdout.write(summarize(JSON.parse(readFileSync(values.summary, 'utf8'))) + '\n');
 } else {
@@ -185,6 +288,27 @@ if (values.summary) {
   try {
     writeFileSync(join(dir, 'fixture.json'), JSON.stringify(httpFixture()));
     for (const name of values.cases.split(',')) {
+      if (name === 'mcpGetMe') {
+        const { calls, profile, from, cpu } = await profileMcpGetMe(dir);
+        process.stdout.write(`## mcpGetMe (tools/call getMe over stdio), ${calls} sequential calls under the profiler\n\n`);
+        if (cpu)
+          process.stdout.write(
+            `server CPU a call, no profiler (median of 3 rounds of ${calls} calls, alternating): ours ${cpu.ours.toFixed(0)} µs, ` +
+              `bare SDK server ${cpu.bare.toFixed(0)} µs (one tool answering the same JSON); bare / ours ${(cpu.bare / cpu.ours).toFixed(2)}\n`,
+          );
+        process.stdout.write(summarize(profile, TOP, from, calls) + '\n\n');
+        continue;
+      }
+      if (name === 'mcpStart') {
+        const { cpu, profile } = await profileMcpStart(dir);
+        process.stdout.write(`## mcpStart (spawn to the answer to initialize, over stdio)\n\n`);
+        if (cpu)
+          process.stdout.write(
+            `server CPU to the answer (median of ${values.starts} starts each, alternating): ours ${cpu.ours.toFixed(0)} ms, bare SDK server ${cpu.bare.toFixed(0)} ms; ours / bare ${(cpu.ours / cpu.bare).toFixed(2)}\n`,
+          );
+        process.stdout.write(summarize(profile, TOP) + '\n\n');
+        continue;
+      }
       const c = CASES[name];
       if (!c) throw new Error(`unknown case ${name}: one of ${Object.keys(CASES).join(', ')}`);
       const { rps, requests, profile, from, cpu } = await profileCase(name, c, dir, autocannon);
