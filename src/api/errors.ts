@@ -71,7 +71,11 @@ export class ApiError extends Error {
     readonly headers: Record<string, string> = {},
     status?: number,
   ) {
+    // An answer, not a fault: no stack to capture (a refusal storm would pay for each one).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     const entry: { status: number; upstream?: true } = ERRORS[name_];
     if (status !== undefined && !entry.upstream) throw new Error(`the status of ${name_} is fixed by the error table`);
     this.status = status ?? entry.status;

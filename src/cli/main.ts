@@ -6,12 +6,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { openService, openStore, StartError } from './open.js';
 import { locateDb } from './paths.js';
-import { ServicePool } from '../service/pool.js';
 import type { Answerer } from '../http/server.js';
-import { listen } from '../http/server.js';
 import { log } from '../log.js';
-import { FixtureError, loadFixture } from '../store/seed.js';
-import { runAdmin } from './admin.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner } from './banner.js';
 
@@ -38,11 +34,12 @@ async function serve(args: string[]): Promise<void> {
   if (values.db === '') throw new UsageError('--db needs a file path');
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
-  const opened = openService(loc, { rateLimit, logger: log });
+  const opened = await openService(loc, { rateLimit, logger: log });
   const service = opened.service;
+  const { listen } = await import('../http/server.js');
   // On PostgreSQL the requests are answered by service threads, each with its own connection,
   // so that this thread never waits on the database (see service/pool.ts).
-  const pool = loc.url !== undefined ? new ServicePool({ url: loc.url, rateLimit, secrets: opened.secrets }, PG_THREADS, log) : undefined;
+  const pool = loc.url !== undefined ? new (await import('../service/pool.js')).ServicePool({ url: loc.url, rateLimit, secrets: opened.secrets }, PG_THREADS, log) : undefined;
   await pool?.ready();
   const answerer: Answerer = pool ?? service;
   let listening;
@@ -76,7 +73,10 @@ async function serve(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-function seed(args: string[]): void {
+async function seed(args: string[]): Promise<void> {
+  // Loaded by the command that needs it: the MCP server's cold start loads neither this nor
+  // the HTTP server (and qs with its dependencies) nor the admin commands.
+  const { FixtureError, loadFixture } = await import('../store/seed.js');
   const { values, positionals } = parse(args, { db: { type: 'string' } }, 1);
   const file = positionals[0];
   if (!file) throw new UsageError('seed needs a fixture file: workspace-mcp seed FIXTURE.json [--db FILE]');
@@ -122,7 +122,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'seed':
       return seed(rest);
     case 'admin':
-      return runAdmin(rest);
+      return (await import('./admin.js')).runAdmin(rest);
     case 'mcp':
       return mcp(rest);
     case '-h':

@@ -7,23 +7,24 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { makeDataDir, openService, StartError, type OwnerSummary } from './open.js';
+import { makeDataDir, openChecked, serviceOver, StartError, type OwnerSummary } from './open.js';
 import { defaultDataDir, expandHome, locateDb, refusePostgresMcp } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
-import { checkToolFilter, mcpServerFactory, selectTools, type ToolFilter } from '../mcp/server.js';
-import { JsonlAuditTrail } from '../mcp/audit.js';
+import type { ToolFilter } from '../mcp/filter.js';
+import { instanceFactory, type Wiring } from '../mcp/instance.js';
+import { instructionsFor } from '../mcp/instructions.js';
 import { checkLimit, hasCaps, limitsOf, REMOTE_DEFAULTS, type MoneyPolicy } from '../mcp/caps.js';
 import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/budget.js';
-import { McpContext } from '../mcp/context.js';
+import type { McpContext } from '../mcp/context.js';
+import type { ToolSpec } from '../mcp/tools.js';
 import type { AuditTrail } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
-import { LocalBackend } from '../service/backend.js';
 import { log } from '../log.js';
 import { McpStateStore } from '../store/mcp-state.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
-import { localSearch, remoteSearch, type SearchParts } from './search.js';
+import type { SearchParts } from './search.js';
 
 /** The remote mode's audit trail, in its data folder. */
 export const AUDIT_FILE = 'audit.jsonl';
@@ -32,8 +33,7 @@ export const AUDIT_FILE = 'audit.jsonl';
 export const MCP_STATE_FILE = 'mcp-state.sqlite';
 
 /** What a backend needs besides itself: who it acts for, search, where the server's files go, how to close. */
-export interface BackendSetup extends SearchParts {
-  backend: Backend;
+export interface BackendSetup {
   /**
    * Who the server acts for, resolved once at start-up, never by a call: idempotency keys are
    * kept per scope. Local: the database and its owner; remote: the base URL and the key (hashed).
@@ -42,11 +42,21 @@ export interface BackendSetup extends SearchParts {
   /** The owner the backend acts as, when start-up learnt it (remote: unknown once getMe is switched off). */
   ownerId?: number;
   dataDir: string;
-  /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
-  audit: AuditTrail;
+  /**
+   * The backend, its audit trail and search, made once: the local service's code is loaded by
+   * the first call (over stdio, after the first answer); the remote client is made at start-up.
+   */
+  wire(): Promise<Wired>;
   close(): Promise<void>;
   /** For the start-up banner. */
   banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey' | 'money'>;
+}
+
+/** A backend and what goes with it. */
+export interface Wired extends SearchParts {
+  backend: Backend;
+  /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
+  audit: AuditTrail;
 }
 
 /** What the user told getWorkspace and the default bot: `--bot`, `--project` or their env. */
@@ -88,8 +98,8 @@ function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Co
   const loc = locateDb(dbFlag, { databaseUrl: false });
   refusePostgresMcp(loc);
   const dataDir = dataDirFor(loc.file);
-  const opened = openService(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
-  const store = opened.service.store;
+  const opened = openChecked(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
+  const store = opened.store;
   if (configured.botId !== undefined) {
     const bot = store.projects.bot(configured.botId);
     if (!bot || bot.deleted_at || (opened.owner !== undefined && bot.owner_id !== opened.owner.id)) {
@@ -97,17 +107,25 @@ function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Co
       throw new StartError(`${configured.botSource} ${configured.botId} is not a bot of ${opened.owner ? `owner ${opened.owner.id}` : 'this owner'}: getWorkspace lists the bots`);
     }
   }
-  const backend = new LocalBackend(opened.service, opened.identity);
   const owner: (OwnerSummary & { via?: string }) | undefined =
     opened.owner && ('apiKey' in opened.identity ? { ...opened.owner, via: 'WORKSPACE_API_KEY' } : opened.owner);
+  let wired: Promise<Wired> | undefined;
   return {
-    backend,
     scope: `local ${opened.file} owner ${opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0)}`,
     ownerId: opened.owner?.id,
     dataDir,
-    audit: store.audit,
-    ...localSearch(store, backend),
-    close: () => backend.close(),
+    wire: () =>
+      (wired ??= (async () => {
+        const [service, { LocalBackend }, { localSearch }] = await Promise.all([
+          serviceOver(opened, { rateLimit, logger: log }),
+          import('../service/backend.js'),
+          import('./search.js'),
+        ]);
+        const backend = new LocalBackend(service, opened.identity);
+        return { backend, audit: store.audit, ...localSearch(store, backend) };
+      })()),
+    // The backend's close is the store's.
+    close: async () => store.close(),
     banner: { database: { file: opened.file, created: opened.created }, owner, newKey: opened.newKey },
   };
 }
@@ -148,15 +166,15 @@ async function openRemote(raw: string, source: string, configured: Configured, s
     throw new StartError((e as Error).message);
   }
   if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
+  const [{ remoteSearch }, { JsonlAuditTrail }] = await Promise.all([import('./search.js'), import('../mcp/audit.js')]);
   const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen });
+  const wired: Wired = { backend, audit: new JsonlAuditTrail(join(dataDir, AUDIT_FILE)), ...search };
   return {
-    backend,
     // By the key, not by getMe's owner: getMe may be switched off (then it answers 410).
     scope: `remote ${baseUrl} key ${createHash('sha256').update(apiKey).digest('hex')}`,
     ownerId: me.id || undefined,
     dataDir,
-    audit: new JsonlAuditTrail(join(dataDir, AUDIT_FILE)),
-    ...search,
+    wire: () => Promise.resolve(wired),
     async close() {
       await search.contacts.close?.();
       await backend.close();
@@ -249,10 +267,19 @@ export async function runMcp(args: string[]): Promise<void> {
     tools: nameList(values.tools),
     excludeTools: nameList(values['exclude-tools']),
   };
-  try {
-    checkToolFilter(filter);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
+  // Without tool flags there is nothing to check, and the catalog (every method's schemas) is
+  // left for the first request that needs it.
+  // Which tools are served, for the instructions the first answer carries. Without flags, every
+  // tool: both backends here give findContacts and getWorkspace their search and directory.
+  let isServed: (name: string) => boolean = () => true;
+  if (filter.readOnly || filter.tools || filter.excludeTools) {
+    const { checkToolFilter } = await import('../mcp/filter.js');
+    try {
+      const names = checkToolFilter(filter);
+      isServed = (name) => names.includes(name);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
   }
 
   const configured: Configured = {
@@ -283,25 +310,29 @@ export async function runMcp(args: string[]): Promise<void> {
       state.close();
     },
   };
-  const ctx = new McpContext({
-    backend: setup.backend,
-    keys: state.keys(setup.scope),
-    dataDir: setup.dataDir,
-    ownerId: setup.ownerId,
-    contacts: setup.contacts,
-    directory: setup.directory,
-    audit: setup.audit,
-    money: { policy, window: state.moves(setup.scope) },
-    defaultBotId: configured.botId,
-    seen,
-    maxResultChars,
-    ui: values['no-ui'] !== true,
-  });
-  const tools = selectTools(ctx, filter);
+  /** The context and the tools over the wired backend; the MCP layer's code is loaded here. */
+  const serving = async (): Promise<{ ctx: McpContext; tools: ToolSpec[]; wiringOf: (ctx: McpContext, tools: ToolSpec[]) => Wiring }> => {
+    const [wired, { McpContext }, { selectTools, wiringOf }] = await Promise.all([setup.wire(), import('../mcp/context.js'), import('../mcp/server.js')]);
+    const ctx = new McpContext({
+      backend: wired.backend,
+      keys: state.keys(setup.scope),
+      dataDir: setup.dataDir,
+      ownerId: setup.ownerId,
+      contacts: wired.contacts,
+      directory: wired.directory,
+      audit: wired.audit,
+      money: { policy, window: state.moves(setup.scope) },
+      defaultBotId: configured.botId,
+      seen,
+      maxResultChars,
+      ui: values['no-ui'] !== true,
+    });
+    return { ctx, tools: selectTools(ctx, filter), wiringOf };
+  };
 
   if (values.http) {
     // The Streamable HTTP transport is loaded only when asked for: stdio starts faster.
-    const { isLoopback, serveMcpHttp } = await import('../mcp/http.js');
+    const [{ isLoopback, serveMcpHttp }, { ctx, tools }] = await Promise.all([import('../mcp/http.js'), serving()]);
     const chosen = process.env.WORKSPACE_MCP_TOKEN || undefined;
     const token = chosen ?? (isLoopback(host) ? undefined : randomBytes(24).toString('base64url'));
     let http;
@@ -332,8 +363,13 @@ export async function runMcp(args: string[]): Promise<void> {
   }
 
   // Both protocol eras over one connection: the first message (initialize, or server/discover
-  // of 2026-07-28) picks the era, and the factory builds the instance that serves it.
-  const factory = mcpServerFactory(ctx, tools);
+  // of 2026-07-28) picks the era, and the factory builds the instance that serves it. The
+  // instance answers it at once; the tools, and the service under them, are loaded by the first
+  // request that needs them (every start-up check is done by now).
+  const factory = instanceFactory(async () => {
+    const { ctx, tools, wiringOf } = await serving();
+    return wiringOf(ctx, tools);
+  }, instructionsFor(isServed, maxResultChars));
   let closing = false;
   const stop = () => {
     if (closing) return;

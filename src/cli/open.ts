@@ -29,7 +29,7 @@ import {
 } from '../service/secrets.js';
 import type { Secrets } from '../service/context.js';
 import type { Logger } from '../log.js';
-import { Service } from '../service/pipeline.js';
+import type { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
 
 export { DEFAULT_OWNER_SETTING } from '../store/settings.js';
@@ -58,8 +58,11 @@ export interface OwnerSummary {
   bot?: number;
 }
 
-export interface Opened {
-  service: Service;
+/** A database that passed every start-up check, its service not made yet (see `serviceOver`). */
+export interface Checked {
+  store: StoreApi;
+  /** Open the database's encrypted values. */
+  secrets: Secrets;
   file: string;
   /** The database was made by this start. */
   created: boolean;
@@ -69,8 +72,11 @@ export interface Opened {
   owner?: OwnerSummary;
   /** What the MCP server's local backend sends: the key, or the owner to act as without one. */
   identity: { apiKey: string } | { ownerId: number };
-  /** The secrets the service was opened with (a pool of service threads needs them too). */
-  secrets: Secrets;
+}
+
+/** The service opened over a checked database; its secrets stay (a pool of service threads needs them too). */
+export interface Opened extends Omit<Checked, 'store'> {
+  service: Service;
 }
 
 /** Create the default owner, project and bot if the database has no owner at all; its key. */
@@ -261,7 +267,22 @@ function checkStart(store: StoreApi, file: string, apiKey: string | undefined, o
 }
 
 /** Check everything, then open the service over the database at `loc`. Throws StartError. */
-export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
+export async function openService(loc: DbLocation, opts: OpenOptions = {}): Promise<Opened> {
+  const { store, ...rest } = openChecked(loc, opts);
+  return { ...rest, service: await serviceOver({ store, secrets: rest.secrets }, opts) };
+}
+
+/**
+ * The service over a checked database. Its code (the pipeline, every handler) is loaded here:
+ * the MCP server over stdio answers its first message before it needs it.
+ */
+export async function serviceOver(checked: Pick<Checked, 'store' | 'secrets'>, opts: OpenOptions = {}): Promise<Service> {
+  const { Service } = await import('../service/pipeline.js');
+  return new Service(checked.store, { rateLimit: opts.rateLimit, secrets: checked.secrets, logger: opts.logger });
+}
+
+/** Check everything and open the database at `loc`, without its service. Throws StartError. */
+export function openChecked(loc: DbLocation, opts: OpenOptions = {}): Checked {
   const { file } = loc;
   // What needs no file comes first: a bad value must not leave a new database behind.
   try {
@@ -272,7 +293,7 @@ export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
   }
   const apiKey = opts.actAs?.apiKey;
   if (apiKey === '') throw new StartError("WORKSPACE_API_KEY is set but empty: put an owner's key in it, or unset it to act as the database's default owner");
-  if (loc.url !== undefined) return openPgService({ ...loc, url: loc.url }, apiKey, opts);
+  if (loc.url !== undefined) return openPgChecked({ ...loc, url: loc.url }, apiKey, opts);
   const exists = checkPath(loc);
   if (!exists && apiKey !== undefined)
     throw new StartError(
@@ -287,8 +308,7 @@ export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
       savedSecret = checked.saved;
       return checked;
     });
-    const service = new Service(store, { rateLimit: opts.rateLimit, secrets: result.secrets, logger: opts.logger });
-    return { service, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity, secrets: result.secrets };
+    return { store, secrets: result.secrets, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity };
   } catch (e) {
     // The secret file belongs to a database this start did not keep.
     if (savedSecret) rmSync(savedSecret, { force: true });
@@ -301,7 +321,7 @@ export function openService(loc: DbLocation, opts: OpenOptions = {}): Opened {
  * on the database must open the same encrypted values and sign links alike, so the secret is
  * WORKSPACE_SECRET, the same on each; there is no file beside the database to keep one in.
  */
-function openPgService(loc: DbLocation & { url: string }, apiKey: string | undefined, opts: OpenOptions): Opened {
+function openPgChecked(loc: DbLocation & { url: string }, apiKey: string | undefined, opts: OpenOptions): Checked {
   const master = envSecret();
   if (!master)
     throw new StartError(
@@ -310,8 +330,7 @@ function openPgService(loc: DbLocation & { url: string }, apiKey: string | undef
   const store = openPgStore(loc);
   try {
     const result = store.tx(() => checkStart(store, loc.file, apiKey, opts, { kind: 'env', master }));
-    const service = new Service(store, { rateLimit: opts.rateLimit, secrets: result.secrets, logger: opts.logger });
-    return { service, file: loc.file, created: false, newKey: result.newKey, owner: result.owner, identity: result.identity, secrets: result.secrets };
+    return { store, secrets: result.secrets, file: loc.file, created: false, newKey: result.newKey, owner: result.owner, identity: result.identity };
   } catch (e) {
     store.close();
     throw e;

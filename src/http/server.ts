@@ -14,7 +14,7 @@ import type { ApiRequest } from '../service/pipeline.js';
 /** Largest body accepted; past it, 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-const QS_OPTIONS: qs.IParseOptions = {
+export const QS_OPTIONS: qs.IParseOptions = {
   depth: 10,
   // Every index becomes a map key; listify turns 0, 1, 2 … maps back into lists.
   arrayLimit: -1,
@@ -42,16 +42,42 @@ function listify(v: unknown): unknown {
 
 /** Parse a query string or form body with bracket notation. */
 export function parseParams(text: string): Record<string, unknown> {
-  return listify(qs.parse(text, QS_OPTIONS)) as Record<string, unknown>;
+  return listify(parseFlat(text) ?? qs.parse(text, QS_OPTIONS)) as Record<string, unknown>;
+}
+
+/** Characters after which only qs knows the answer: brackets and escapes. */
+const NOT_FLAT = /[[\]%+]/;
+
+/**
+ * What qs makes of a query of plain `name=value` pairs (no brackets, no escapes, the most
+ * common query by far), without qs: the first `=` splits, a repeated name keeps the last value
+ * in the first one's place, an empty name and the names of Object.prototype are dropped.
+ * Undefined for anything else, which qs parses.
+ */
+function parseFlat(text: string): Record<string, unknown> | undefined {
+  if (NOT_FLAT.test(text)) return undefined;
+  const parts = text.split('&');
+  if (parts.length > QS_OPTIONS.parameterLimit!) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    if (key === '' || key in Object.prototype) continue;
+    out[key] = eq < 0 ? '' : part.slice(eq + 1);
+  }
+  return out;
 }
 
 /** Laravel's `expectsJson`: the first accepted type is JSON, or an XHR that accepts anything. */
 export function wantsJson(accept: string | undefined, requestedWith: string | undefined): boolean {
+  if (accept === 'application/json') return true;
   const first = (accept ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
   if (first.includes('/json') || first.includes('+json')) return true;
   const anyType = accept === undefined || accept === '' || /(^|,)\s*\*\/\*/.test(accept);
   return requestedWith === 'XMLHttpRequest' && anyType;
 }
+
+const BEARER = /^Bearer\s+/i;
 
 /** Refuses malformed UTF-8 instead of replacing it; keeps a BOM, which JSON.parse refuses as PHP does. */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -146,7 +172,8 @@ export function createHandler(service: Answerer, opts: HttpOptions = {}) {
         note = parsed.note;
       }
       const auth = req.headers.authorization;
-      const bearer = auth && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : undefined;
+      const scheme = auth ? BEARER.exec(auth) : null;
+      const bearer = scheme ? auth!.slice(scheme[0].length).trim() : undefined;
       const host = req.headers.host ?? 'localhost';
       const apiReq: ApiRequest = {
         method: match[1]!,

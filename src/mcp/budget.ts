@@ -75,6 +75,18 @@ export function resultSize(result: unknown): number {
   return JSON.stringify(result).length;
 }
 
+/** What a render()'s result adds to its text and the text's JSON string: the keys and brackets. */
+const RENDER_FRAME = resultSize(render({}, {})) - '"{}"'.length - '{}'.length;
+
+/**
+ * resultSize of a render()'s result, worked out from its text: its structuredContent is the
+ * object the text is the JSON of, so the body is not serialized a second time.
+ */
+function renderedSize(result: CallToolResult): number {
+  const text = (result.content[0] as { text: string }).text;
+  return RENDER_FRAME + JSON.stringify(text).length + text.length;
+}
+
 /** Page sizes that keep later pages lined up: 2^a·5^b (…, 100, 125, 128, 160, 200, 250, 256, …). */
 function roundAtMost(most: number): number {
   let best = 1;
@@ -183,7 +195,7 @@ export function fitResult(body: Obj, extras: Obj, budget: number, c?: Continuati
   const whole = render(body, extras);
   // The notes name the budget as set; the sizes are checked against what is left of it for us.
   const limit = budget - PROTOCOL_ROOM;
-  if (resultSize(whole) <= limit) return whole;
+  if (renderedSize(whole) <= limit) return whole;
   const warnings = Array.isArray(extras.warnings) ? (extras.warnings as string[]) : [];
   const build = (b: Obj, t: Truncated, skipped: unknown[]) =>
     render(b, { ...extras, warnings: [...warnings, cutNote(budget, t, c, skipped)], truncated: t });

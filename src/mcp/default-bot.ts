@@ -16,7 +16,7 @@ export function takesDefaultBot(def: MethodDef): boolean {
 }
 
 /** Whether these arguments leave a bot_id the method needs out. */
-function missesBot(def: MethodDef, args: Record<string, unknown>): boolean {
+export function missesBot(def: MethodDef, args: Record<string, unknown>): boolean {
   const state = def.params.bot_id?.state;
   if (!state || (args.bot_id !== undefined && args.bot_id !== null)) return false;
   if (state.required === true) return true;

@@ -15,6 +15,7 @@ import { lazySchemas } from './schemas.js';
 import { IndexRefused } from './search.js';
 import type { WorkspaceView } from './state.js';
 import type { ToolSpec } from './tools.js';
+import { WORKSPACE_TOOL_INFO } from './filter.js';
 
 export const WORKSPACE_URI = 'workspace://workspace';
 
@@ -61,13 +62,6 @@ export async function workspaceView(ctx: McpContext): Promise<WorkspaceView | Ca
     throw e;
   }
 }
-
-/** Name and annotations, for checking the tool flags before a backend is open. */
-export const WORKSPACE_TOOL_INFO = {
-  name: 'getWorkspace',
-  title: 'Your workspace: owner, projects, bots',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-} as const;
 
 export function workspaceTool(ctx: McpContext): ToolSpec {
   const schemas = lazySchemas(() => z.object({}).strict(), () => ViewSchema);

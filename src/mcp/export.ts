@@ -21,6 +21,7 @@ import { partRoom, readPart } from './parts.js';
 import { refusal, toolResult } from './results.js';
 import { lazySchemas, shapeToZod } from './schemas.js';
 import type { ToolExtra, ToolSpec } from './tools.js';
+import { EXPORT_TOOL_INFO } from './filter.js';
 
 export const EXPORT_PAGE = 1000;
 export const EXPORT_URI_PREFIX = 'workspace://exports/';
@@ -59,18 +60,6 @@ const ResultSchema = z.object({
   parts: z.number().int().describe('How many parts a read from the start takes'),
   read: z.string().describe('How to read it in parts'),
 });
-
-/** The tool's name and annotations, which the tool filter reads before any backend is open. */
-export const EXPORT_TOOL_INFO = {
-  name: 'exportContacts',
-  title: 'Export contacts to a file',
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
-} as const;
 
 export function exportTool(ctx: McpContext): ToolSpec {
   const schemas = lazySchemas(() => shapeToZod(params), () => ResultSchema);

@@ -16,6 +16,7 @@ import { toolResult } from './results.js';
 import { lazySchemas, shapeToZod } from './schemas.js';
 import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
 import type { ToolSpec } from './tools.js';
+import { FIND_TOOL_INFO } from './filter.js';
 
 /** A findContacts result stays under this many characters, text and structuredContent alike. */
 export const FIND_BUDGET = 20_000;
@@ -97,13 +98,6 @@ function fit<B extends { data: CompactContact[]; meta: object; warnings?: string
   ];
   return body;
 }
-
-/** Name and annotations, for checking the tool flags before a backend is open. */
-export const FIND_TOOL_INFO = {
-  name: 'findContacts',
-  title: 'Find contacts',
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-} as const;
 
 export function findContactsTool(ctx: McpContext): ToolSpec {
   const index = ctx.contacts!;

@@ -4,9 +4,9 @@
  * are served are named.
  */
 
-/** The instructions for a server with these tools and this result budget. */
-export function instructionsFor(tools: readonly string[], budget: number): string {
-  const has = (name: string) => tools.includes(name);
+/** The instructions for a server with these tools (their names, or whether a name is served) and this result budget. */
+export function instructionsFor(tools: readonly string[] | ((name: string) => boolean), budget: number): string {
+  const has = typeof tools === 'function' ? tools : (name: string) => tools.includes(name);
   const own = ['exportContacts', 'findContacts', 'getWorkspace'].filter(has);
   const lines = [
     "Tools for a chat-bot platform's Workspace API: one tool per API method, with its parameters" +

@@ -56,6 +56,6 @@ export async function withRequestLog<T>(ctx: ServerContext, run: () => Promise<T
     return await current.run(sink, run);
   } finally {
     sink.open = false;
-    await Promise.all(sink.sending);
+    if (sink.sending.size > 0) await Promise.all(sink.sending);
   }
 }

@@ -14,7 +14,7 @@ import type { MethodDef } from '../api/define.js';
 import { fail, type ApiError } from '../api/errors.js';
 import { Rule, r, type Shape } from '../api/rules.js';
 import type { McpContext } from './context.js';
-import { fillDefaultBot, withOptionalBot } from './default-bot.js';
+import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';
 import { redact } from './audit.js';
 import type { AccountView } from './accounts.js';
 import { capsFor, confirmQuestion, declined, hasCaps, overCap, unknownAccount } from './caps.js';
@@ -349,10 +349,10 @@ async function answerOf(
   const unknown = unknownArguments(shape, args, def.annotations.readOnlyHint && ctx.contacts ? searchHint : undefined);
   if (unknown.size > 0) return fail.validation(unknown).response();
   const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m), audit };
-  const params = await fillDefaultBot(def, ctx, { ...args });
+  const params = missesBot(def, args) ? await fillDefaultBot(def, ctx, { ...args }) : { ...args };
   delete params[IDEMPOTENCY_KEY];
   const call = async (): Promise<ApiResponse | InputRequiredResult> => {
-    const gate = await moneyGate(ctx, def, params, extra, audit);
+    const gate = def.money ? await moneyGate(ctx, def, params, extra, audit) : {};
     if ('refusal' in gate) return gate.refusal.response();
     if ('ask' in gate) return gate.ask;
     const res = await ctx.call(def.name, params, opts);

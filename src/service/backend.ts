@@ -5,17 +5,23 @@
 import { errorCodeOf, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { verbFor } from '../api/define.js';
-import type { Service } from './pipeline.js';
+import { hashKey } from '../store/keys.js';
+import type { ApiRequest, Service } from './pipeline.js';
 
 /** Base URL the in-process service puts in paging links. */
 export const LOCAL_BASE_URL = 'http://localhost/api/v1';
 
 /** The built-in service, called in-process through the same pipeline as HTTP. */
 export class LocalBackend implements Backend {
+  /** Who every call is made as: the key's hash (worked out once, checked at each call), or the owner. */
+  private readonly as: Pick<ApiRequest, 'keyHash' | 'asOwner'>;
+
   constructor(
     readonly service: Service,
-    private readonly identity: { apiKey: string } | { ownerId: number },
-  ) {}
+    identity: { apiKey: string } | { ownerId: number },
+  ) {
+    this.as = 'apiKey' in identity ? { keyHash: hashKey(identity.apiKey) } : { asOwner: identity.ownerId };
+  }
 
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
     const audit = opts?.audit;
@@ -38,13 +44,13 @@ export class LocalBackend implements Backend {
       input: params,
       wantsJson: true,
       baseUrl: LOCAL_BASE_URL,
-      ...('apiKey' in this.identity ? { bearer: this.identity.apiKey } : { asOwner: this.identity.ownerId }),
+      ...this.as,
     });
   }
 
   /** Whether the owner may call the API now (key, plan, block, rate limit): undefined, or the refusal. */
   admit(): ApiResponse | undefined {
-    return this.service.admit('apiKey' in this.identity ? { bearer: this.identity.apiKey } : { asOwner: this.identity.ownerId });
+    return this.service.admit(this.as);
   }
 
   async close(): Promise<void> {

@@ -16,7 +16,7 @@ import {
 import { amountNote } from '../api/currency.js';
 import { fail } from '../api/errors.js';
 import type { Infer, Shape } from '../api/rules.js';
-import type { AccountRow } from '../store/contact-accounts.js';
+import type { AccountRow, Operation } from '../store/contact-accounts.js';
 import { isoTime } from '../store/time.js';
 import { requireContact } from './access.js';
 import { Reply, type Ctx } from './context.js';
@@ -42,6 +42,14 @@ function requireAccount(ctx: Ctx, accountId: number): AccountRow {
   if (!account) throw fail.notFound('Account not found.');
   requireContact(ctx, account.contact_id);
   return account;
+}
+
+/**
+ * The move when every check below passes, in one checked UPDATE and the journal insert; else
+ * undefined, nothing written, and the handler's reads find the refusal and its order.
+ */
+function tryMove(ctx: Ctx, accountId: number, delta: number, operation: Operation, description: string): AccountRow | undefined {
+  return ctx.store.contactAccounts.tryMove({ id: accountId, ownerId: ctx.owner.id, delta, max: MAX_BALANCE, operation, description, now: isoTime(ctx.now) });
 }
 
 export const contactAccountHandlers = {
@@ -73,6 +81,8 @@ export const contactAccountHandlers = {
 
   addFundsToContactAccount(ctx: Ctx, p: Params<typeof addFundsToContactAccount>): { data: ContactAccount } {
     const row = ctx.store.tx(() => {
+      const moved = tryMove(ctx, p.account_id, p.amount, 'Deposit via API', p.description);
+      if (moved) return moved;
       const account = requireAccount(ctx, p.account_id);
       // A blocked account can be topped up.
       const balance = account.amount + p.amount;
@@ -89,6 +99,8 @@ export const contactAccountHandlers = {
 
   withdrawFundsFromContactAccount(ctx: Ctx, p: Params<typeof withdrawFundsFromContactAccount>): { data: ContactAccount } {
     const row = ctx.store.tx(() => {
+      const moved = tryMove(ctx, p.account_id, -p.amount, 'Debit via API', p.description);
+      if (moved) return moved;
       const account = requireAccount(ctx, p.account_id);
       // The block is checked first, then the balance.
       if (account.blocked_at !== null) {

@@ -100,28 +100,33 @@ function windowOf(p: { date_from?: number; date_to?: number }): DateWindow {
   return { from: p.date_from, to: p.date_to };
 }
 
+/** A page of getContacts: offset/limit with `meta`, or the page/count paginator. */
+function contactsPage(ctx: Ctx, p: Infer<(typeof getContacts)['params']>) {
+  const bots = botScope(ctx, p.bot_id);
+  const window = windowOf(p);
+  const store = ctx.store.contacts;
+  const total = store.count(bots, window);
+  if (p.offset !== undefined || p.limit !== undefined) {
+    const offset = p.offset ?? 0;
+    const limit = p.limit ?? CONTACTS_LIMIT.default;
+    const ids = offset < total ? store.pageIds(bots, offset, limit, window) : [];
+    return { data: viewContacts(ctx, ids), meta: { offset, limit, total } };
+  }
+  const perPage = p.count ?? CONTACTS_PER_PAGE.default;
+  const page = pageNumber(p.page);
+  const offset = (page - 1) * perPage;
+  const ids = offset < total ? store.pageIds(bots, offset, perPage, window) : [];
+  return paginate({ items: viewContacts(ctx, ids), total, page, perPage, path: ctx.url, metaLinks: true });
+}
 
 export const contactHandlers = {
   getContacts(ctx: Ctx, p: Infer<(typeof getContacts)['params']>) {
-    const bots = botScope(ctx, p.bot_id);
-    const window = windowOf(p);
-    const store = ctx.store.contacts;
-    const total = store.count(bots, window);
-    if (p.offset !== undefined || p.limit !== undefined) {
-      const offset = p.offset ?? 0;
-      const limit = p.limit ?? CONTACTS_LIMIT.default;
-      const ids = offset < total ? store.pageIds(bots, offset, limit, window) : [];
-      return { data: viewContacts(ctx, ids), meta: { offset, limit, total } };
-    }
-    const perPage = p.count ?? CONTACTS_PER_PAGE.default;
-    const page = pageNumber(p.page);
-    const offset = (page - 1) * perPage;
-    const ids = offset < total ? store.pageIds(bots, offset, perPage, window) : [];
-    return paginate({ items: viewContacts(ctx, ids), total, page, perPage, path: ctx.url, metaLinks: true });
+    // The total and the page from one snapshot, in one read transaction.
+    return ctx.store.read(() => contactsPage(ctx, p));
   },
 
   getNumberOfContacts(ctx: Ctx, p: Infer<(typeof getNumberOfContacts)['params']>) {
-    return { count: ctx.store.contacts.count(botScope(ctx, p.bot_id), windowOf(p)) };
+    return ctx.store.read(() => ({ count: ctx.store.contacts.count(botScope(ctx, p.bot_id), windowOf(p)) }));
   },
 
   createOrUpdateContact(ctx: Ctx, p: Infer<(typeof createOrUpdateContact)['params']>) {

@@ -31,6 +31,11 @@ export interface ApiRequest {
    * without a key. Plan, block and rate limit still apply. Never set from HTTP input.
    */
   asOwner?: number;
+  /**
+   * In-process callers with a key of their own (the MCP server's local backend): the key's
+   * hash, worked out once instead of on every call. Checked as a bearer key is, at each call.
+   */
+  keyHash?: string;
   /** Whether the client asked for JSON (Laravel's expectsJson). */
   wantsJson: boolean;
   referer?: string;
@@ -65,13 +70,15 @@ export class Service {
   call(req: ApiRequest): ApiResponse {
     const headers: Record<string, string> = {};
     let def: MethodDef | undefined;
+    // One freshness check of the owner and deprecation cache for the whole request.
+    this.store.cache.hold();
     try {
       def = findMethod(req.method);
       if (!def) throw new ApiError('route_not_found', `The route ${API_PREFIX}${req.method} could not be found.`);
       const now = this.now();
       // Every answer of a deprecated method says so, refusals included.
       const sunset = this.deprecation(req.method, headers);
-      const verbs = def.verbs.includes('GET') ? ['GET', 'HEAD', ...def.verbs.filter((v) => v !== 'GET')] : [...def.verbs];
+      const verbs = verbsOf(def);
       if (req.verb === 'OPTIONS') {
         // As Laravel's router answers a preflight or probe: the methods the route takes.
         headers.Allow = verbs.join(', ');
@@ -88,7 +95,7 @@ export class Service {
       const input: Record<string, unknown> = { ...req.input };
       const token = req.bearer || (typeof input.api_token === 'string' ? input.api_token : undefined);
       delete input.api_token;
-      const owner = this.authenticate(token, req.asOwner);
+      const owner = this.authenticate(token, req.asOwner, req.keyHash);
       const rate = this.limiter.take(owner.id, now.getTime());
       Object.assign(headers, rate.headers);
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
@@ -136,6 +143,8 @@ export class Service {
       if (e instanceof StoreUnavailable) return unavailable(e, headers, this.opts.logger, def?.name ?? req.method);
       this.opts.logger?.error({ err: e, method: def?.name ?? req.method }, 'unexpected error');
       return new ApiError('server_error', 'Server Error').response(headers);
+    } finally {
+      this.store.cache.release();
     }
   }
 
@@ -144,10 +153,10 @@ export class Service {
    * plan, block, rate limit, counted as one request): undefined, or the refusal. For the MCP
    * server's own composite tools, which are no API method and so have no deprecation of their own.
    */
-  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner'>): ApiResponse | undefined {
+  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash'>): ApiResponse | undefined {
     const headers: Record<string, string> = {};
     try {
-      const owner = this.authenticate(req.bearer, req.asOwner);
+      const owner = this.authenticate(req.bearer, req.asOwner, req.keyHash);
       const rate = this.limiter.take(owner.id, this.now().getTime());
       Object.assign(headers, rate.headers);
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
@@ -159,8 +168,15 @@ export class Service {
     }
   }
 
-  private authenticate(token: string | undefined, asOwner: number | undefined): OwnerRow {
-    const owner = token ? this.store.owners.byKey(token) : asOwner !== undefined ? this.store.owners.get(asOwner) : undefined;
+  private authenticate(token: string | undefined, asOwner: number | undefined, keyHash?: string): OwnerRow {
+    // A caller's own key goes before any api_token in the input, as a bearer key does.
+    const owner = keyHash !== undefined
+      ? this.store.owners.byHash(keyHash)
+      : token
+        ? this.store.owners.byKey(token)
+        : asOwner !== undefined
+          ? this.store.owners.get(asOwner)
+          : undefined;
     if (!owner) throw new ApiError('unauthorized', 'unauthorized');
     if (owner.plan !== 'pro') throw new ApiError('pro_required', 'The API is available on the Pro plan only.');
     if (owner.blocked_at) throw new ApiError('owner_blocked', 'Your account is blocked.');
@@ -193,6 +209,17 @@ function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
 function unavailable(e: StoreUnavailable, headers: Record<string, string>, logger: Logger | undefined, method: string): ApiResponse {
   logger?.warn({ err: e.message, method }, 'database unavailable');
   return new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': String(e.retryAfter) }).response(headers);
+}
+
+/** The verbs a method's route takes (GET brings HEAD), worked out once a method. */
+const VERBS = new Map<MethodDef, readonly string[]>();
+function verbsOf(def: MethodDef): readonly string[] {
+  let verbs = VERBS.get(def);
+  if (!verbs) {
+    verbs = def.verbs.includes('GET') ? ['GET', 'HEAD', ...def.verbs.filter((v) => v !== 'GET')] : [...def.verbs];
+    VERBS.set(def, verbs);
+  }
+  return verbs;
 }
 
 function reply(status: number, headers: Record<string, string>, body: unknown): ApiResponse {

@@ -13,6 +13,9 @@ export interface RateDecision {
 
 const WINDOW_MS = 60_000;
 
+/** The answer when there is no limit: allowed, no headers. */
+const UNLIMITED: RateDecision = Object.freeze({ allowed: true, headers: Object.freeze({}) });
+
 export class RateLimiter {
   constructor(
     readonly limit: number,
@@ -21,7 +24,7 @@ export class RateLimiter {
 
   /** Count a request of `owner` at `now` (ms) if the limit allows it. */
   take(owner: number, now: number): RateDecision {
-    if (this.limit <= 0) return { allowed: true, headers: {} };
+    if (this.limit <= 0) return UNLIMITED;
     const w = this.windows.hit(owner, now, WINDOW_MS, this.limit);
     const headers: Record<string, string> = { 'X-RateLimit-Limit': String(this.limit) };
     if (!w.counted) {

@@ -39,6 +39,16 @@ export class ContactAccountStore {
       setAmount: db.prepare<[number, string, number], AccountRow>(
         'UPDATE contact_accounts SET amount = ?, updated_at = ? WHERE id = ? RETURNING *',
       ),
+      // The checks of a move as conditions of its UPDATE: the account is reachable by the owner
+      // (its contact and bot live, the bot in one of the owner's projects, as requireContact
+      // checks), a debit's account is not blocked, and the new balance is within bounds.
+      checkedMove: db.prepare<[{ id: number; owner: number; delta: number; debit: number; max: number; now: string }], AccountRow>(
+        `UPDATE contact_accounts SET amount = amount + @delta, updated_at = @now
+         WHERE id = @id AND amount + @delta BETWEEN 0 AND @max AND (@debit = 0 OR blocked_at IS NULL)
+           AND EXISTS (SELECT 1 FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid
+                       WHERE c.id = contact_accounts.contact_id AND c.deleted_at IS NULL AND b.deleted_at IS NULL AND p.owner_id = @owner)
+         RETURNING *`,
+      ),
       journal: db.prepare<[number, Operation, number, string, number, string]>(
         `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
@@ -80,6 +90,18 @@ export class ContactAccountStore {
   /** Delete an account whose balance is zero (its journal goes with it); false if none was. */
   removeEmpty(id: number): boolean {
     return this.s.remove.run(id).changes > 0;
+  }
+
+  /**
+   * A move in two statements when every check passes (see `checkedMove`): the balance changed
+   * by `delta` and the journal record appended. Undefined, nothing written, when any check
+   * fails: the caller then reads the account to tell which. Run it inside `store.tx`.
+   */
+  tryMove(m: { id: number; ownerId: number; delta: number; max: number; operation: Operation; description: string; now: string }): AccountRow | undefined {
+    const debit = m.operation === 'Debit via API' ? 1 : 0;
+    const row = this.s.checkedMove.get({ id: m.id, owner: m.ownerId, delta: m.delta, debit, max: m.max, now: m.now });
+    if (row) this.s.journal.run(m.id, m.operation, m.delta, m.description, row.amount, m.now);
+    return row;
   }
 
   /**

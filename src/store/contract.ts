@@ -68,7 +68,15 @@ export interface StoreApi {
   readonly audit: Surface<AuditStore>;
   readonly fixtures: Surface<FixtureStore>;
   readonly rateWindows: RateWindows;
+  /**
+   * Caches kept between requests (owners, deprecations): `hold` checks once whether another
+   * connection committed and trusts the cache until `release`. A store without caches makes
+   * both do nothing.
+   */
+  readonly cache: { hold(): void; release(): void };
   /** Run `fn` in one transaction: all of it is written, or none. Nested calls are savepoints. */
   tx<T>(fn: () => T): T;
+  /** Run reads that must see one snapshot (a total and its page agree). Nothing in `fn` may write. */
+  read<T>(fn: () => T): T;
   close(): void;
 }

@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import { AdminStore } from './admin.js';
 import { AuditStore } from './audit.js';
+import { CoreCache } from './core-cache.js';
 import { BalanceStore } from './balance.js';
 import { ContactAccountStore } from './contact-accounts.js';
 import { ContactStore } from './contacts.js';
@@ -38,13 +39,16 @@ export class Store implements StoreApi {
   readonly audit: AuditStore;
   readonly fixtures: FixtureStore;
   readonly rateWindows = new MemoryRateWindows();
+  /** Owners and deprecations between requests (core-cache.ts). */
+  readonly cache: CoreCache;
   /** One transaction wrapper for every call: making one per call costs more than a debit's SQL. */
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
   constructor(readonly db: Db) {
     this.runner = db.transaction((fn: () => unknown) => fn());
-    this.owners = new OwnerStore(db);
+    this.cache = new CoreCache(db);
+    this.owners = new OwnerStore(db, this.cache);
     this.projects = new ProjectStore(db);
-    this.settings = new SettingStore(db);
+    this.settings = new SettingStore(db, this.cache);
     this.admin = new AdminStore(db, (fn) => this.tx(fn));
     this.lists = new ListStore(db);
     this.contactAccounts = new ContactAccountStore(db);
@@ -77,6 +81,14 @@ export class Store implements StoreApi {
   /** Run `fn` in one IMMEDIATE transaction: all of it is written, or none. */
   tx<T>(fn: () => T): T {
     return this.runner.immediate(fn) as T;
+  }
+
+  /**
+   * Run reads in one deferred (read) transaction: all of them see one snapshot (a total and its
+   * page agree while another process writes). Nothing in `fn` may write.
+   */
+  read<T>(fn: () => T): T {
+    return this.runner.deferred(fn) as T;
   }
 
   close(): void {

@@ -14,9 +14,18 @@ export interface OwnerRow {
   created_at: string;
 }
 
+/** Where owners are kept between requests (core-cache.ts): a miss or a stale entry loads. */
+export interface OwnerCache {
+  ownerByHash(hash: string, load: () => OwnerRow | undefined): OwnerRow | undefined;
+  ownerById(id: number, load: () => OwnerRow | undefined): OwnerRow | undefined;
+}
+
 export class OwnerStore {
   private readonly s;
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly cache: OwnerCache,
+  ) {
     this.s = {
       byHash: db.prepare<[string], OwnerRow>('SELECT * FROM owners WHERE key_hash = ?'),
       get: db.prepare<[number], OwnerRow>('SELECT * FROM owners WHERE id = ?'),
@@ -34,12 +43,16 @@ export class OwnerStore {
 
   /** The owner whose key this is, or undefined; the hash is compared in constant time. */
   byKey(key: string): OwnerRow | undefined {
-    const h = hashKey(key);
-    const row = this.s.byHash.get(h);
+    return this.byHash(hashKey(key));
+  }
+
+  /** The owner whose key has this hash (`hashKey`), or undefined; compared in constant time. */
+  byHash(h: string): OwnerRow | undefined {
+    const row = this.cache.ownerByHash(h, () => this.s.byHash.get(h));
     return row && row.key_hash && hashesEqual(row.key_hash, h) ? row : undefined;
   }
   get(id: number): OwnerRow | undefined {
-    return this.s.get.get(id);
+    return this.cache.ownerById(id, () => this.s.get.get(id));
   }
   first(): OwnerRow | undefined {
     return this.s.first.get();

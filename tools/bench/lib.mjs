@@ -1,10 +1,9 @@
-// Shared bench helpers: spawn servers, drive fixed-concurrency HTTP load with undici, summarize.
+// Shared bench helpers: temp dirs, spawned servers, seeded databases, medians.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
@@ -55,31 +54,6 @@ export function spawnServer(args, { stderr = 'inherit', env = {}, cwd, onSpawn }
   });
 }
 
-/** Send `total` requests with `concurrency` in flight; returns {rps, p50, p99} (ms). */
-export async function load(baseUrl, { method, path, headers = {}, body, total = 5000, concurrency = 10 }) {
-  const url = new URL(baseUrl);
-  const pool = new Pool(url.origin, { connections: concurrency, pipelining: 1 });
-  const fullPath = `${url.pathname}/${path}`;
-  const lat = [];
-  let sent = 0;
-  const worker = async () => {
-    while (sent < total) {
-      sent++;
-      const t0 = process.hrtime.bigint();
-      const res = await pool.request({ method, path: fullPath, headers, body });
-      await res.body.text();
-      if (res.statusCode >= 300) throw new Error(`status ${res.statusCode} on ${path}`);
-      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  };
-  const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  await pool.close();
-  lat.sort((a, b) => a - b);
-  return { rps: total / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] };
-}
-
 /**
  * CPU seconds of this process's finished children, their own children included (Linux's
  * cutime + cstime); undefined elsewhere. Unlike wall time it hardly moves with the machine's
@@ -120,4 +94,39 @@ export function seedDb(dir, name, fixture = MCP_BENCH_FIXTURE) {
   writeFileSync(file, JSON.stringify(fixture));
   execFileSync(process.execPath, [CLI, 'seed', file, '--db', db], { stdio: 'ignore' });
   return db;
+}
+
+export const BENCH_KEY = 'bench-key';
+export const BENCH_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
+
+/**
+ * The HTTP benches' world: owner 1 (`bench-key`), bot 10 with 1200 contacts (ids 1000…2199),
+ * each with 3 tags and 2 variables (one of them utm_), and accounts 500 (USD, empty) and 501
+ * (EUR, 10^13 minor units to debit from).
+ */
+export function httpFixture() {
+  return {
+    owners: [{ id: 1, name: 'Bench', email: 'bench@example.com', plan: 'pro', api_key: BENCH_KEY }],
+    projects: [{ uuid: BENCH_PROJECT, owner_id: 1, name: 'Bench' }],
+    bots: [{ id: 10, project_uuid: BENCH_PROJECT, name: 'Bench bot' }],
+    contacts: Array.from({ length: 1200 }, (_, i) => ({
+      id: 1000 + i,
+      bot_id: 10,
+      messenger: 'telegram',
+      name: `Contact ${i}`,
+      telegram_id: String(800000 + i),
+      telegram_username: `user${i}`,
+      phone: `+4477009${String(i).padStart(5, '0')}`,
+      email: `c${i}@example.com`,
+      tags: ['vip', 'newsletter', `cohort-${i % 12}`],
+      variables: [
+        { name: 'city', value: ['London', 'Leeds', 'York'][i % 3] },
+        { name: 'utm_source', value: 'newsletter' },
+      ],
+    })),
+    accounts: [
+      { id: 500, contact_id: 1000, currency: 'USD', amount: 0 },
+      { id: 501, contact_id: 1000, currency: 'EUR', amount: 10 ** 13 },
+    ],
+  };
 }

@@ -1,7 +1,8 @@
 // MCP over stdio: tool calls per second with p50/p99 (a 2025-11-25 client), and cold start
 // (spawn → the answer to `initialize`, and to a 2026-07-28 client's `server/discover` probe), for
-// the built CLI (local backend, rate limit off) beside a bare SDK (v2) server with one echo
-// tool, in the same run, alternating rounds after a warm-up; medians shown.
+// the built CLI (local backend, rate limit off) calling getMe, beside a bare SDK (v2) server with
+// one tool answering the same JSON (mcp-bare-server.mjs), in the same run, alternating rounds
+// after a warm-up; medians shown.
 // Usage: npm run build && node tools/bench/mcp.mjs [rounds=5] [calls-per-round=2000] [cold-starts=10]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,30 +15,36 @@ const calls = Number(process.argv[3] ?? 2000);
 const colds = Number(process.argv[4] ?? 10);
 const dir = tempDir();
 const db = seedDb(dir, 'bench.db');
-const env = { ...process.env, WORKSPACE_API_KEY: 'bench-key', WORKSPACE_LOG_LEVEL: 'warn' };
+const baseEnv = { ...process.env, WORKSPACE_API_KEY: 'bench-key', WORKSPACE_LOG_LEVEL: 'warn' };
 
 const SERVERS = {
-  ours: { args: [CLI, 'mcp', '--db', db, '--rate-limit', '0'], tool: 'getContactAccounts', arguments: { contact_id: 100 } },
-  bare: { args: [join(import.meta.dirname, 'mcp-echo-server.mjs')], tool: 'echo', arguments: { text: 'hi' } },
+  ours: { args: [CLI, 'mcp', '--db', db, '--rate-limit', '0'], tool: 'getMe', arguments: {}, env: baseEnv },
+  bare: { args: [join(import.meta.dirname, 'mcp-bare-server.mjs')], tool: 'getMe', arguments: {}, env: baseEnv },
 };
 
-/** Sequential tool calls through the SDK client: calls/s, p50, p99 (ms). */
-async function callRound(s) {
+/** Sequential tool calls through the SDK client: calls/s, p50, p99 (ms); the last result's text. */
+async function callRound(s, n = calls) {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: s.args, env, stderr: 'ignore' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: s.args, env: s.env, stderr: 'ignore' }));
   const lat = [];
+  let text;
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < calls; i++) {
+  for (let i = 0; i < n; i++) {
     const t = process.hrtime.bigint();
     const r = await client.callTool({ name: s.tool, arguments: s.arguments });
     if (r.isError) throw new Error(`${s.tool}: ${r.content[0].text}`);
     lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+    text = r.content[0].text;
   }
   const secs = Number(process.hrtime.bigint() - t0) / 1e9;
   await client.close();
   lat.sort((a, b) => a - b);
-  return { cps: calls / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] };
+  return { cps: n / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], text };
 }
+
+// The bare server answers exactly what ours answers.
+SERVERS.bare.env = { ...baseEnv, BARE_TOOL_TEXT: (await callRound(SERVERS.ours, 1)).text };
+if ((await callRound(SERVERS.bare, 1)).text !== SERVERS.bare.env.BARE_TOOL_TEXT) throw new Error('the bare server answers other text');
 
 const OPENINGS = {
   initialize: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } } },
@@ -59,7 +66,7 @@ const OPENINGS = {
 function coldStart(s, opening) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const p = spawn(process.execPath, s.args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const p = spawn(process.execPath, s.args, { env: s.env, stdio: ['pipe', 'pipe', 'ignore'] });
     let out = '';
     p.stdout.on('data', (d) => {
       out += d;
@@ -76,7 +83,7 @@ function coldStart(s, opening) {
 
 const res = { ours: [], bare: [] };
 for (let i = 0; i < rounds + 1; i++) {
-  for (const k of ['ours', 'bare']) {
+  for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
     const r = await callRound(SERVERS[k]);
     if (i > 0) res[k].push(r); // round 0 warms up
   }
@@ -84,7 +91,7 @@ for (let i = 0; i < rounds + 1; i++) {
 const cold = { ours: [], bare: [] };
 const discover = { ours: [], bare: [] };
 for (let i = 0; i < colds; i++) {
-  for (const k of ['ours', 'bare']) {
+  for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
     cold[k].push(await coldStart(SERVERS[k], 'initialize'));
     discover[k].push(await coldStart(SERVERS[k], 'discover'));
   }
@@ -100,8 +107,14 @@ console.log(`MCP over stdio, node ${process.version}; ${rounds} rounds x ${calls
 console.log('server                          calls/s   p50 ms   p99 ms   cold start ms (initialize / server/discover)');
 for (const [name, r] of [
   [`ours (${SERVERS.ours.tool})`, ours],
-  ['bare SDK v2 server (echo)', bare],
+  ['bare SDK v2 server (same JSON)', bare],
 ]) {
   console.log(`${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)} / ${fmt(r.discover, 0)}`);
 }
-console.log(`ratio ours/bare: calls/s ${fmt(ours.cps / bare.cps, 2)}, cold start ${fmt(ours.cold / bare.cold, 2)}, server/discover ${fmt(ours.discover / bare.discover, 2)}`);
+const ratio = {
+  calls: median(res.ours.map((o, i) => o.cps / res.bare[i].cps)),
+  cold: median(cold.ours.map((o, i) => o / cold.bare[i])),
+  discover: median(discover.ours.map((o, i) => o / discover.bare[i])),
+};
+console.log(`ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.calls, 2)}, cold start ${fmt(ratio.cold, 2)}, server/discover ${fmt(ratio.discover, 2)}`);
+console.log(`BENCH_JSON ${JSON.stringify({ bench: 'mcp', rounds, calls, colds, ours, bare, ratio })}`);

@@ -4,6 +4,7 @@
 // keeps a long export under the limit (no 429) while running near it.
 // Usage: npm run build && node tools/bench/remote-export.mjs [--count 10000] [--paced]
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -65,3 +66,4 @@ await client.close();
 await remote.close();
 state.close();
 server.proc.kill();
+rmSync(dir, { recursive: true, force: true });

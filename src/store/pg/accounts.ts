@@ -59,6 +59,31 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
   removeEmpty(id: number): boolean {
     return this.c.query('DELETE FROM contact_accounts WHERE id = $1 AND amount = 0', [id]).rowCount > 0;
   }
+  /**
+   * A move in two statements when every check passes (the SQLite part's `tryMove`): the balance
+   * changed by `delta` and the journal record appended. Undefined, nothing written, when any
+   * check fails: the caller then reads the account to tell which. Run it inside `store.tx`.
+   */
+  tryMove(m: { id: number; ownerId: number; delta: number; max: number; operation: Operation; description: string; now: string }): AccountRow | undefined {
+    const debit = m.operation === 'Debit via API';
+    const row = this.c.one<AccountRow>(
+      `UPDATE contact_accounts SET amount = amount + $2, updated_at = $3
+       WHERE id = $1 AND amount + $2 BETWEEN 0 AND $4 AND (NOT $5 OR blocked_at IS NULL)
+         AND EXISTS (SELECT 1 FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid
+                     WHERE c.id = contact_accounts.contact_id AND c.deleted_at IS NULL AND b.deleted_at IS NULL AND p.owner_id = $6)
+       RETURNING *`,
+      [m.id, m.delta, m.now, m.max, debit, m.ownerId],
+    );
+    if (row) {
+      this.c.query(
+        `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [m.id, m.operation, m.delta, m.description, row.amount, m.now],
+      );
+    }
+    return row;
+  }
+
   move(id: number, balance: number, delta: number, operation: Operation, description: string, now: string): AccountRow {
     const row = this.c.one<AccountRow>('UPDATE contact_accounts SET amount = $1, updated_at = $2 WHERE id = $3 RETURNING *', [balance, now, id]);
     if (!row) throw new Error(`account ${id} vanished inside its transaction`);

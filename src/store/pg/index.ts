@@ -79,7 +79,15 @@ export class PgStore implements StoreApi {
     return new PgStore(conn);
   }
 
+  /** Nothing is cached between requests here: every instance reads owners and deprecations afresh. */
+  readonly cache = { hold(): void {}, release(): void {} };
+
   tx<T>(fn: () => T): T {
+    return this.conn.tx(fn);
+  }
+
+  /** One snapshot: a SERIALIZABLE transaction, as every `tx` here is. */
+  read<T>(fn: () => T): T {
     return this.conn.tx(fn);
   }
 

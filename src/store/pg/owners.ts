@@ -12,7 +12,10 @@ export class PgOwnerStore implements Surface<OwnerStore> {
 
   /** The owner whose key this is, or undefined; read from the database on every call, so a key rotated through any instance is refused by all at once. */
   byKey(key: string): OwnerRow | undefined {
-    const h = hashKey(key);
+    return this.byHash(hashKey(key));
+  }
+  /** The owner whose key has this hash (`hashKey`), or undefined; compared in constant time. */
+  byHash(h: string): OwnerRow | undefined {
     const row = this.c.one<OwnerRow>('SELECT * FROM owners WHERE key_hash = $1', [h]);
     return row && row.key_hash && hashesEqual(row.key_hash, h) ? row : undefined;
   }

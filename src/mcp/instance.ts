@@ -1,0 +1,121 @@
+/**
+ * An MCP server instance: its name, capabilities and instructions (all that `initialize` and
+ * `server/discover` answer) and the handlers of every other request, which may still be
+ * loading. The stdio server starts answering with the instance while its tools and the
+ * service under them load on the first request that needs them: the opening answer never
+ * waits on them. Imports nothing of ours beyond types, so that it loads fast.
+ */
+import { Server, type HandlerResultTypeMap, type McpRequestContext, type RequestTypeMap, type ServerContext } from '@modelcontextprotocol/server';
+
+export const SERVER_NAME = 'workspace-mcp';
+export const SERVER_VERSION = '0.1.0';
+
+export interface InstanceOptions {
+  /**
+   * The instance sends notifications/resources/list_changed itself: over stdio (where the SDK
+   * sends it on a 2026-07-28 client's subscriptions/listen stream) and in a 2025 HTTP session.
+   * Off for the per-request 2026-07-28 HTTP instances: there the HTTP handler's bus tells the
+   * open listen streams.
+   */
+  pushListChanged: boolean;
+}
+
+/** Builds server instances over one context and tool set; `(rc) => Server` is what the SDK's entries take. */
+export type McpServerFactory = (rc?: McpRequestContext, o?: InstanceOptions) => Server;
+
+/** The requests served beside the SDK's own (initialize, server/discover, ping, logging/setLevel). */
+type Served = 'tools/list' | 'tools/call' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'completion/complete' | 'prompts/list' | 'prompts/get';
+
+/** How one request is answered, given the instance it came to. */
+export type RequestHandlers = {
+  [M in Served]: (server: Server, req: RequestTypeMap[M], rctx: ServerContext) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>;
+};
+
+/** What the instances of one server share: the handlers, and the hooks the instance needs. */
+export interface Wiring {
+  handlers: RequestHandlers;
+  /** Checks the state a 2026-07-28 client echoes back (ServerOptions.requestState.verify). */
+  verify(state: string, rctx: ServerContext): Promise<unknown>;
+  /** Be told when the set of lists changed; returns the unsubscribe function. */
+  onListsChanged(fn: () => void): () => void;
+}
+
+/**
+ * The factory of server instances over `wiring`: the wiring itself, or its loader, called once
+ * by the first request that needs it (a failure is retried by the next). `instructions` are
+ * the server's (instructions.ts), for the tools the wiring will serve.
+ */
+export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instructions: string): McpServerFactory {
+  let ready: Wiring | undefined = typeof wiring === 'function' ? undefined : wiring;
+  let loading: Promise<Wiring> | undefined;
+  /** Told of the wiring once it loaded (instances made before that subscribe then). */
+  const waiting: Array<(w: Wiring) => void> = [];
+  const load = wiring as () => Promise<Wiring>;
+  const get = (): Wiring | Promise<Wiring> =>
+    ready ??
+    (loading ??= load().then(
+      (w) => {
+        ready = w;
+        for (const fn of waiting.splice(0)) fn(w);
+        return w;
+      },
+      (e: unknown) => {
+        loading = undefined;
+        throw e;
+      },
+    ));
+  /** `fn` over the wiring: at once when it is there, else once it loaded. */
+  const withWiring = <T>(fn: (w: Wiring) => T): T | Promise<Awaited<T>> => {
+    const w = get();
+    return w instanceof Promise ? w.then(fn) as Promise<Awaited<T>> : fn(w);
+  };
+
+  return (_rc, o = { pushListChanged: true }) => {
+    const server = new Server(
+      { name: SERVER_NAME, version: SERVER_VERSION, title: 'Workspace API' },
+      {
+        capabilities: {
+          tools: {},
+          resources: { listChanged: true },
+          prompts: {},
+          completions: {},
+          // Also installs logging/setLevel (2025); a 2026-07-28 request names its level itself.
+          logging: {},
+        },
+        instructions,
+        requestState: { verify: (state, rctx) => withWiring((w) => w.verify(state, rctx)) },
+      },
+    );
+    const h = (w: Wiring) => w.handlers;
+    server.setRequestHandler('tools/list', (req, rctx) => withWiring((w) => h(w)['tools/list'](server, req, rctx)));
+    server.setRequestHandler('tools/call', (req, rctx) => withWiring((w) => h(w)['tools/call'](server, req, rctx)));
+    server.setRequestHandler('resources/list', (req, rctx) => withWiring((w) => h(w)['resources/list'](server, req, rctx)));
+    server.setRequestHandler('resources/templates/list', (req, rctx) => withWiring((w) => h(w)['resources/templates/list'](server, req, rctx)));
+    server.setRequestHandler('resources/read', (req, rctx) => withWiring((w) => h(w)['resources/read'](server, req, rctx)));
+    server.setRequestHandler('completion/complete', (req, rctx) => withWiring((w) => h(w)['completion/complete'](server, req, rctx)));
+    server.setRequestHandler('prompts/list', (req, rctx) => withWiring((w) => h(w)['prompts/list'](server, req, rctx)));
+    server.setRequestHandler('prompts/get', (req, rctx) => withWiring((w) => h(w)['prompts/get'](server, req, rctx)));
+
+    if (o.pushListChanged) {
+      // Lists change only through tools, so an instance whose wiring is still loading has
+      // nothing to miss: it subscribes once the wiring is there.
+      let closed = false;
+      let unsubscribe: (() => void) | undefined;
+      const subscribe = (w: Wiring) => {
+        if (!closed)
+          unsubscribe = w.onListsChanged(() => {
+            server.sendResourceListChanged().catch(() => undefined);
+          });
+      };
+      if (ready) subscribe(ready);
+      else waiting.push(subscribe);
+      const previous = server.onclose;
+      server.onclose = () => {
+        closed = true;
+        unsubscribe?.();
+        previous?.();
+      };
+    }
+    return server;
+  };
+}

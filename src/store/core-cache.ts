@@ -1,0 +1,113 @@
+/**
+ * What every request reads before its work: the owner of a key (with plan and block) and the
+ * deprecations, kept in memory between requests instead of two SQL lookups each time, and
+ * dropped the moment they may be stale:
+ * - another connection (the `admin` command, another server on the file) committed: SQLite's
+ *   `PRAGMA data_version` changes, read once per lookup, so a rotated key answers 401 and a
+ *   deprecation applies on the very next request;
+ * - this connection wrote to `owners` or `deprecations` by any statement at all: TEMP triggers
+ *   (this connection's only, no schema change) call back into JS and drop the cache.
+ * Inside a transaction the cache is neither read nor filled: what a transaction sees may be
+ * rolled back.
+ */
+import type { Db } from './db.js';
+import type { OwnerCache, OwnerRow } from './owners.js';
+import type { DeprecationCache, DeprecationRow } from './settings.js';
+
+/** Past this many owners by key, the map starts over (keys that are tried, not a leak). */
+const MAX_OWNERS = 10_000;
+/** The tables whose rows are cached. */
+const WATCHED = ['owners', 'deprecations'] as const;
+
+export class CoreCache implements OwnerCache, DeprecationCache {
+  private readonly dataVersion;
+  private seen: unknown;
+  private readonly byHash = new Map<string, OwnerRow>();
+  private readonly byId = new Map<number, OwnerRow>();
+  private deprecations: Map<string, DeprecationRow> | undefined;
+  /** Inside `hold`…`release`: checked once, trusted until released. */
+  private held = false;
+
+  constructor(private readonly db: Db) {
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+    this.seen = this.dataVersion.get();
+    // A function name of this connection; a second cache on the same connection takes it over.
+    db.function('workspace_core_changed', () => {
+      this.clear();
+      return null;
+    });
+    for (const table of WATCHED) {
+      for (const op of ['INSERT', 'UPDATE', 'DELETE']) {
+        const name = `workspace_core_${table}_${op.toLowerCase()}`;
+        db.exec(`DROP TRIGGER IF EXISTS temp.${name}`);
+        db.exec(`CREATE TEMP TRIGGER ${name} AFTER ${op} ON main.${table} BEGIN SELECT workspace_core_changed(); END`);
+      }
+    }
+  }
+
+  /** The owner of a key hash: cached, else `load` (a miss is not kept). */
+  ownerByHash(hash: string, load: () => OwnerRow | undefined): OwnerRow | undefined {
+    return this.cached(this.byHash, hash, load);
+  }
+
+  /** An owner by id: cached, else `load` (a miss is not kept). */
+  ownerById(id: number, load: () => OwnerRow | undefined): OwnerRow | undefined {
+    return this.cached(this.byId, id, load);
+  }
+
+  private cached<K>(map: Map<K, OwnerRow>, key: K, load: () => OwnerRow | undefined): OwnerRow | undefined {
+    if (!this.usable()) return load();
+    let owner = map.get(key);
+    if (owner === undefined) {
+      owner = load();
+      if (owner !== undefined) {
+        if (map.size >= MAX_OWNERS) map.clear();
+        map.set(key, owner);
+      }
+    }
+    return owner;
+  }
+
+  /** A method's deprecation, from the whole (small) table loaded by `loadAll` once per change. */
+  deprecation(method: string, loadAll: () => Array<[string, DeprecationRow]>, loadOne: () => DeprecationRow | undefined): DeprecationRow | undefined {
+    if (!this.usable()) return loadOne();
+    this.deprecations ??= new Map(loadAll());
+    return this.deprecations.get(method);
+  }
+
+  /**
+   * Check once for another connection's commit and trust the cache until `release`: one
+   * request's lookups cost one `PRAGMA data_version` (each statement outside a transaction
+   * takes and drops SQLite's shared locks, a few system calls). This connection's own writes
+   * still drop the cache at once (the triggers).
+   */
+  hold(): void {
+    if (!this.db.inTransaction) this.check();
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+  }
+
+  /** Whether cached rows may be used: outside a transaction, and after dropping them if another connection committed. */
+  private usable(): boolean {
+    if (this.db.inTransaction) return false;
+    if (!this.held) this.check();
+    return true;
+  }
+
+  private check(): void {
+    const v = this.dataVersion.get();
+    if (v !== this.seen) {
+      this.seen = v;
+      this.clear();
+    }
+  }
+
+  private clear(): void {
+    this.byHash.clear();
+    this.byId.clear();
+    this.deprecations = undefined;
+  }
+}

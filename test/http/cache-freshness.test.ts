@@ -1,0 +1,105 @@
+/**
+ * The owners and deprecations the pipeline keeps in memory between requests are never stale:
+ * a change made by another process, another connection in this one, or any statement on the
+ * same connection shows on the very next request, however warm the cache was.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/index.js';
+import { runCli, spawnServe } from '../helpers/cli.js';
+import { accountFixture, baseFixture, seedDb, useWorld } from '../helpers/world.js';
+
+async function getMe(baseUrl: string, key: string) {
+  const res = await fetch(`${baseUrl}/getMe`, { headers: { Accept: 'application/json', Authorization: `Bearer ${key}` } });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+/** Enough requests that every lookup of the key and the method comes from the cache. */
+async function warm(baseUrl: string, key: string) {
+  for (let i = 0; i < 20; i++) expect((await getMe(baseUrl, key)).status).toBe(200);
+}
+
+describe('changes by the admin command, another process, show on the very next request', () => {
+  let db: string;
+  let server: Awaited<ReturnType<typeof spawnServe>>;
+  beforeAll(async () => {
+    db = seedDb(baseFixture(), 'fresh.db');
+    server = await spawnServe(['--db', db, '--rate-limit', '0']);
+  });
+
+  it('"Regenerating the key invalidates the old one immediately": 401 for the old key, the new one works', async () => {
+    await warm(server.baseUrl, 'alice-key');
+    const r = runCli(['admin', 'regenerate-key', '--owner', '1', '--db', db]);
+    expect(r.status).toBe(0);
+    expect((await getMe(server.baseUrl, 'alice-key')).status).toBe(401);
+    const fresh = r.stdout.trim();
+    await warm(server.baseUrl, fresh);
+    expect((await getMe(server.baseUrl, fresh)).body.data.id).toBe(1);
+  });
+
+  it('the plan and the block come from the owner row as it is now: 402 and 403 at once, and back', async () => {
+    await warm(server.baseUrl, 'bob-key');
+    runCli(['admin', 'set-plan', '--owner', '2', '--plan', 'free', '--db', db]);
+    expect((await getMe(server.baseUrl, 'bob-key')).status).toBe(402);
+    runCli(['admin', 'set-plan', '--owner', '2', '--plan', 'pro', '--db', db]);
+    await warm(server.baseUrl, 'bob-key');
+    runCli(['admin', 'block-owner', '--owner', '2', '--db', db]);
+    expect((await getMe(server.baseUrl, 'bob-key')).status).toBe(403);
+    runCli(['admin', 'unblock-owner', '--owner', '2', '--db', db]);
+    expect((await getMe(server.baseUrl, 'bob-key')).status).toBe(200);
+  });
+
+  it('"every response from it carries Deprecation: true and a Sunset header"; after the sunset 410, at once', async () => {
+    await warm(server.baseUrl, 'bob-key');
+    expect((await getMe(server.baseUrl, 'bob-key')).headers.get('deprecation')).toBeNull();
+    runCli(['admin', 'deprecate', '--method', 'getMe', '--sunset', '2999-01-01T00:00:00Z', '--db', db]);
+    const live = await getMe(server.baseUrl, 'bob-key');
+    expect(live.headers.get('deprecation')).toBe('true');
+    expect(live.headers.get('sunset')).toBe('Tue, 01 Jan 2999 00:00:00 GMT');
+    await warm(server.baseUrl, 'bob-key');
+    runCli(['admin', 'deprecate', '--method', 'getMe', '--sunset', '2020-01-01T00:00:00Z', '--db', db]);
+    const gone = await getMe(server.baseUrl, 'bob-key');
+    expect(gone.status).toBe(410);
+    expect(gone.body.code).toBe('method_removed');
+  });
+});
+
+describe('changes inside this process', () => {
+  const w = useWorld(accountFixture);
+
+  it('another connection to the same file: a new key and a deprecation show on the next request', async () => {
+    await warm(w.baseUrl, 'alice-key');
+    const other = Store.open(w.dbFile);
+    try {
+      const key = other.owners.regenerateKey(1)!;
+      expect((await getMe(w.baseUrl, 'alice-key')).status).toBe(401);
+      await warm(w.baseUrl, key);
+      other.settings.setDeprecation('getMe', '2999-01-01T00:00:00+00:00');
+      expect((await getMe(w.baseUrl, key)).headers.get('deprecation')).toBe('true');
+      other.db.prepare("DELETE FROM deprecations WHERE method = 'getMe'").run();
+      expect((await getMe(w.baseUrl, key)).headers.get('deprecation')).toBeNull();
+    } finally {
+      other.close();
+    }
+  });
+
+  it('any statement on the same connection, not only the store methods, drops what it changed', async () => {
+    await warm(w.baseUrl, 'bob-key');
+    w.store.db.prepare("UPDATE owners SET plan = 'free' WHERE id = 2").run();
+    expect((await getMe(w.baseUrl, 'bob-key')).status).toBe(402);
+    w.store.db.prepare("UPDATE owners SET plan = 'pro' WHERE id = 2").run();
+    expect((await getMe(w.baseUrl, 'bob-key')).status).toBe(200);
+    w.store.db.prepare("UPDATE owners SET name = 'Robert' WHERE id = 2").run();
+    expect((await getMe(w.baseUrl, 'bob-key')).body.data.name).toBe('Robert');
+  });
+
+  it('an owner read inside a transaction that rolls back is not remembered', () => {
+    expect(() =>
+      w.store.tx(() => {
+        w.store.owners.insert({ name: 'Ghost', api_key: 'ghost-key' });
+        expect(w.store.owners.byKey('ghost-key')?.name).toBe('Ghost');
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    expect(w.store.owners.byKey('ghost-key')).toBeUndefined();
+  });
+});
