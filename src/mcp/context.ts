@@ -7,6 +7,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
+import { findMethod } from '../api/catalog.js';
 import { ApiError } from '../api/errors.js';
 import { AccountBook, type AccountView } from './accounts.js';
 import { QuestionSeal } from './elicit.js';
@@ -89,13 +90,17 @@ export class McpContext {
 
   /**
    * Call the backend. A backend answers failures too; one that throws all the same (a bug, or
-   * a wrapper of one) answers `upstream_unreachable`, so a tool never fails without a result.
+   * a wrapper of one) answers `upstream_unreachable`, so a tool never fails without a result;
+   * a money call `outcome_unknown` (the money may have moved before the throw).
    */
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
     try {
       return await this.backend.call(method, params, opts);
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
+      const def = findMethod(method);
+      if (def?.money)
+        return new ApiError('outcome_unknown', `The outcome is unknown (${why}): the money may or may not have moved. Check with ${def.checkWith} before retrying with a new idempotency key.`).response();
       return new ApiError('upstream_unreachable', `The Workspace API could not be reached: ${why}`).response();
     }
   }

@@ -50,6 +50,8 @@ export async function callOnce<Pending extends object = never>(
   key: string,
   params: Record<string, unknown>,
   call: () => Promise<ApiResponse | Pending>,
+  /** `final`: a definite refusal is kept too (the answer to a question, which counts once). */
+  o: { final?: boolean } = {},
 ): Promise<Answer | Pending> {
   const hash = hashArguments(def.name, params);
   const seen = keys.reserve(key, def.name, hash);
@@ -71,7 +73,7 @@ export async function callOnce<Pending extends object = never>(
     keys.release(key);
     return res;
   }
-  if (isSuccess(res.status)) keys.complete(key, { status: res.status, body: res.body });
+  if (isSuccess(res.status) || (o.final && !outcomeUnknown(res))) keys.complete(key, { status: res.status, body: res.body });
   else if (!outcomeUnknown(res)) keys.release(key);
   return res;
 }

@@ -11,8 +11,10 @@ import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOpt
 import { findMethod, METHODS } from '../api/catalog.js';
 import { amountNote } from '../api/currency.js';
 import type { MethodDef } from '../api/define.js';
-import { fail, type ApiError } from '../api/errors.js';
-import { Rule, r, type Shape } from '../api/rules.js';
+import { ApiError, fail } from '../api/errors.js';
+import { Rule, r, validate, type Shape } from '../api/rules.js';
+import { normalizeInput } from '../service/input.js';
+import { log } from '../log.js';
 import type { McpContext } from './context.js';
 import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';
 import { redact } from './audit.js';
@@ -191,34 +193,67 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
     },
     annotations: { ...def.annotations },
     async run(args, extra) {
-      // Every call of a tool that changes data is recorded, refusals and replays included.
-      const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
-      // A move the person confirmed elsewhere is recorded so, over a cap or not.
-      if (audit && def.money && extra.confirmed) audit.confirmation = extra.confirmed;
-      const outcome = await answerOf(def, ctx, shape, args, extra, audit);
-      if (isInputRequiredResult(outcome)) {
-        // The question is on its way to the person: recorded, so one never answered is seen too.
-        if (audit) ctx.audit?.append({ ...audit, status: 422, code: 'confirmation_required' });
-        return outcome;
+      try {
+        return await runMethod(def, ctx, shape, args, extra);
+      } catch (e) {
+        if (!def.money) throw e;
+        // A bug of ours on the money path, maybe after the move: the model must not retry blind.
+        log.error({ err: e, tool: def.name }, 'money tool failed');
+        return toolResult(
+          new ApiError(
+            'outcome_unknown',
+            `The outcome is unknown: the money may or may not have moved. Check with ${def.checkWith ?? 'getContactAccounts'} before retrying with a new idempotency key.`,
+          ).response(),
+          { method: def.name, budget: ctx.maxResultChars },
+        );
       }
-      let answer = outcome;
-      if (audit && !answer.audited) ctx.audit?.append({ ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true });
-      if (isSuccess(answer.status) && !answer.replayed) {
-        if (def.changesLists) ctx.listsChanged();
-        ctx.accounts.learn(def.name, answer.params ?? {}, answer.body);
-        await ctx.noteAnswer(answer.body);
-      }
-      if (def.money && errorCodeOf(answer) === 'insufficient_funds')
-        answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, answer.params ?? {}, extra.signal)] };
-      return toolResult(answer, {
-        method: def.name,
-        replayed: answer.replayed,
-        budget: ctx.maxResultChars,
-        continuation: { tool: def.name, args: answer.params ?? args, paging: def.paging },
-        notes: argumentNotes(shape, answer.params ?? args, answer),
-      });
     },
   };
+}
+
+/**
+ * Append to the audit trail; a line that cannot be written (remote mode: a full disk, a file
+ * made unwritable) does not hide the call's real outcome: it is logged, and the warning is returned.
+ */
+function record(ctx: McpContext, entry: AuditEntry): string | undefined {
+  try {
+    ctx.audit?.append(entry);
+    return undefined;
+  } catch (e) {
+    log.error({ err: e, tool: entry.tool }, 'audit line not written');
+    return `The audit trail could not be written for this call (${e instanceof Error ? e.message : String(e)}); its outcome above is real. Tell the server operator.`;
+  }
+}
+
+/** A method tool's call: the answer, recorded in the audit trail when it changes data. */
+async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome> {
+  // Every call of a tool that changes data is recorded, refusals and replays included.
+  const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
+  // A move the person confirmed elsewhere is recorded so, over a cap or not.
+  if (audit && def.money && extra.confirmed) audit.confirmation = extra.confirmed;
+  const outcome = await answerOf(def, ctx, shape, args, extra, audit);
+  if (isInputRequiredResult(outcome)) {
+    // The question is on its way to the person: recorded, so one never answered is seen too.
+    if (audit) record(ctx, { ...audit, status: 422, code: 'confirmation_required' });
+    return outcome;
+  }
+  let answer = outcome;
+  const unrecorded = audit && !answer.audited ? record(ctx, { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true }) : undefined;
+  if (unrecorded) answer = { ...answer, warnings: [...(answer.warnings ?? []), unrecorded] };
+  if (isSuccess(answer.status) && !answer.replayed) {
+    if (def.changesLists) ctx.listsChanged();
+    ctx.accounts.learn(def.name, answer.params ?? {}, answer.body);
+    await ctx.noteAnswer(answer.body);
+  }
+  if (def.money && errorCodeOf(answer) === 'insufficient_funds')
+    answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, answer.params ?? {}, extra.signal)] };
+  return toolResult(answer, {
+    method: def.name,
+    replayed: answer.replayed,
+    budget: ctx.maxResultChars,
+    continuation: { tool: def.name, args: answer.params ?? args, paging: def.paging },
+    notes: argumentNotes(shape, answer.params ?? args, answer),
+  });
 }
 
 /** The audit entry of a call, its outcome still to come. */
@@ -274,8 +309,8 @@ async function moneyGate(
   const money = ctx.money;
   if (!def.money || !money || !hasCaps(money.policy)) return {};
   const { account_id: id, amount } = params;
-  // A call the API will refuse anyway (no account id, a bad amount) is left to it.
-  if (typeof id !== 'number' || typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 1) return {};
+  // Fails closed: only the numbers moneyParams checked go on (anything else was refused there).
+  if (typeof id !== 'number' || typeof amount !== 'number') return { refusal: fail.invalid('amount', 'The amount field must be an integer.') };
   const known = await ctx.account(id, extra.signal);
   if (!known) return { refusal: unknownAccount(id) };
   const caps = capsFor(money.policy, known.currency);
@@ -351,6 +386,8 @@ async function answerOf(
   const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m), audit };
   const params = missesBot(def, args) ? await fillDefaultBot(def, ctx, { ...args }) : { ...args };
   delete params[IDEMPOTENCY_KEY];
+  const invalid = moneyParams(def, ctx, params, extra);
+  if (invalid) return invalid.response();
   const call = async (): Promise<ApiResponse | InputRequiredResult> => {
     const gate = def.money ? await moneyGate(ctx, def, params, extra, audit) : {};
     if ('refusal' in gate) return gate.refusal.response();
@@ -360,15 +397,32 @@ async function answerOf(
     if (gate.reservation !== undefined && !isSuccess(res.status) && !outcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
     return res;
   };
-  // An answered question's call goes through idempotency even without a key of the caller's:
-  // the same answer sent twice (a retried 2026-07-28 request) moves the money once.
+  // An answered question is spent by its first answer, whatever it was: that answer is kept
+  // under the question's nonce and replayed, so the same answer sent twice (a retried
+  // 2026-07-28 request) moves the money once, and a "no" cannot be sent again as a "yes".
   const nonce = extra.elicit.state<{ nonce?: unknown }>()?.nonce;
-  const key = def.money ? (args[IDEMPOTENCY_KEY] ?? (typeof nonce === 'string' ? `confirmation ${nonce}` : undefined)) : undefined;
+  const answered = def.money && typeof nonce === 'string' ? () => callOnce(ctx.keys, def, `confirmation ${nonce}`, params, call, { final: true }) : call;
+  const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
   const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });
-  if (key === undefined || key === null) return withParams(await call());
+  if (key === undefined || key === null) return withParams(await answered());
   if (typeof key !== 'string' || key.length < 1 || key.length > 255)
     return fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.').response();
-  return withParams(await callOnce(ctx.keys, def, key, params, call));
+  return withParams(await callOnce(ctx.keys, def, key, params, answered));
+}
+
+/**
+ * With caps on (or a move confirmed elsewhere, which skips them), a money call's account_id and
+ * amount as the API reads them (strings trimmed, "20000" is 20000): the gate checks and the API
+ * gets the same numbers. What the API would refuse is refused here, in its words, so no value
+ * the gate cannot read ever gets past it.
+ */
+function moneyParams(def: MethodDef, ctx: McpContext, params: Record<string, unknown>, extra: ToolExtra): ApiError | undefined {
+  if (!def.money || !(extra.confirmed || (ctx.money && hasCaps(ctx.money.policy)))) return undefined;
+  const checked = validate(def.params as Shape, normalizeInput(params) as Record<string, unknown>);
+  if (!checked.ok) return fail.validation(checked.errors);
+  params.account_id = (checked.params as Record<string, unknown>).account_id;
+  params.amount = (checked.params as Record<string, unknown>).amount;
+  return undefined;
 }
 
 /**

@@ -6,6 +6,8 @@
  * accepted confirmation moves money exactly once even when the call is retried". With the
  * SDK's real clients of both eras, in-memory and over HTTP; on the test project's backend.
  */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { serveMcpHttp } from '../../src/mcp/http.js';
 import type { McpContext } from '../../src/mcp/context.js';
@@ -248,6 +250,69 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
   });
 });
 
+describe(`the gate reads numbers as the API does (${TEST_BACKEND})`, () => {
+  // The API's `integer` rule takes "20000" as 20000, as Laravel does: so must the caps.
+  test.each([
+    ['an amount sent as text', { amount: '20000' }],
+    ['an account id sent as text', { account_id: '500', amount: 1000 }],
+  ])('%s, over the cap, from a client that cannot ask: refused, nothing moves, the trail says why', async (_name, args) => {
+    const w = await world();
+    const c = await client(w, ERAS[0]!, { elicitation: false });
+    await balance(c);
+    const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: { ...topUp(0), ...args } });
+    expect(firstJson(r)).toMatchObject({ status: 422, code: 'confirmation_required' });
+    expect(await balance(c)).toBe(2500);
+    expect((await audit(c))[0].confirmation).toMatchObject({ how: 'not possible: the client cannot ask the person (no elicitation)' });
+  });
+
+  test('under the cap, text counts in the 24 h window like a number; what the API would not take as an integer is refused', async () => {
+    const w = await world({ money: { maxDaily: { '*': '5.00' } } });
+    const c = await client(w, ERAS[1]!, { elicitation: false });
+    await balance(c);
+    expect((await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { account_id: '500', amount: '400' }) })).isError).toBeFalsy();
+    expect(await balance(c)).toBe(2900);
+    expect(firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(101) })).code).toBe('confirmation_required');
+    for (const amount of ['1.5', '1e2', true, null]) {
+      const r = firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { amount }) }));
+      expect(r, String(amount)).toMatchObject({ status: 422, errors: { amount: [expect.stringMatching(/^The amount field (must be an integer|is required)\.$/)] } });
+    }
+    expect(await balance(c)).toBe(2900);
+  });
+});
+
+describe.runIf(TEST_BACKEND === 'remote')('remote mode: the move and its record', () => {
+  test('the audit line cannot be written: the move\'s real result, with a warning (and a line on stderr)', async () => {
+    const w = await world();
+    const c = await client(w, ERAS[0]!, { elicitation: false });
+    await balance(c);
+    const file = join(w.context.dataDir, 'audit.jsonl');
+    rmSync(file, { force: true });
+    mkdirSync(file);
+    const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(100) });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ data: { amount: 2600 }, warnings: [expect.stringMatching(/audit trail could not be written/)] });
+  });
+
+  test('a money tool that fails unexpectedly says the outcome is unknown and what to check, not a bare Server Error', async () => {
+    const w = await world({
+      wrap: (b) => ({
+        call: async (method, params, opts) => {
+          const res = await b.call(method, params, opts);
+          if (method === 'addFundsToContactAccount') throw new Error('lost after the move');
+          return res;
+        },
+        close: () => b.close(),
+      }),
+    });
+    const c = await client(w, ERAS[0]!, { elicitation: false });
+    await balance(c);
+    const body = firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(100, { idempotency_key: 'k-1' }) }));
+    expect(body).toMatchObject({ code: 'outcome_unknown' });
+    expect(body.message).toMatch(/getContactAccounts/);
+    expect(await balance(c)).toBe(2600);
+  });
+});
+
 describe.runIf(TEST_BACKEND === 'local')('the built CLI over stdio, `mcp --max-amount 5`', () => {
   test.each(ERAS)('%s: a top-up over the cap is asked of the person and, accepted, moves once', async (era) => {
     const db = seedDb(FIXTURE);
@@ -323,6 +388,25 @@ describe('the 2026-07-28 wire, raw: the sealed state binds the exact call and ex
       clock.mockRestore();
     }
     expect(await amount()).toBe(3500);
+  });
+
+  test.each([
+    ['without', {}],
+    ['with', { idempotency_key: 'ask-1' }],
+  ])('a "no" is final for its question (%s an idempotency key): the same request answered "yes" afterwards moves nothing', async (_name, key) => {
+    const { call, amount } = await serve();
+    await amount();
+    const first = (await call('addFundsToContactAccount', topUp(1000, key))).result;
+    expect(first.resultType).toBe('input_required');
+    const answer = (reply: object) => call('addFundsToContactAccount', topUp(1000, key), { requestState: first.requestState, inputResponses: { confirm: reply } });
+    const no = (await answer({ action: 'decline' })).result;
+    expect(JSON.parse(no.content[0].text)).toMatchObject({ code: 'confirmation_declined' });
+    for (const reply of [yes.confirm, { action: 'cancel' }, yes.confirm]) {
+      const again = (await answer(reply)).result;
+      expect(again.isError).toBe(true);
+      expect(JSON.parse(again.content[0].text)).toMatchObject({ code: 'confirmation_declined' });
+    }
+    expect(await amount()).toBe(2500);
   });
 
   test('a 2026-07-28 request whose capabilities declare no elicitation is refused with the explanation, not a protocol error', async () => {
