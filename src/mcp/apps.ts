@@ -10,6 +10,9 @@
  * (`visibility: ["app"]`): the person's click confirms the move, so it may go over the money
  * caps, once per idempotency key. A host that does not declare the extension would offer such
  * a tool to the model like any other, so it is listed and callable only for clients that do.
+ * That rests on the host: one that declares the extension and lets the model call the tool
+ * anyway bypasses the caps (as a client can answer its own elicitation). So the amount and the
+ * account must be ones the API takes, and the audit names the client; `--no-ui` turns it off.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +20,7 @@ import { ResourceNotFoundError, type ClientCapabilities, type ReadResourceResult
 import { fail } from '../api/errors.js';
 import type { McpContext } from './context.js';
 import { refusal } from './results.js';
-import { moneyCall, type ToolSpec } from './tools.js';
+import { clientOf, moneyCall, type ToolSpec } from './tools.js';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const UI_MIME = 'text/html;profile=mcp-app';
@@ -117,8 +120,6 @@ export function readView(uri: string): ReadResourceResult | undefined {
 
 const MOVES = { add: 'addFundsToContactAccount', withdraw: 'withdrawFundsFromContactAccount' } as const;
 
-/** How the audit trail records a move confirmed in the Account view. */
-export const VIEW_CONFIRMATION = { how: 'app view', by: 'the person, in the Account view' } as const;
 
 /**
  * The Account view's commit: the money tool of `move`, run as the person's confirmed call (over
@@ -150,7 +151,8 @@ export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSp
       if (!method) return refusal(fail.invalid('move', `The move field must be one of: ${[...moves.keys()].join(', ')}.`));
       // Without a key a second click could move the money again.
       if (typeof rest.idempotency_key !== 'string') return refusal(fail.invalid('idempotency_key', 'The idempotency key field is required.'));
-      return moneyCall(ctx, method, rest, extra, { ...VIEW_CONFIRMATION });
+      // Recorded with the client that showed the view: the click is only as trustworthy as that host.
+      return moneyCall(ctx, method, rest, extra, { how: 'app view', by: `the person, in the Account view of ${clientOf(extra)}` });
     },
   };
 }

@@ -283,7 +283,7 @@ const QUESTION_ID = 'confirm';
 type Gate = { reservation?: number } | { refusal: ApiError } | { ask: InputRequiredResult };
 
 /** The client (and session) a call came by, in words. */
-function clientOf(extra: ToolExtra): string {
+export function clientOf(extra: ToolExtra): string {
   const c = extra.caller?.client;
   const session = extra.caller?.session;
   return `${c ? `${c.name} ${c.version}` : 'an unnamed client'}${session ? ` (session ${session})` : ''}`;

@@ -123,7 +123,8 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     const audit = world.context.audit!.read({ limit: 10, tool: 'addFundsToContactAccount' }).entries;
     const moved = audit.filter((e) => e.status === 200 && !e.replayed);
     expect(moved).toHaveLength(1);
-    expect(moved[0]!.confirmation).toEqual({ how: 'app view', by: 'the person, in the Account view' });
+    // Who confirmed, and in which client: the view is only as trustworthy as the host that shows it.
+    expect(moved[0]!.confirmation).toEqual({ how: 'app view', by: expect.stringMatching(/^the person, in the Account view of test 1\.0\.0/) });
     expect(moved[0]!.idempotency_key).toBe('card-1');
   });
 
@@ -137,6 +138,26 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     const bad = await host.callTool({ name: COMMIT_TOOL, arguments: { move: 'steal', account_id: 500, amount: 100, description: 'x', idempotency_key: 'k2' } });
     expect(firstJson(bad)).toMatchObject({ status: 422, errors: { move: [expect.stringMatching(/add, withdraw/)] } });
     expect(world.store.admin.journal(500)).toHaveLength(before);
+  });
+
+  test('the commit tool refuses, in the API\'s words, an amount or account the API would refuse (it goes over the caps: nothing it cannot read gets past)', async () => {
+    for (const money of [{ maxAmount: { '*': '1.00' } }, undefined]) {
+      const world = await startMcp({ money });
+      const host = await appsClient(world, era);
+      await host.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+      const before = world.store.admin.journal(500)!.length;
+      const commit = (more: Record<string, unknown>, key: string) =>
+        host.callTool({ name: COMMIT_TOOL, arguments: { move: 'add', account_id: 500, amount: 100, description: 'x', idempotency_key: key, ...more } });
+      for (const [i, amount] of [0, -100, 1.5, 'abc', '1e3', 2 ** 53].entries()) {
+        expect(firstJson(await commit({ amount }, `a-${i}`)), String(amount)).toMatchObject({ status: 422, errors: { amount: expect.any(Array) } });
+      }
+      expect(firstJson(await commit({ account_id: 'five' }, 'b'))).toMatchObject({ status: 422, errors: { account_id: ['The account id field must be an integer.'] } });
+      expect(world.store.admin.journal(500)).toHaveLength(before);
+      // Text the API reads as an integer is that integer.
+      const r = await commit({ account_id: '500', amount: '250' }, 'c');
+      expect(world.store.admin.journal(500)!.at(-1), JSON.stringify(r.content)).toMatchObject({ amount: 250 });
+      await world.close();
+    }
   });
 });
 

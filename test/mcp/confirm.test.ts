@@ -9,6 +9,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { tapLog } from '../../src/log.js';
 import { serveMcpHttp } from '../../src/mcp/http.js';
 import type { McpContext } from '../../src/mcp/context.js';
 import { QUESTION_TTL_SECONDS } from '../../src/mcp/elicit.js';
@@ -288,9 +289,14 @@ describe.runIf(TEST_BACKEND === 'remote')('remote mode: the move and its record'
     const file = join(w.context.dataDir, 'audit.jsonl');
     rmSync(file, { force: true });
     mkdirSync(file);
+    const logged: string[] = [];
+    tapLog((level, _obj, msg) => void logged.push(`${level} ${msg}`));
+    cleanups.push(() => tapLog(undefined));
     const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(100) });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ data: { amount: 2600 }, warnings: [expect.stringMatching(/audit trail could not be written/)] });
+    expect(logged).toContain('error audit line not written');
+    expect(await balance(c)).toBe(2600);
   });
 
   test('a money tool that fails unexpectedly says the outcome is unknown and what to check, not a bare Server Error', async () => {
