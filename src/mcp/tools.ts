@@ -13,7 +13,6 @@ import { amountNote } from '../api/currency.js';
 import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
 import { Rule, r, validate, type Shape } from '../api/rules.js';
-import { normalizeInput } from '../service/input.js';
 import { log } from '../log.js';
 import type { McpContext } from './context.js';
 import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';
@@ -413,15 +412,18 @@ async function answerOf(
 /**
  * With caps on (or a move confirmed elsewhere, which skips them), a money call's account_id and
  * amount as the API reads them (strings trimmed, "20000" is 20000): the gate checks and the API
- * gets the same numbers. What the API would refuse is refused here, in its words, so no value
- * the gate cannot read ever gets past it.
+ * gets the same numbers. An account_id or amount the API would refuse is refused here, in its
+ * words, so no value the gate cannot read ever gets past it.
  */
 function moneyParams(def: MethodDef, ctx: McpContext, params: Record<string, unknown>, extra: ToolExtra): ApiError | undefined {
   if (!def.money || !(extra.confirmed || (ctx.money && hasCaps(ctx.money.policy)))) return undefined;
-  const checked = validate(def.params as Shape, normalizeInput(params) as Record<string, unknown>);
+  const shape = def.params as Shape;
+  // As Laravel's middleware leaves them: a string trimmed, an empty one null.
+  const asSent = (v: unknown) => (typeof v === 'string' ? v.trim() || null : v);
+  const checked = validate({ account_id: shape.account_id!, amount: shape.amount! }, { account_id: asSent(params.account_id), amount: asSent(params.amount) });
   if (!checked.ok) return fail.validation(checked.errors);
-  params.account_id = (checked.params as Record<string, unknown>).account_id;
-  params.amount = (checked.params as Record<string, unknown>).amount;
+  params.account_id = checked.params.account_id;
+  params.amount = checked.params.amount;
   return undefined;
 }
 

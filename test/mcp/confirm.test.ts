@@ -271,13 +271,15 @@ describe(`the gate reads numbers as the API does (${TEST_BACKEND})`, () => {
     const c = await client(w, ERAS[1]!, { elicitation: false });
     await balance(c);
     expect((await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { account_id: '500', amount: '400' }) })).isError).toBeFalsy();
-    expect(await balance(c)).toBe(2900);
-    expect(firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(101) })).code).toBe('confirmation_required');
+    // Strings are trimmed first, as Laravel's middleware does.
+    expect((await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { amount: ' 50 ' }) })).isError).toBeFalsy();
+    expect(await balance(c)).toBe(2950);
+    expect(firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(56) })).code).toBe('confirmation_required');
     for (const amount of ['1.5', '1e2', true, null]) {
       const r = firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { amount }) }));
       expect(r, String(amount)).toMatchObject({ status: 422, errors: { amount: [expect.stringMatching(/^The amount field (must be an integer|is required)\.$/)] } });
     }
-    expect(await balance(c)).toBe(2900);
+    expect(await balance(c)).toBe(2950);
   });
 });
 
