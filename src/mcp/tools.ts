@@ -258,7 +258,10 @@ async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Re
 /** The audit entry of a call, its outcome still to come. */
 function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknown>, extra: ToolExtra): AuditEntry {
   const { [IDEMPOTENCY_KEY]: key, ...rest } = args;
-  const contact = typeof args.contact_id === 'number' ? args.contact_id : typeof args.account_id === 'number' ? ctx.accounts.holder(args.account_id) : undefined;
+  // Ids sent as text ("500") are read as the API reads them, so the row still names the contact.
+  const id = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v) ? Number(v) : undefined);
+  const accountId = id(args.account_id);
+  const contact = id(args.contact_id) ?? (accountId !== undefined ? ctx.accounts.holder(accountId) : undefined);
   return {
     at: new Date().toISOString(),
     owner_id: ctx.knownOwner ?? null,

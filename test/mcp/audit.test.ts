@@ -94,6 +94,11 @@ describe(`audit trail (${TEST_BACKEND})`, () => {
     expect((await readAudit(world, `?since=${encodeURIComponent(start)}`)).data).toHaveLength(6);
     expect((await readAudit(world, '?since=2999-01-01T00:00:00Z')).data).toEqual([]);
     await expect(world.client.readResource({ uri: 'workspace://audit?limit=0' })).rejects.toThrow(/limit/);
+
+    // Ids sent as text are ids all the same: the API reads "500" as 500, and so does the trail.
+    await world.call('attachTagToContact', { contact_id: ' 102 ', name: 'gold' });
+    await world.call('addFundsToContactAccount', { account_id: '500', amount: 1, description: 'as text' });
+    expect((await readAudit(world, '?limit=2')).data.map((e) => e.contact_id)).toEqual([100, 102]);
   });
 
   test('the trail is listed as a resource', async () => {
