@@ -90,8 +90,8 @@ export class McpContext {
 
   /**
    * Call the backend. A backend answers failures too; one that throws all the same (a bug, or
-   * a wrapper of one) answers `upstream_unreachable`, so a tool never fails without a result;
-   * a money call `outcome_unknown` (the money may have moved before the throw).
+   * a wrapper of one) answers `upstream_unreachable` for a read, so a tool never fails without
+   * a result; a write `outcome_unknown` (the change, or the money, may be made before the throw).
    */
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
     try {
@@ -101,6 +101,9 @@ export class McpContext {
       const def = findMethod(method);
       if (def?.money)
         return new ApiError('outcome_unknown', `The outcome is unknown (${why}): the money may or may not have moved. Check with ${def.checkWith} before retrying with a new idempotency key.`).response();
+      // A write that threw may have been made before the throw: saying "unreachable" would invite a blind retry.
+      if (def && !def.annotations.readOnlyHint)
+        return new ApiError('outcome_unknown', `The outcome of ${method} is unknown (${why}): the change may or may not have been made. Read it back before calling again.`).response();
       return new ApiError('upstream_unreachable', `The Workspace API could not be reached: ${why}`).response();
     }
   }

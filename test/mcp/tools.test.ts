@@ -239,3 +239,23 @@ async function balance(w: McpWorld, accountId: number): Promise<number> {
   return (r.structuredContent as any).data.find((a: any) => a.id === accountId).amount;
 }
 export { balance };
+
+describe('a backend that throws', () => {
+  const throwing = (b: Backend): Backend => ({
+    call: async (name, p, o) => {
+      await b.call(name, p, o);
+      throw new Error(`lost after ${name}`);
+    },
+    close: () => b.close(),
+  });
+
+  test('a write may have been made: outcome_unknown, read it back; a read: upstream_unreachable', async () => {
+    const world = await startMcp({ wrap: throwing });
+    const write = firstJson(await world.call('attachTagToContact', { contact_id: 101, name: 'gold' }));
+    expect(write).toMatchObject({ code: 'outcome_unknown' });
+    expect(write.message).toMatch(/attachTagToContact.*may or may not have been made\. Read it back/);
+    // It was made: which is why the answer must not say the service was never reached.
+    expect(world.store.tags.botTags(10)).toContain('gold');
+    expect(firstJson(await world.call('getContactTags', { contact_id: 101 }))).toMatchObject({ code: 'upstream_unreachable' });
+  });
+});
