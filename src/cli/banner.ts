@@ -45,15 +45,16 @@ export function printBanner(info: BannerInfo): void {
 
 /**
  * The command line that starts this server again, as an MCP client's config wants it (JSON).
- * A key in use is named, never shown: the config gets a placeholder for it.
+ * A key in use is named, never shown: the config gets a placeholder for it (as for `more`'s).
  */
-export function stdioConfig(args: string[], withKey: boolean): string {
+export function stdioConfig(args: string[], withKey: boolean, more: Record<string, string> = {}): string {
   let entry = process.argv[1] ?? 'workspace-mcp';
   try {
     entry = realpathSync(entry);
   } catch {
     // Keep it as given.
   }
-  const env = withKey ? { env: { WORKSPACE_API_KEY: '<your key>' } } : {};
+  const vars = { ...(withKey ? { WORKSPACE_API_KEY: '<your key>' } : {}), ...more };
+  const env = Object.keys(vars).length > 0 ? { env: vars } : {};
   return `MCP client config ${JSON.stringify({ command: process.execPath, args: [entry, ...args], ...env })}`;
 }

@@ -12,7 +12,7 @@ import { intFlag, parse, UsageError } from './args.js';
 import { printBanner } from './banner.js';
 
 const USAGE = `usage:
-  workspace-mcp [mcp] [--db FILE [--rate-limit N] | --remote BASE_URL] [--http [--port N] [--host H]]
+  workspace-mcp [mcp] [--db FILE|URL [--rate-limit N] | --remote BASE_URL] [--http [--port N] [--host H]]
                 [--read-only] [--tools a,b,...] [--exclude-tools a,b,...] [--max-result-chars N] [--no-ui]
   workspace-mcp serve [--db FILE|URL] [--port N] [--host H] [--rate-limit N]
   workspace-mcp seed FIXTURE.json [--db FILE|URL]

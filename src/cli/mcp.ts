@@ -1,14 +1,15 @@
 /**
  * `workspace-mcp [mcp]`: the MCP server, over stdio (default) or Streamable HTTP (`--http`),
- * on the built-in service over a SQLite file (default) or a remote Workspace API (`--remote`).
+ * on the built-in service over a SQLite file (default) or a PostgreSQL database that several
+ * instances share (`--db postgres://…`), or on a remote Workspace API (`--remote`).
  * In stdio mode stdout carries only the protocol: every message of ours goes to stderr.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { makeDataDir, openChecked, serviceOver, StartError, type OwnerSummary } from './open.js';
-import { defaultDataDir, expandHome, locateDb, refusePostgresMcp } from './paths.js';
+import { makeDataDir, openChecked, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
+import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import type { ToolFilter } from '../mcp/filter.js';
 import { instanceFactory, type Wiring } from '../mcp/instance.js';
@@ -17,11 +18,12 @@ import { checkLimit, hasCaps, limitsOf, REMOTE_DEFAULTS, type MoneyPolicy } from
 import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/budget.js';
 import type { McpContext } from '../mcp/context.js';
 import type { ToolSpec } from '../mcp/tools.js';
-import type { AuditTrail } from '../mcp/state.js';
+import type { AuditTrail, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
 import { log } from '../log.js';
 import { McpStateStore } from '../store/mcp-state.js';
+import type { PgStore } from '../store/pg/index.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
 import type { SearchParts } from './search.js';
@@ -31,6 +33,19 @@ export const AUDIT_FILE = 'audit.jsonl';
 
 /** The MCP server's own state (idempotency keys), a SQLite file in its data folder. */
 export const MCP_STATE_FILE = 'mcp-state.sqlite';
+
+/**
+ * Service threads of the MCP server on PostgreSQL, as `serve` has: each API call waits on its
+ * own thread's connection, so one slow transaction never stalls the other sessions.
+ */
+const PG_THREADS = 4;
+
+/** The MCP server's own state, per scope: a SQLite file of its own, or (PostgreSQL) the shared database. */
+interface McpState {
+  keys(scope: string): IdempotencyKeys;
+  moves(scope: string): MoneyWindow;
+  close(): void;
+}
 
 /** What a backend needs besides itself: who it acts for, search, where the server's files go, how to close. */
 export interface BackendSetup {
@@ -50,6 +65,10 @@ export interface BackendSetup {
   close(): Promise<void>;
   /** For the start-up banner. */
   banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey' | 'money'>;
+  /** The server's own state, when the backend keeps it (PostgreSQL); else a file in `dataDir`. */
+  state?: McpState;
+  /** On PostgreSQL: what every instance must share beside the database, for questions sealed by one to be answered through another. */
+  shared?: { questionKey: Uint8Array };
 }
 
 /** A backend and what goes with it. */
@@ -57,6 +76,8 @@ export interface Wired extends SearchParts {
   backend: Backend;
   /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
   audit: AuditTrail;
+  /** Who holds an account, read from the database (PostgreSQL: another instance may have shown it). */
+  accountHolder?: (accountId: number) => number | undefined;
 }
 
 /** What the user told getWorkspace and the default bot: `--bot`, `--project` or their env. */
@@ -93,11 +114,12 @@ function dataDirFor(dbFile: string | undefined): string {
   return dbFile ? dirname(dbFile) : defaultDataDir();
 }
 
-function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Configured): BackendSetup {
-  if (dbFlag === '') throw new UsageError('--db needs a file path');
-  const loc = locateDb(dbFlag, { databaseUrl: false });
-  refusePostgresMcp(loc);
-  const dataDir = dataDirFor(loc.file);
+async function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Configured): Promise<BackendSetup> {
+  if (dbFlag === '') throw new UsageError('--db needs a file path or a postgres:// URL');
+  const loc = locateDb(dbFlag);
+  const pgUrl = loc.url;
+  // On PostgreSQL there is no database file to keep the server's files beside.
+  const dataDir = dataDirFor(pgUrl === undefined ? loc.file : undefined);
   const opened = openChecked(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
   const store = opened.store;
   if (configured.botId !== undefined) {
@@ -109,25 +131,49 @@ function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Co
   }
   const owner: (OwnerSummary & { via?: string }) | undefined =
     opened.owner && ('apiKey' in opened.identity ? { ...opened.owner, via: 'WORKSPACE_API_KEY' } : opened.owner);
+  const ownerId = opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0);
+  // PostgreSQL: the state in the database every instance shares, loaded only here (as the pool).
+  const pg = pgUrl !== undefined ? await postgresParts(store) : undefined;
+  let pool: Promise<import('../service/pool.js').ServicePool> | undefined;
   let wired: Promise<Wired> | undefined;
   return {
-    scope: `local ${opened.file} owner ${opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0)}`,
+    // The PostgreSQL scope names no URL: instances may reach the one database by other names.
+    scope: pgUrl !== undefined ? `postgres owner ${ownerId}` : `local ${opened.file} owner ${ownerId}`,
     ownerId: opened.owner?.id,
     dataDir,
     wire: () =>
       (wired ??= (async () => {
-        const [service, { LocalBackend }, { localSearch }] = await Promise.all([
+        if (pgUrl !== undefined)
+          pool = import('../service/pool.js').then(async ({ ServicePool }) => {
+            const p = new ServicePool({ url: pgUrl, rateLimit, secrets: opened.secrets }, PG_THREADS, log);
+            await p.ready();
+            return p;
+          });
+        const [service, { LocalBackend }, { localSearch }, threads] = await Promise.all([
           serviceOver(opened, { rateLimit, logger: log }),
           import('../service/backend.js'),
           import('./search.js'),
+          pool,
         ]);
-        const backend = new LocalBackend(service, opened.identity);
-        return { backend, audit: store.audit, ...localSearch(store, backend) };
+        const backend = new LocalBackend(service, opened.identity, threads);
+        return { backend, audit: store.audit, ...localSearch(store, backend), ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}) };
       })()),
-    // The backend's close is the store's.
-    close: async () => store.close(),
+    // The backend's close is the store's; the pool's threads hold their own connections.
+    close: async () => {
+      store.close();
+      await (await pool)?.close();
+    },
     banner: { database: { file: opened.file, created: opened.created }, owner, newKey: opened.newKey },
+    ...(pg ?? {}),
   };
+}
+
+/** The MCP server's state and shared question key on PostgreSQL (its code loaded only for a PostgreSQL database). */
+async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup, 'state' | 'shared'>> {
+  const [{ PgMcpState }, { envSecret, questionKey }] = await Promise.all([import('../store/pg/mcp-state.js'), import('../service/secrets.js')]);
+  const state = new PgMcpState((store as PgStore).conn);
+  // openChecked refused a PostgreSQL database without WORKSPACE_SECRET.
+  return { state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), close() {} }, shared: { questionKey: questionKey(envSecret()!) } };
 }
 
 /**
@@ -294,10 +340,10 @@ export async function runMcp(args: string[]): Promise<void> {
   const opened =
     remote !== undefined
       ? await openRemote(remote, remoteSource, configured, seen)
-      : openLocal(values.db as string | undefined, rateLimit, configured);
-  let state: McpStateStore;
+      : await openLocal(values.db as string | undefined, rateLimit, configured);
+  let state: McpState;
   try {
-    state = McpStateStore.open(join(opened.dataDir, MCP_STATE_FILE));
+    state = opened.state ?? McpStateStore.open(join(opened.dataDir, MCP_STATE_FILE));
   } catch (e) {
     await opened.close();
     throw new StartError(`the MCP server's state file cannot be opened: ${(e as Error).message}`);
@@ -321,6 +367,8 @@ export async function runMcp(args: string[]): Promise<void> {
       contacts: wired.contacts,
       directory: wired.directory,
       audit: wired.audit,
+      accountHolder: wired.accountHolder,
+      questionKey: setup.shared?.questionKey,
       money: { policy, window: state.moves(setup.scope) },
       defaultBotId: configured.botId,
       seen,
@@ -390,13 +438,18 @@ export async function runMcp(args: string[]): Promise<void> {
   printBanner({
     ready: 'MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)',
     ...setup.banner,
-    connect: stdioConfig(stdioArgs(values, remote, setup), remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY'),
+    connect: stdioConfig(
+      stdioArgs(values, remote, setup),
+      remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY',
+      // The URL holds a password and the secret is one: both named, never shown.
+      setup.shared ? { DATABASE_URL: '<your postgres:// URL>', WORKSPACE_SECRET: '<the shared secret>' } : {},
+    ),
   });
 }
 
 /** The arguments that start this same server from a client's config: absolute paths, same flags. */
 function stdioArgs(values: Record<string, string | boolean | undefined>, remote: string | undefined, setup: BackendSetup): string[] {
-  const out = remote !== undefined ? ['--remote', setup.banner.remote!] : ['--db', setup.banner.database!.file];
+  const out = remote !== undefined ? ['--remote', setup.banner.remote!] : setup.shared ? [] : ['--db', setup.banner.database!.file];
   if (values['rate-limit'] !== undefined) out.push('--rate-limit', String(values['rate-limit']));
   if (values['read-only']) out.push('--read-only');
   if (values['no-ui']) out.push('--no-ui');

@@ -7,7 +7,6 @@
 import { homedir, platform } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isPostgresUrl } from '../store/pg/url.js';
-import { UsageError } from './args.js';
 
 export function defaultDataDir(): string {
   const home = homedir();
@@ -38,32 +37,15 @@ export function redactUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:@/]*):[^@/]*@/, '$1@');
 }
 
-/**
- * `databaseUrl: false` leaves DATABASE_URL alone: the MCP server, which cannot run on
- * PostgreSQL yet, must not refuse to start because a shell set one for another program.
- */
-export function locateDb(flag: string | undefined, opts: { databaseUrl?: boolean } = {}): DbLocation {
+export function locateDb(flag: string | undefined): DbLocation {
   const env = process.env.WORKSPACE_DB;
-  const url = opts.databaseUrl === false ? undefined : process.env.DATABASE_URL;
+  const url = process.env.DATABASE_URL;
   // DATABASE_URL is often set for other programs: only a PostgreSQL URL in it is ours to take.
   const [value, source] = flag !== undefined ? ([flag, '--db'] as const) : env ? ([env, 'WORKSPACE_DB'] as const) : url && isPostgresUrl(url) ? ([url, 'DATABASE_URL'] as const) : [];
   if (value !== undefined && isPostgresUrl(value)) return { file: redactUrl(value), source: source!, url: value };
   if (flag !== undefined) return { file: resolve(expandHome(flag)), source: '--db' };
   if (env) return { file: resolve(expandHome(env)), source: 'WORKSPACE_DB' };
   return { file: join(defaultDataDir(), 'workspace.db'), source: 'default' };
-}
-
-/**
- * The MCP server does not run on PostgreSQL yet (its own state, idempotency keys and sessions,
- * is still one process's): rather than serve part of it, `mcp` refuses the URL, in one line
- * that does not repeat it (it holds a password). `serve`, `seed` and `admin` work on it.
- */
-export function refusePostgresMcp(loc: DbLocation): void {
-  if (loc.url === undefined) return;
-  const source = loc.source;
-  throw new UsageError(
-    `${source} names a PostgreSQL database, and this version cannot run the MCP server on PostgreSQL yet (serve, seed and admin work on it): give ${source === 'DATABASE_URL' ? '--db' : source} a SQLite file${source === 'DATABASE_URL' ? ', or unset DATABASE_URL' : ''}`,
-  );
 }
 
 export function resolveDbFile(flag: string | undefined): string {

@@ -38,6 +38,11 @@ export interface McpContextOptions {
   audit?: AuditTrail;
   /** The money caps and the window they count in (no caps when absent). */
   money?: { policy: MoneyPolicy; window: MoneyWindow };
+  /**
+   * Who holds an account, when no answer showed it (behind a balancer another instance may
+   * have): asked before the money path refuses an account it has not seen.
+   */
+  accountHolder?: (accountId: number) => number | undefined;
   /** The key questions to the user are sealed with (32 bytes or more); random by default. */
   questionKey?: Uint8Array;
   /** The result budget: most characters of a tool result or a resource read (RESULT_BUDGET by default). */
@@ -63,6 +68,7 @@ export class McpContext {
   /** Serve the MCP Apps views (`--no-ui` turns them off). */
   readonly ui: boolean;
   private readonly defaultBotId?: number;
+  private readonly accountHolder?: (accountId: number) => number | undefined;
   private ownerId: number | undefined;
   readonly maxResultChars: number;
   private readonly listeners = new Set<() => void>();
@@ -75,6 +81,7 @@ export class McpContext {
     this.contacts = opts.contacts;
     this.directory = opts.directory;
     this.defaultBotId = opts.defaultBotId;
+    this.accountHolder = opts.accountHolder;
     this.seen = opts.seen ?? new SeenIds();
     this.audit = opts.audit;
     this.money = opts.money;
@@ -136,7 +143,8 @@ export class McpContext {
    * holding it; undefined when no answer did (or it is gone).
    */
   async account(accountId: number, signal?: AbortSignal): Promise<AccountView | undefined> {
-    const contactId = this.accounts.holder(accountId);
+    // The API's getContactAccounts below still checks that the contact is the owner's.
+    const contactId = this.accounts.holder(accountId) ?? this.accountHolder?.(accountId);
     if (contactId === undefined) return undefined;
     const res = await this.call('getContactAccounts', { contact_id: contactId }, { signal });
     if (!isSuccess(res.status)) return undefined;

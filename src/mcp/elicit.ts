@@ -5,10 +5,12 @@
  * 2025 connection (stdio, or an HTTP session) the SDK sends `elicitation/create` over the
  * session and calls the tool again in-process. The tool cannot tell which happened.
  *
- * An answer counts only when it comes back with a state this process sealed (HMAC, expiring)
+ * An answer counts only when it comes back with a state this server sealed (HMAC, expiring)
  * for the same tool, the same arguments and the same owner: a client cannot make up a "yes",
- * nor carry a "yes" given for one amount over to another. A tool asks only a client that
- * declared form elicitation (`canAsk`); the SDK refuses to ask any other.
+ * nor carry a "yes" given for one amount over to another. The key is random per process, or
+ * (instances behind a balancer, on PostgreSQL) derived from the secret they share, so that a
+ * question asked by one is answered through any. A tool asks only a client that declared
+ * form elicitation (`canAsk`); the SDK refuses to ask any other.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -72,11 +74,14 @@ export function canElicitForm(caps: ClientCapabilities | undefined): boolean {
   return e !== undefined && (e.form !== undefined || e.url === undefined);
 }
 
-/** The codec of one process's states: key and binding. */
+/** The codec of one server's states: key and binding. */
 export class QuestionSeal {
   readonly codec: RequestStateCodec<Sealed>;
 
-  /** `key`: at least 32 bytes; random at start by default (a restart forgets open questions). */
+  /**
+   * `key`: at least 32 bytes; random at start by default (a restart forgets open questions),
+   * or the one every instance of a server derives from its shared secret.
+   */
   constructor(key: Uint8Array = randomBytes(32)) {
     this.codec = createRequestStateCodec<Sealed>({
       key,

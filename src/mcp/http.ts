@@ -7,6 +7,11 @@
  * `initialize`, named by `Mcp-Session-Id`, with a GET stream for notifications and
  * `elicitation/create` mid-call); a 2026-07-28 message (its `_meta` names the revision) to the
  * SDK's stateless handler, one `Server` a request, list changes on `subscriptions/listen`.
+ *
+ * Behind a balancer (several instances on one PostgreSQL database) a 2026-07-28 request may go
+ * to any instance; a 2025-era session lives in the instance that made it, so the balancer
+ * routes by `Mcp-Session-Id` (learnt from the answer to initialize), and an instance that does
+ * not know a session answers 404, upon which the client initialises a new one (the spec's rule).
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';

@@ -1,8 +1,10 @@
 /**
  * The built-in service as a Backend (the interface of `api/backend.ts`): each call goes through
- * the same pipeline as an HTTP request, in-process, with the verb a remote client would send.
+ * the same pipeline as an HTTP request, in-process, with the verb a remote client would send;
+ * on a shared database (PostgreSQL), on the service threads of a pool (pool.ts) instead, so
+ * that the MCP server's event loop never waits on the database for an API call.
  */
-import { errorCodeOf, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
+import { errorCodeOf, type ApiResponse, type AuditEntry, type Backend, type CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { verbFor } from '../api/define.js';
 import { hashKey } from '../store/keys.js';
@@ -11,41 +13,46 @@ import type { ApiRequest, Service } from './pipeline.js';
 /** Base URL the in-process service puts in paging links. */
 export const LOCAL_BASE_URL = 'http://localhost/api/v1';
 
+/**
+ * Answer `req`, with its audit record (when given) in the same transaction as the change (the
+ * handler's own transaction nests as a savepoint): a crash never leaves one without the other.
+ */
+export function answerAudited(service: Service, req: ApiRequest, audit: AuditEntry | undefined): ApiResponse {
+  if (!audit) return service.call(req);
+  const store = service.store;
+  return store.tx(() => {
+    const res = service.call(req);
+    store.audit.append({ ...audit, status: res.status, code: errorCodeOf(res) });
+    return { ...res, audited: true };
+  });
+}
+
+/** Service threads that answer a request with its audit record (pool.ts). */
+export interface ServiceThreads {
+  call(req: ApiRequest, audit?: AuditEntry): Promise<ApiResponse>;
+}
+
 /** The built-in service, called in-process through the same pipeline as HTTP. */
 export class LocalBackend implements Backend {
   /** Who every call is made as: the key's hash (worked out once, checked at each call), or the owner. */
   private readonly as: Pick<ApiRequest, 'keyHash' | 'asOwner'>;
 
+  /**
+   * `threads`: the calls are answered there, each by a thread's own Service and connection;
+   * `service` then only answers `admit` (the search's and directory's owner checks).
+   */
   constructor(
     readonly service: Service,
     identity: { apiKey: string } | { ownerId: number },
+    private readonly threads?: ServiceThreads,
   ) {
     this.as = 'apiKey' in identity ? { keyHash: hashKey(identity.apiKey) } : { asOwner: identity.ownerId };
   }
 
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
-    const audit = opts?.audit;
-    if (!audit) return this.answer(method, params);
-    // The audit record goes in the same transaction as the change (the handler's own
-    // transaction nests as a savepoint): a crash never leaves one without the other.
-    const store = this.service.store;
-    return store.tx(() => {
-      const res = this.answer(method, params);
-      store.audit.append({ ...audit, status: res.status, code: errorCodeOf(res) });
-      return { ...res, audited: true };
-    });
-  }
-
-  private answer(method: string, params: Record<string, unknown>): ApiResponse {
     const def = findMethod(method);
-    return this.service.call({
-      method,
-      verb: def ? verbFor(def) : 'POST',
-      input: params,
-      wantsJson: true,
-      baseUrl: LOCAL_BASE_URL,
-      ...this.as,
-    });
+    const req: ApiRequest = { method, verb: def ? verbFor(def) : 'POST', input: params, wantsJson: true, baseUrl: LOCAL_BASE_URL, ...this.as };
+    return this.threads ? this.threads.call(req, opts?.audit) : answerAudited(this.service, req, opts?.audit);
   }
 
   /** Whether the owner may call the API now (key, plan, block, rate limit): undefined, or the refusal. */

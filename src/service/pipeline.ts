@@ -10,7 +10,7 @@ import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
 import { validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/owners.js';
-import { StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { StoreConflict, StoreUnavailable, type StoreApi } from '../store/contract.js';
 import type { Logger } from '../log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
@@ -207,7 +207,8 @@ function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
 
 /** A 503 with Retry-After for a database that cannot be reached now. */
 function unavailable(e: StoreUnavailable, headers: Record<string, string>, logger: Logger | undefined, method: string): ApiResponse {
-  logger?.warn({ err: e.message, method }, 'database unavailable');
+  // A conflict inside an outer transaction is no outage: that transaction runs again.
+  if (!(e instanceof StoreConflict)) logger?.warn({ err: e.message, method }, 'database unavailable');
   return new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': String(e.retryAfter) }).response(headers);
 }
 

@@ -6,7 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { log } from '../log.js';
 import { PgStore } from '../store/pg/index.js';
-import type { PoolRequest, PoolSetup } from './pool.js';
+import { unavailable, type PoolRequest, type PoolSetup } from './pool.js';
+import { answerAudited } from './backend.js';
 import { Service } from './pipeline.js';
 
 const setup = workerData as PoolSetup;
@@ -23,6 +24,15 @@ port.on('message', (m: PoolRequest | { close: true }) => {
     port.close();
     return;
   }
-  port.postMessage({ id: m.id, res: service.call(m.req) });
+  let res;
+  try {
+    res = answerAudited(service, m.req, m.audit);
+  } catch (e) {
+    // The service answers its own failures; what escapes it (the audit row's transaction lost
+    // with its connection) rolled back whole: a 503 the caller may retry, not a dead thread.
+    log.error({ err: e }, 'a service thread could not answer');
+    res = unavailable();
+  }
+  port.postMessage({ id: m.id, res });
 });
 port.postMessage({ ready: true });

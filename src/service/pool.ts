@@ -9,7 +9,7 @@
  * Retry-After, and is started again for the next request.
  */
 import { Worker } from 'node:worker_threads';
-import type { ApiResponse } from '../api/backend.js';
+import type { ApiResponse, AuditEntry } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import type { Secrets } from './context.js';
@@ -26,6 +26,8 @@ export interface PoolSetup {
 export interface PoolRequest {
   id: number;
   req: ApiRequest;
+  /** The MCP server's audit record of the call, written in the change's transaction. */
+  audit?: AuditEntry;
 }
 
 interface Thread {
@@ -33,7 +35,7 @@ interface Thread {
   pending: Map<number, (res: ApiResponse) => void>;
 }
 
-const unavailable = (): ApiResponse => new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': '1' }).response();
+export const unavailable = (): ApiResponse => new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': '1' }).response();
 
 export class ServicePool {
   private readonly threads: Array<Thread | undefined>;
@@ -95,8 +97,8 @@ export class ServicePool {
     return t;
   }
 
-  /** Answer one request on the thread with the fewest in hand. */
-  call(req: ApiRequest): Promise<ApiResponse> {
+  /** Answer one request on the thread with the fewest in hand (with its audit record, when given). */
+  call(req: ApiRequest, audit?: AuditEntry): Promise<ApiResponse> {
     if (this.closed) return Promise.resolve(unavailable());
     let best = this.next;
     for (let k = 0; k < this.size; k++) {
@@ -108,7 +110,7 @@ export class ServicePool {
     const id = ++this.seq;
     return new Promise((resolve) => {
       t.pending.set(id, resolve);
-      t.worker.postMessage({ id, req } satisfies PoolRequest);
+      t.worker.postMessage({ id, req, ...(audit ? { audit } : {}) } satisfies PoolRequest);
     });
   }
 

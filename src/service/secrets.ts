@@ -8,9 +8,19 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { chmodSync, existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Secrets } from './context.js';
 
+/** A key of its own for each purpose (the label), from the one master secret. */
+const derive = (master: Buffer, info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
+
 export function deriveSecrets(master: Buffer): Secrets {
-  const derive = (info: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), info, 32));
-  return { encryptionKey: derive('workspace-mcp list field encryption'), signingKey: derive('workspace-mcp link signing') };
+  return { encryptionKey: derive(master, 'workspace-mcp list field encryption'), signingKey: derive(master, 'workspace-mcp link signing') };
+}
+
+/**
+ * The key the MCP server seals its questions' request state with (elicit.ts), the same on every
+ * instance that shares the secret: a confirmation asked by one is answered through any other.
+ */
+export function questionKey(master: Buffer): Buffer {
+  return derive(master, 'workspace-mcp MCP question sealing');
 }
 
 const MASTER = /^[0-9a-fA-F]{64}$/;

@@ -50,6 +50,12 @@ export class StoreUnavailable extends Error {
   readonly retryAfter: number = 1;
 }
 
+/**
+ * A nested transaction (a savepoint) lost a race with another connection's: the outermost
+ * transaction runs again whole, and whatever was answered inside it meanwhile is discarded.
+ */
+export class StoreConflict extends StoreUnavailable {}
+
 export interface StoreApi {
   readonly owners: Surface<OwnerStore>;
   readonly projects: Surface<ProjectStore>;

@@ -45,14 +45,24 @@ export const MCP_STATE_MIGRATIONS: readonly string[] = [
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Caps in minor units (the MCP layer's `Caps`, written again here: store does not import mcp). */
-interface Caps {
+export interface Caps {
   perCall?: number;
   daily?: number;
 }
 
-type Reservation = { ok: true; id: number } | { ok: false; over: 'amount' | 'daily'; used: number };
+export type Reservation = { ok: true; id: number } | { ok: false; over: 'amount' | 'daily'; used: number };
 
-interface KeyRow {
+/**
+ * Which cap `amount` would pass, given what the window holds (`used`); undefined when it may
+ * be reserved. `force`: none (a confirmed move is counted whatever the caps say).
+ */
+export function overCap(used: number, amount: number, caps: Caps, force: boolean): Reservation | undefined {
+  if (!force && caps.perCall !== undefined && amount > caps.perCall) return { ok: false, over: 'amount', used };
+  if (!force && caps.daily !== undefined && used + amount > caps.daily) return { ok: false, over: 'daily', used };
+  return undefined;
+}
+
+export interface KeyRow {
   method: string;
   params_hash: string;
   status: number;
@@ -65,6 +75,17 @@ export interface KeptCallRow {
   paramsHash: string;
   answer?: { status: number; body: unknown };
 }
+
+/** A kept key's row as the MCP layer reads it (none: the key was given back meanwhile). */
+export function keptCall(row: KeyRow | undefined): KeptCallRow | undefined {
+  if (!row) return undefined;
+  const kept: KeptCallRow = { method: row.method, paramsHash: row.params_hash };
+  if (row.status !== 0) kept.answer = { status: row.status, body: row.body === '' ? undefined : parseOrderedJson(row.body) };
+  return kept;
+}
+
+/** A kept answer's body as stored: JSON text, or '' for none. */
+export const bodyText = (body: unknown): string => (body === undefined ? '' : JSON.stringify(body));
 
 export class McpStateStore {
   private readonly s;
@@ -92,9 +113,7 @@ export class McpStateStore {
     // number of processes on the file, cannot together pass the daily cap.
     this.reserveTx = db.transaction((scope: string, accountId: number, amount: number, caps: Caps, force: boolean, now: number): Reservation => {
       const used = this.s.used.get(scope, accountId, now - DAY_MS)!.used;
-      if (!force && caps.perCall !== undefined && amount > caps.perCall) return { ok: false, over: 'amount', used };
-      if (!force && caps.daily !== undefined && used + amount > caps.daily) return { ok: false, over: 'daily', used };
-      return { ok: true, id: Number(this.s.move.run(scope, accountId, amount, now).lastInsertRowid) };
+      return overCap(used, amount, caps, force) ?? { ok: true, id: Number(this.s.move.run(scope, accountId, amount, now).lastInsertRowid) };
     });
   }
   private readonly reserveTx;
@@ -136,15 +155,11 @@ export class McpStateStore {
       reserve(key: string, method: string, paramsHash: string): KeptCallRow | undefined {
         const r = s.reserve.run({ scope, key, method, params_hash: paramsHash, created_at: isoTime() });
         if (r.changes === 1) return undefined;
-        const row = s.get.get(scope, key);
-        if (!row) return undefined;
-        const kept: KeptCallRow = { method: row.method, paramsHash: row.params_hash };
-        if (row.status !== 0) kept.answer = { status: row.status, body: row.body === '' ? undefined : parseOrderedJson(row.body) };
-        return kept;
+        return keptCall(s.get.get(scope, key));
       },
       /** Keep the answer of a reserved call. */
       complete(key: string, answer: { status: number; body: unknown }): void {
-        s.complete.run(answer.status, answer.body === undefined ? '' : JSON.stringify(answer.body), scope, key);
+        s.complete.run(answer.status, bodyText(answer.body), scope, key);
       },
       /** Give the key back (the call moved nothing), so it may be used again. */
       release(key: string): void {

@@ -1,9 +1,10 @@
 /**
  * A PostgreSQL URL (--db, WORKSPACE_DB, or DATABASE_URL when it is one and nothing else names
  * a database): `seed` and `admin` work on it, against a real throwaway PostgreSQL (`serve`:
- * test/http/postgres-instances.test.ts); `mcp`, which cannot run on it yet, refuses it in one
- * stderr line, exit status 2, nothing created, rather than serve half of it. The URL's
- * password is never repeated.
+ * test/http/postgres-instances.test.ts; `mcp`: test/mcp/postgres-instances.test.ts). One that
+ * cannot be reached, is another program's, or comes without WORKSPACE_SECRET is refused by
+ * every command in one stderr line, exit status 2, nothing created. The URL's password is
+ * never repeated.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,17 +32,33 @@ async function expectRefused(args: string[], env: Record<string, string>, home: 
   expect(snapshot(home)).toEqual(before);
 }
 
-const NOT_SERVED = (source: string) => new RegExp(`^workspace-mcp: ${source} names a PostgreSQL database, and this version cannot run the MCP server on PostgreSQL yet`);
+const UNREACHABLE = (source: string) =>
+  new RegExp(`^workspace-mcp: cannot open the PostgreSQL database postgres(ql)?:\\/\\/workspace@127\\.0\\.0\\.1:1\\/workspace \\(.*ECONNREFUSED.*\\): check that it runs and that ${source} is right`);
+const SECRET = { WORKSPACE_SECRET: 'ab'.repeat(32) };
 
 describe('a PostgreSQL URL', () => {
-  it('is refused by mcp, from --db or WORKSPACE_DB (postgresql:// too); a DATABASE_URL set for another program does not stop it', async () => {
+  it('that cannot be reached is refused by mcp (stdio and --http), from --db, WORKSPACE_DB or DATABASE_URL; one that is no PostgreSQL URL is left to its program', async () => {
     const home = tempDir();
-    for (const args of [['mcp', '--db', URL], ['--db', URL.replace('postgres:', 'postgresql:')], ['mcp', '--http', '--port', '0', '--db', URL]]) await expectRefused(args, homeEnv(home), home, NOT_SERVED('--db'));
-    await expectRefused(['mcp'], homeEnv(home, { WORKSPACE_DB: URL }), home, NOT_SERVED('WORKSPACE_DB'));
+    for (const args of [['mcp', '--db', URL], ['--db', URL.replace('postgres:', 'postgresql:')], ['mcp', '--http', '--port', '0', '--db', URL]])
+      await expectRefused(args, homeEnv(home, SECRET), home, UNREACHABLE('--db'));
+    await expectRefused(['mcp'], homeEnv(home, { ...SECRET, WORKSPACE_DB: URL }), home, UNREACHABLE('WORKSPACE_DB'));
+    await expectRefused(['mcp', '--http', '--port', '0'], homeEnv(home, { ...SECRET, DATABASE_URL: URL }), home, UNREACHABLE('DATABASE_URL'));
+    // Without the secret every instance must share, nothing is even tried.
+    await expectRefused(['mcp', '--db', URL], homeEnv(home), home, /^workspace-mcp: a PostgreSQL database needs WORKSPACE_SECRET/);
     // stdin closed at once: the server starts on its default file, then ends with its input.
-    const started = await runCliAsync([], homeEnv(home, { DATABASE_URL: URL }));
+    const started = await runCliAsync([], homeEnv(home, { DATABASE_URL: 'mysql://u:p@localhost/app' }));
     expect(started.status, started.stderr).toBe(0);
     expect(started.stderr).toMatch(/workspace\.db/);
+  });
+
+  it('of another program\'s database is refused by mcp, which leaves it as it was', async () => {
+    const home = tempDir();
+    const foreign = await pg.server().database();
+    const name = foreign.split('/').pop();
+    await pg.server().admin('CREATE TABLE invoices (id integer)', name);
+    await expectRefused(['mcp', '--db', foreign], homeEnv(home, SECRET), home, /^workspace-mcp: --db postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ is a PostgreSQL database of another program/);
+    const tables = await pg.server().admin("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", name);
+    expect(tables.rows).toEqual([{ tablename: 'invoices' }]);
   });
 
   it('seed and admin work on it; the data is there for the next command', async () => {

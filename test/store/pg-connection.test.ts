@@ -75,6 +75,36 @@ describe('PgConnection', () => {
     expect(a.one('SELECT n FROM t WHERE id = 1')).toEqual({ n: 20 });
   });
 
+  it('a serialisation failure in a savepoint whose caller answers it (as the service answers every error) still runs the whole transaction again', async () => {
+    const a = await connect();
+    a.query('INSERT INTO t VALUES (1, 100)');
+    const b = pg.keep(new PgConnection(a.url));
+    let runs = 0;
+    const caught: unknown[] = [];
+    // The outer transaction is the MCP server's audit row around the service's own.
+    a.tx(() => {
+      runs++;
+      try {
+        a.tx(() => {
+          const n = a.one<{ n: number }>('SELECT n FROM t WHERE id = 1')!.n;
+          if (runs === 1) b.tx(() => b.query('UPDATE t SET n = n - 30 WHERE id = 1'));
+          a.query('UPDATE t SET n = $1 WHERE id = 1', [n - 50]);
+        });
+      } catch (e) {
+        caught.push(e);
+      }
+      a.query('INSERT INTO t VALUES ($1, 0)', [1 + runs]);
+    });
+    expect(runs).toBe(2);
+    expect(caught).toHaveLength(1);
+    expect(caught[0]).toBeInstanceOf(StoreUnavailable);
+    // Run again whole: the debit counted once on top of the other's, the first run's row gone.
+    expect(a.query('SELECT id, n FROM t ORDER BY id', [], { array: true }).rows).toEqual([
+      [1, 20],
+      [3, 0],
+    ]);
+  });
+
   it('a connection lost mid-transaction is unavailable, nothing of it stays, and the next query reconnects', async () => {
     const c = await connect();
     const before = pid(c);

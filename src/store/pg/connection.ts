@@ -15,7 +15,7 @@
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { StoreUnavailable } from '../contract.js';
+import { StoreConflict, StoreUnavailable } from '../contract.js';
 import { IO_THREAD_SOURCE } from './io-thread.js';
 
 export { StoreUnavailable };
@@ -60,6 +60,8 @@ export class PgConnection {
   /** The connection the open transaction began on (see io-thread.ts). */
   private generation: number | undefined;
   private lastGeneration: number | undefined;
+  /** A serialisation failure was caught inside the open transaction (in a savepoint): it must run again whole. */
+  private doomed = false;
   private closed = false;
 
   constructor(
@@ -143,23 +145,29 @@ export class PgConnection {
   /**
    * Run `fn` in one transaction: all of it is written, or none. Nested calls are savepoints.
    * A serialisation failure or deadlock of the outermost transaction runs `fn` again, so `fn`
-   * must do nothing but database work it can repeat.
+   * must do nothing but database work it can repeat. `readCommitted`: each statement sees what
+   * was committed before it, for a transaction that serialises itself with a lock (a lock taken
+   * in a SERIALIZABLE one would not let it see what the holder committed).
    */
-  tx<T>(fn: () => T): T {
+  tx<T>(fn: () => T, opts: { readCommitted?: boolean } = {}): T {
     if (this.depth > 0) return this.savepoint(fn);
     const giveUp = Date.now() + this.retryMs;
     for (let attempt = 0; ; attempt++) {
-      this.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+      this.query(`BEGIN ISOLATION LEVEL ${opts.readCommitted ? 'READ COMMITTED' : 'SERIALIZABLE'}`);
       this.generation = this.lastGeneration;
       this.depth = 1;
+      this.doomed = false;
       try {
         const out = fn();
+        // A caller inside may have answered a conflict of its savepoint (the service answers
+        // every error): the transaction as a whole lost, so it runs again rather than commit.
+        if (this.doomed) throw new StoreConflict('a statement of this transaction could not be serialised');
         this.query('COMMIT');
         return out;
       } catch (e) {
         this.rollback();
-        if (!(e instanceof PgError && e.code !== undefined && RETRY.has(e.code))) throw e;
-        if (Date.now() >= giveUp) throw new StoreUnavailable(`PostgreSQL: still conflicting after ${attempt + 1} attempts: ${e.message}`);
+        if (!(this.doomed || (e instanceof PgError && e.code !== undefined && RETRY.has(e.code)))) throw e;
+        if (Date.now() >= giveUp) throw new StoreUnavailable(`PostgreSQL: still conflicting after ${attempt + 1} attempts: ${(e as Error).message}`);
         // Back off, longer each time (up to 50 ms), with jitter, so racing transactions spread out.
         Atomics.wait(this.nap, 0, 0, Math.random() * Math.min(50, 2 ** attempt));
       } finally {
@@ -179,6 +187,10 @@ export class PgConnection {
       return out;
     } catch (e) {
       if (!(e instanceof StoreUnavailable)) this.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      if (e instanceof PgError && e.code !== undefined && RETRY.has(e.code)) {
+        this.doomed = true;
+        throw new StoreConflict(e.message);
+      }
       throw e;
     } finally {
       this.depth--;

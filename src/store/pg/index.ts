@@ -1,10 +1,7 @@
 /**
  * The PostgreSQL store: the same parts as the SQLite store (../index.ts) over a database that
- * several instances share. Opening it migrates under an advisory lock (migrations.ts).
- *
- * It is the whole `StoreApi`; what is not yet done is around it: loading a fixture into it
- * (`seed`), and the servers' start on it (a pool of service threads, each with its own
- * connection). Until then the CLI refuses a PostgreSQL URL rather than serve part of the API.
+ * several instances share. Opening it migrates under an advisory lock (migrations.ts). The
+ * MCP server's own state on it is a part of its own (mcp-state.ts), as on SQLite.
  */
 import type { StoreApi } from '../contract.js';
 import { PgBalanceStore, PgContactAccountStore } from './accounts.js';

@@ -250,6 +250,30 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER mcp_audit_no_change BEFORE UPDATE OR DELETE ON mcp_audit
     FOR EACH ROW EXECUTE FUNCTION mcp_audit_append_only();
   `,
+  // 2: the MCP server's own state (the SQLite part keeps it in a file of its own:
+  // ../mcp-state.ts), here so that every instance on the database shares it: the idempotency
+  // keys of the money tools (status 0 with an empty body is a reservation), and the money
+  // moved through the MCP server per account, for the rolling 24 h caps.
+  `
+  CREATE TABLE mcp_idempotency_keys (
+    scope text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    method text COLLATE "C" NOT NULL,
+    params_hash text COLLATE "C" NOT NULL,
+    status integer NOT NULL,
+    body text COLLATE "C" NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (scope, key)
+  );
+  CREATE TABLE mcp_money_moves (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    scope text COLLATE "C" NOT NULL,
+    account_id bigint NOT NULL,
+    amount bigint NOT NULL,
+    at_ms bigint NOT NULL
+  );
+  CREATE INDEX mcp_money_moves_window ON mcp_money_moves (scope, account_id, at_ms);
+  `,
 ];
 
 /** The advisory lock of migrations (any fixed pair of numbers, the same for every instance). */

@@ -1,0 +1,80 @@
+/**
+ * The MCP server's own state on PostgreSQL (the SQLite part, a file per process:
+ * ../mcp-state.ts), in the service's own database, so that every MCP server instance on it
+ * shares it: an idempotency key used through one instance replays through another, a
+ * confirmation's first answer is final on all of them, and the daily caps count what all of
+ * them moved. The same methods as the SQLite part, each atomic across instances.
+ */
+import { bodyText, DAY_MS, keptCall, overCap, type Caps, type KeptCallRow, type KeyRow, type Reservation } from '../mcp-state.js';
+import { isoTime } from '../time.js';
+import type { PgConnection } from './connection.js';
+
+/** The advisory locks of the money window: this pair's first number, an account's hash the second. */
+const WINDOW_LOCK = 0x776b_6d64;
+
+export class PgMcpState {
+  constructor(private readonly c: PgConnection) {}
+
+  /** The idempotency keys of one scope (the owner the server acts for). */
+  keys(scope: string) {
+    const c = this.c;
+    return {
+      /**
+       * Claim `key` for a call: undefined when this call now owns it, else the call already
+       * there. Atomic: one INSERT that only one instance's call can win.
+       */
+      reserve(key: string, method: string, paramsHash: string): KeptCallRow | undefined {
+        const won = c.query(
+          `INSERT INTO mcp_idempotency_keys (scope, key, method, params_hash, status, body, created_at)
+           VALUES ($1, $2, $3, $4, 0, '', $5) ON CONFLICT (scope, key) DO NOTHING`,
+          [scope, key, method, paramsHash, isoTime()],
+        ).rowCount;
+        if (won === 1) return undefined;
+        return keptCall(c.one<KeyRow>('SELECT method, params_hash, status, body FROM mcp_idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]));
+      },
+      /** Keep the answer of a reserved call. */
+      complete(key: string, answer: { status: number; body: unknown }): void {
+        c.query('UPDATE mcp_idempotency_keys SET status = $1, body = $2 WHERE scope = $3 AND key = $4 AND status = 0', [answer.status, bodyText(answer.body), scope, key]);
+      },
+      /** Give the key back (the call moved nothing), so it may be used again. */
+      release(key: string): void {
+        c.query('DELETE FROM mcp_idempotency_keys WHERE scope = $1 AND key = $2 AND status = 0', [scope, key]);
+      },
+    };
+  }
+
+  /** The money window of one scope: what the caps count. */
+  moves(scope: string) {
+    const c = this.c;
+    return {
+      /**
+       * Reserve `amount` of an account's window unless it passes a cap (`force`: even then).
+       * The account's advisory lock makes read-then-insert one step across instances: the
+       * next reservation of the account waits for this one's commit, and (READ COMMITTED)
+       * then sees it. No serialisation failures, so nothing is retried while the caller waits.
+       */
+      reserve(accountId: number, amount: number, caps: Caps, force: boolean, now = Date.now()): Reservation {
+        return c.tx(
+          () => {
+            c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [WINDOW_LOCK, `${scope} account ${accountId}`]);
+            const used = c.one<{ used: number }>(
+              'SELECT coalesce(sum(amount), 0)::bigint AS used FROM mcp_money_moves WHERE scope = $1 AND account_id = $2 AND at_ms > $3',
+              [scope, accountId, now - DAY_MS],
+            )!.used;
+            return (
+              overCap(used, amount, caps, force) ?? {
+                ok: true,
+                id: c.one<{ id: number }>('INSERT INTO mcp_money_moves (scope, account_id, amount, at_ms) VALUES ($1, $2, $3, $4) RETURNING id', [scope, accountId, amount, now])!.id,
+              }
+            );
+          },
+          { readCommitted: true },
+        );
+      },
+      /** Give a reservation back: the call moved nothing. */
+      release(id: number): void {
+        c.query('DELETE FROM mcp_money_moves WHERE id = $1', [id]);
+      },
+    };
+  }
+}
