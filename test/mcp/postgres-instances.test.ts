@@ -6,11 +6,13 @@
  * SDK's real clients of both eras:
  * - "2026-07-28 requests stand alone": a client's calls spread over both instances work, and a
  *   money confirmation asked by one instance and answered through the other moves the money
- *   exactly once (its sealed request state verifies on both: one WORKSPACE_SECRET);
+ *   exactly once (its sealed request state verifies on both: one WORKSPACE_SECRET), and a "no"
+ *   given through one is final on both;
  * - the server's own state is shared: an idempotency key used on one replays on the other, and
  *   concurrent money calls over both never pass a daily cap;
- * - "a 2025-era session lives in one process": it works through the sticky route, and the
- *   instance that does not hold it answers 404 (the client then initialises again);
+ * - "a 2025-era session lives in one process": it works through the sticky route (a money
+ *   confirmation asked over it too), and the instance that does not hold it answers 404 (the
+ *   client then initialises again);
  * - over stdio too; DATABASE_URL by the rule `serve` follows.
  */
 import { request as httpRequest, createServer, type IncomingMessage, type Server } from 'node:http';
@@ -166,6 +168,37 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     expect(JSON.parse(rows[0].entry).confirmation).toMatchObject({ how: 'elicitation accepted' });
   });
 
+  test('a "no" given through one instance is final on the other: the same request answered "yes" there moves nothing', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    };
+    let id = 0;
+    const call = async (to: number, more: Record<string, unknown> = {}) => {
+      const res = await fetch(instances[to]!.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'addFundsToContactAccount' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name: 'addFundsToContactAccount', arguments: { account_id: 501, amount: 600, description: 'Asked' }, ...more, _meta: envelope },
+        }),
+      });
+      const text = await res.text();
+      const json = res.headers.get('content-type')?.includes('text/event-stream') ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6)) : JSON.parse(text);
+      return json.result;
+    };
+    const before = await ledger(501);
+    const first = await call(0);
+    expect(first.resultType).toBe('input_required');
+    const answer = (to: number, reply: object) => call(to, { requestState: first.requestState, inputResponses: { confirm: reply } });
+    expect(JSON.parse((await answer(1, { action: 'decline' })).content[0].text)).toMatchObject({ code: 'confirmation_declined' });
+    for (const to of [0, 1]) expect(JSON.parse((await answer(to, { action: 'accept', content: { confirm: true } })).content[0].text)).toMatchObject({ code: 'confirmation_declined' });
+    expect(await ledger(501)).toEqual(before);
+  });
+
   test('an idempotency key used on one instance replays on the other', async () => {
     const [a, b] = [keep(await connectHttp('2026-07-28', instances[0]!.url)), keep(await connectHttp('2026-07-28', instances[1]!.url))];
     const before = await ledger(501);
@@ -211,6 +244,19 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { message: expect.stringMatching(/Session not found/) } });
+  });
+
+  test('a 2025-era money confirmation is asked over the session (elicitation/create) and moves once', async () => {
+    const c = keep(await connectHttp('2025-11-25', lb.url));
+    const asked: string[] = [];
+    c.answer((q) => (asked.push(q.message), { action: 'accept', content: { confirm: true } }));
+    const before = await ledger(505);
+    // Ivan Sidorov's JPY account 505: the caps are 5 yen a call (JPY has no minor unit).
+    const moved = await ok(c, 'addFundsToContactAccount', { account_id: 505, amount: 10, description: 'Session', idempotency_key: 'session-1' });
+    expect(asked).toHaveLength(1);
+    expect(moved.data.amount).toBe(before.amount + 10);
+    expect(await ok(c, 'addFundsToContactAccount', { account_id: 505, amount: 10, description: 'Session', idempotency_key: 'session-1' })).toEqual({ ...moved, replayed: true });
+    expect(await ledger(505)).toEqual({ amount: before.amount + 10, entries: before.entries + 1 });
   });
 
   test('over stdio too, from DATABASE_URL when neither --db nor WORKSPACE_DB is set', async () => {
