@@ -18,7 +18,7 @@ import { usePostgres } from '../helpers/postgres.js';
 import { track } from '../helpers/temp.js';
 import { readFileSync } from 'node:fs';
 import { extendedFixture } from '../helpers/extended.js';
-import { DEMO_FIXTURE, ROOT } from '../helpers/world.js';
+import { baseFixture, DEMO_FIXTURE, ROOT } from '../helpers/world.js';
 
 const { server: pgServer, keep } = usePostgres();
 const server = { database: () => pgServer().database() };
@@ -260,6 +260,29 @@ describe('PgStore', () => {
       expect(JSON.stringify(expected)).toContain('"matched":');
       expect(timesAsNow(fixtureScript(pg, fixture))).toEqual(expected);
     }
+  });
+
+  it('a large fixture (written in batches here) whose contact collides deep in a batch: the error names that contact, as on SQLite, and nothing is written', async () => {
+    const contacts = Array.from({ length: 2500 }, (_, i) => ({ id: 10_000 + i, bot_id: 10, messenger: 'telegram', name: `C${i}`, telegram_id: String(i), tags: ['t'], variables: [{ name: 'v', value: 'x' }] }));
+    // The 2 100th contact has the 7th's Telegram id in the same bot.
+    contacts[2100]!.telegram_id = '7';
+    const fixture = { ...baseFixture(), contacts };
+    const failure = (store: StoreApi) => {
+      try {
+        loadFixture(store, fixture);
+      } catch (e) {
+        return [e instanceof FixtureError, (e as Error).message.split(':')[0], store.owners.count(), store.contacts.count([10])];
+      }
+    };
+    const expected = [true, 'contacts[2100] (id 12100)', 0, 0];
+    expect(failure(keep(Store.open(':memory:')))).toEqual(expected);
+    const pg = keep(PgStore.open(await server.database()));
+    expect(failure(pg)).toEqual(expected);
+    // The next load on the same store starts clean: nothing of the failed one comes back.
+    contacts[2100]!.telegram_id = '2100';
+    expect(loadFixture(pg, fixture).contacts).toBe(2500);
+    expect(pg.contacts.count([10])).toBe(2500);
+    expect(pg.projects.bot(10)!.subscriber_count).toBe(2500);
   });
 
   it('finds contacts as the SQLite store does: identifiers, phone suffixes, folded words and prefixes in every script, kept on every write', async () => {

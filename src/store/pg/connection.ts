@@ -57,6 +57,8 @@ export class PgConnection {
   private readonly statementTimeoutMs: number;
   private readonly retryMs: number;
   private depth = 0;
+  /** Outermost transactions begun on this connection (tells one transaction's work from another's). */
+  transactions = 0;
   /** The connection the open transaction began on (see io-thread.ts). */
   private generation: number | undefined;
   private lastGeneration: number | undefined;
@@ -154,6 +156,7 @@ export class PgConnection {
     const giveUp = Date.now() + this.retryMs;
     for (let attempt = 0; ; attempt++) {
       this.query(`BEGIN ISOLATION LEVEL ${opts.readCommitted ? 'READ COMMITTED' : 'SERIALIZABLE'}`);
+      this.transactions++;
       this.generation = this.lastGeneration;
       this.depth = 1;
       this.doomed = false;
