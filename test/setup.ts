@@ -1,5 +1,12 @@
-/** Runs in every test file: its processes stop and its temp folders go when the file ends. */
+/**
+ * Runs in every test file: its processes stop, its temp folders go and its PostgreSQL
+ * databases are dropped when the file ends.
+ */
 import { afterAll } from 'vitest';
+import { closeStores } from './helpers/store.js';
 import { cleanUp } from './helpers/temp.js';
 
-afterAll(cleanUp);
+afterAll(async () => {
+  closeStores();
+  await cleanUp();
+});

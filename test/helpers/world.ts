@@ -1,6 +1,8 @@
 /**
  * Test worlds: the fixtures, a temp SQLite file seeded with one, the real service over real
- * HTTP on 127.0.0.1, and `useWorld` for a suite that shares one world across its tests.
+ * HTTP on 127.0.0.1, and `useWorld` for a suite that shares one world across its tests. A
+ * world's database is the test project's store (helpers/store.ts): a SQLite file, or a
+ * PostgreSQL database in the `postgres` project.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,15 +12,17 @@ import { afterAll, beforeAll } from 'vitest';
 import { listen } from '../../src/http/server.js';
 import { Service, type ServiceOptions } from '../../src/service/pipeline.js';
 import { deriveSecrets } from '../../src/service/secrets.js';
+import type { StoreApi } from '../../src/store/contract.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
 import { callApi, type CallOptions, type CallResult } from './http.js';
-import { removeTempDir, tempDir } from './temp.js';
+import { folderOf, openStore, removeStore, seedStore, sqliteOf, type Fixture } from './store.js';
+import { tempDir } from './temp.js';
 
 export { tempDir } from './temp.js';
 export type { CallOptions, CallResult } from './http.js';
 
-export type Fixture = Record<string, unknown>;
+export type { Fixture } from './store.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEMO_FIXTURE = join(ROOT, 'fixtures', 'demo.json');
@@ -84,7 +88,7 @@ export interface WorldOptions {
 }
 
 /** The service as the suite runs it: fixed secrets, and no rate limit unless asked for. */
-export function testService(store: Store, opts: WorldOptions = {}): Service {
+export function testService(store: StoreApi, opts: WorldOptions = {}): Service {
   const o: ServiceOptions = { rateLimit: opts.rateLimit ?? 0, secrets: deriveSecrets(Buffer.alloc(32, 7)), now: opts.now };
   return new Service(store, o);
 }
@@ -92,14 +96,20 @@ export function testService(store: Store, opts: WorldOptions = {}): Service {
 export class World {
   constructor(
     readonly dir: string,
+    /** The `--db` value: a file path, or a PostgreSQL URL. */
     readonly dbFile: string,
-    readonly store: Store,
+    readonly store: StoreApi,
     readonly service: Service,
     readonly server: Server,
     readonly baseUrl: string,
     /** Whether closing removes `dir` (a world over another's file leaves it). */
     private readonly ownsDir: boolean,
   ) {}
+
+  /** The store as SQLite, for a check that is about the file itself: refused on PostgreSQL. */
+  get sqlite(): Store {
+    return sqliteOf(this.store);
+  }
 
   /** Call a method over HTTP as `key` (default alice-key). GET puts params in the query. */
   call(method: string, params: Record<string, unknown> = {}, o: CallOptions = {}): Promise<CallResult> {
@@ -112,21 +122,21 @@ export class World {
       this.server.closeAllConnections();
     });
     this.store.close();
-    if (this.ownsDir) removeTempDir(this.dir);
+    if (this.ownsDir) removeStore(this.dbFile);
   }
 }
 
-/** Serve an existing database file (a second process's view of it, say) on an ephemeral port. */
+/** Serve an existing database (a second process's view of it, say) on an ephemeral port. */
 export async function serveDb(dbFile: string, opts: WorldOptions = {}, ownsDir = false): Promise<World> {
-  const store = Store.open(dbFile);
+  const store = openStore(dbFile);
   const service = testService(store, opts);
   const { server, baseUrl } = await listen(service, '127.0.0.1', 0);
-  return new World(dirname(dbFile), dbFile, store, service, server, baseUrl, ownsDir);
+  return new World(folderOf(dbFile), dbFile, store, service, server, baseUrl, ownsDir);
 }
 
-/** Seed `fixture` into a fresh database file and serve it on an ephemeral port. */
+/** Seed `fixture` into a fresh database of the test project's store and serve it on an ephemeral port. */
 export function startWorld(fixture: Fixture = baseFixture(), opts: WorldOptions = {}): Promise<World> {
-  return serveDb(seedDb(fixture), opts, true);
+  return serveDb(seedStore(fixture), opts, true);
 }
 
 /**

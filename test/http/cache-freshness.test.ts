@@ -84,11 +84,11 @@ describe('changes inside this process', () => {
 
   it('any statement on the same connection, not only the store methods, drops what it changed', async () => {
     await warm(w.baseUrl, 'bob-key');
-    w.store.db.prepare("UPDATE owners SET plan = 'free' WHERE id = 2").run();
+    w.sqlite.db.prepare("UPDATE owners SET plan = 'free' WHERE id = 2").run();
     expect((await getMe(w.baseUrl, 'bob-key')).status).toBe(402);
-    w.store.db.prepare("UPDATE owners SET plan = 'pro' WHERE id = 2").run();
+    w.sqlite.db.prepare("UPDATE owners SET plan = 'pro' WHERE id = 2").run();
     expect((await getMe(w.baseUrl, 'bob-key')).status).toBe(200);
-    w.store.db.prepare("UPDATE owners SET name = 'Robert' WHERE id = 2").run();
+    w.sqlite.db.prepare("UPDATE owners SET name = 'Robert' WHERE id = 2").run();
     expect((await getMe(w.baseUrl, 'bob-key')).body.data.name).toBe('Robert');
   });
 

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { rawWithinBudget, withinBudget } from '../helpers/budget.js';
-import { seedDb } from '../helpers/world.js';
+import { seedStore } from '../helpers/store.js';
 import { firstJson, manyContacts, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();
@@ -29,7 +29,7 @@ function bigBot(n: number): Record<string, unknown> {
 const N = 20_000;
 let big: string;
 beforeAll(() => {
-  big = seedDb(bigBot(N));
+  big = seedStore(bigBot(N));
 });
 
 type Body = { data: Array<{ id: number }>; meta: Record<string, number>; truncated?: { kept: number; of: number; next: Record<string, unknown> | null }; warnings?: string[] };

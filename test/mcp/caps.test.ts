@@ -5,7 +5,7 @@
  * across concurrent calls and restarts; `--no-confirm` turns confirmation off.
  */
 import { expect, test } from 'vitest';
-import { seedDb } from '../helpers/world.js';
+import { seedStore } from '../helpers/store.js';
 import { firstJson, mcpFixture, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();
@@ -69,7 +69,7 @@ test('20 concurrent top-ups never pass the daily cap', async () => {
 });
 
 test('the daily cap holds across a restart: the window is kept in the server\'s state file', async () => {
-  const dbFile = seedDb(mcpFixture());
+  const dbFile = seedStore(mcpFixture());
   const money = { maxDaily: { '*': '1.00' } };
   const first = await startMcp({ dbFile, money });
   await balance(first);

@@ -1,5 +1,6 @@
 /**
- * MCP test harness: a seeded temp SQLite file, the built-in service behind a backend, the MCP
+ * MCP test harness: a seeded database (a temp SQLite file, or in the `postgres` test project a
+ * PostgreSQL database: helpers/store.ts), the built-in service behind a backend, the MCP
  * server, and an SDK's real Client joined to it by an in-memory pipe: the v1 SDK's (2025-11-25)
  * or, when the test project sets WORKSPACE_TEST_ERA=2026-07-28, the v2 SDK's pinned to that
  * revision (see clients.ts).
@@ -8,7 +9,7 @@
  * WORKSPACE_TEST_BACKEND=remote, the remote client (undici) pointed at the same service served
  * over real HTTP on 127.0.0.1: the same behaviour suites then run against both, unchanged.
  */
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from 'node:http';
@@ -21,16 +22,16 @@ import { RemoteBackend, type RemoteOptions } from '../../src/remote/client.js';
 import type { Backend } from '../../src/api/backend.js';
 import { LocalBackend } from '../../src/service/backend.js';
 import type { Service } from '../../src/service/pipeline.js';
-import { Store } from '../../src/store/index.js';
+import type { StoreApi } from '../../src/store/contract.js';
 import { mcpServerFactory, selectTools, type McpServerFactory, type ToolFilter } from '../../src/mcp/server.js';
 import type { ToolSpec } from '../../src/mcp/tools.js';
 import { McpContext } from '../../src/mcp/context.js';
 import { JsonlAuditTrail } from '../../src/mcp/audit.js';
 import type { MoneyPolicy } from '../../src/mcp/caps.js';
 import { McpStateStore } from '../../src/store/mcp-state.js';
-import { removeTempDir } from '../helpers/temp.js';
+import { folderOf, openStore, removeStore, seedStore } from '../helpers/store.js';
 import { connectInMemory, TEST_ERA, type ConnectOptions, type McpClient } from './clients.js';
-import { accountFixture, ANN, seedDb, testService, type Fixture } from '../helpers/world.js';
+import { accountFixture, ANN, testService, type Fixture } from '../helpers/world.js';
 
 /** The account world (Ann and her USD account 500) plus more contacts in Alice's bot 10 and Bob's bot 20. */
 export function mcpFixture(): Fixture {
@@ -73,8 +74,9 @@ export function scopeOf(o: { apiKey?: string }): string {
 }
 
 export interface McpWorld {
+  /** The folder beside the database (the MCP server's state file, exports). */
   dir: string;
-  store: Store;
+  store: StoreApi;
   service: Service;
   context: McpContext;
   /** The MCP server's own state file (idempotency keys), beside the database; keys in `scopeOf(options)`. */
@@ -91,7 +93,7 @@ export interface McpWorld {
 
 export interface StartOptions {
   fixture?: Fixture;
-  /** Serve this existing database file (left in place on close) instead of seeding a new one. */
+  /** Serve this existing database (a file or URL from `seedStore`, left in place on close) instead of seeding a new one. */
   dbFile?: string;
   filter?: ToolFilter;
   /** Act by this key instead of as owner 1. */
@@ -123,9 +125,9 @@ export interface StartOptions {
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
-  const dbFile = o.dbFile ?? seedDb(o.fresh ? {} : (o.fixture ?? mcpFixture()));
-  const dir = dirname(dbFile);
-  const store = Store.open(dbFile);
+  const dbFile = o.dbFile ?? seedStore(o.fresh ? {} : (o.fixture ?? mcpFixture()));
+  const dir = folderOf(dbFile);
+  const store = openStore(dbFile);
   const kind = o.backend ?? TEST_BACKEND;
   const apiKey = o.apiKey ?? (o.fresh ? bootstrap(store) : undefined);
   const service = testService(store, { rateLimit: o.rateLimit, now: o.now });
@@ -185,7 +187,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
       }
       store.close();
       state.close();
-      if (!o.dbFile) removeTempDir(dir);
+      if (!o.dbFile) removeStore(dbFile);
     },
   };
 }

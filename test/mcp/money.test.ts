@@ -1,6 +1,6 @@
 /** Money safety: idempotency keys on the money tools, kept in the MCP server's own state file. */
 import { expect, test } from 'vitest';
-import { seedDb } from '../helpers/world.js';
+import { seedStore } from '../helpers/store.js';
 import { firstJson, mcpFixture, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();
@@ -42,7 +42,7 @@ test('same key with other arguments is an error (idempotency_conflict on idempot
 });
 
 test('the key is kept in the server\'s own state file: a new server over the same files still replays', async () => {
-  const dbFile = seedDb(mcpFixture());
+  const dbFile = seedStore(mcpFixture());
   const debit = { ...topUp, amount: 100 };
   const first = await startMcp({ dbFile });
   const done = await first.call('withdrawFundsFromContactAccount', debit);
@@ -74,7 +74,7 @@ test('concurrent calls with one key move the money once', async () => {
 });
 
 test('keys belong to one owner: another owner using the same key gets his own call done, not a replay or a conflict', async () => {
-  const dbFile = seedDb(mcpFixture());
+  const dbFile = seedStore(mcpFixture());
   const alice = await startMcp({ dbFile });
   const bob = await startMcp({ dbFile, apiKey: 'bob-key' });
   const opened = await bob.call('addContactAccount', { contact_id: 200, currency: 'USD' });

@@ -12,6 +12,7 @@ import type { Backend } from '../../src/api/backend.js';
 import type { ApiResponse } from '../../src/api/backend.js';
 import { ContactMirror } from '../../src/store/contact-mirror.js';
 import { firstJson, mcpFixture, startMcp, type McpWorld, type StartOptions } from './harness.js';
+import { sqliteOf } from '../helpers/store.js';
 
 const PAGE = 500;
 const EXTRA = 2500;
@@ -143,7 +144,7 @@ describe('the remote search index', () => {
     const first = await find(world, { query: 'x' });
     expect(first.meta.index.as_of).toBe('2026-03-01T10:00:00.000Z');
     // A change made elsewhere: the end of the list does not show it, a full pass does.
-    world.store.db.prepare('UPDATE contacts SET name = ? WHERE id = ?').run('Renamed Elsewhere', 1500);
+    sqliteOf(world.store).db.prepare('UPDATE contacts SET name = ? WHERE id = ?').run('Renamed Elsewhere', 1500);
     expect((await find(world, { query: 'renamed elsewhere' })).data).toEqual([]);
     clock += 60_000;
     rec.offsets.length = 0;

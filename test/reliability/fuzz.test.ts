@@ -8,22 +8,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { METHODS } from '../../src/api/catalog.js';
 import type { MethodDef } from '../../src/api/define.js';
-import type { Db } from '../../src/store/db.js';
+import { dumpStore } from '../helpers/store.js';
 import { ANN, baseFixture, useWorld } from '../helpers/world.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
-
-function dump(db: Db): string {
-  const tables = db
-    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .all() as { name: string }[];
-  return tables
-    .map(({ name }) => {
-      const rows = db.prepare(`SELECT * FROM "${name}"`).all().map((row) => JSON.stringify(row));
-      return `${name}:${rows.sort().join('\n')}`;
-    })
-    .join('\n');
-}
 
 const nastyString = fc.oneof(
   fc.string(),
@@ -125,10 +113,10 @@ describe.each((METHODS as readonly MethodDef[]).map((m) => [m.name, m] as const)
     await fc.assert(
       fc.asyncProperty(inputFor(def), fc.constantFrom('json', 'form', 'query'), fc.constantFrom('alice-key', 'bob-key'), async (input, how, key) => {
         const verb = how === 'query' && def.verbs.includes('GET') ? 'GET' : 'POST';
-        const before = dump(w.store.db);
+        const before = dumpStore(w.store);
         const r = await w.call(name, input, { key, verb, form: how === 'form' });
         checkShape(r.status, r.body, r.text, `${name} ${how} ${JSON.stringify(input).slice(0, 200)}`);
-        if (r.status >= 400) expect(dump(w.store.db), `${name}: a refused request changed the database`).toBe(before);
+        if (r.status >= 400) expect(dumpStore(w.store), `${name}: a refused request changed the database`).toBe(before);
       }),
       { numRuns: RUNS },
     );
@@ -137,10 +125,10 @@ describe.each((METHODS as readonly MethodDef[]).map((m) => [m.name, m] as const)
   it('broken bodies and wrong content types: never a 5xx, nothing written', async () => {
     await fc.assert(
       fc.asyncProperty(rawBodies, async ({ type, body }) => {
-        const before = dump(w.store.db);
+        const before = dumpStore(w.store);
         const r = await w.call(name, {}, { rawBody: body, headers: { 'Content-Type': type } });
         checkShape(r.status, r.body, r.text, `${name} raw ${type}`);
-        if (r.status >= 400) expect(dump(w.store.db)).toBe(before);
+        if (r.status >= 400) expect(dumpStore(w.store)).toBe(before);
       }),
       { numRuns: Math.max(5, Math.floor(RUNS / 2)) },
     );

@@ -94,7 +94,7 @@ describe('against our own service, answers pass through unchanged', () => {
     try {
       await expect(checkRemote(r, w.baseUrl)).resolves.toBeDefined();
     } finally {
-      w.store.db.prepare("DELETE FROM deprecations WHERE method = 'getMe'").run();
+      w.sqlite.db.prepare("DELETE FROM deprecations WHERE method = 'getMe'").run();
       await r.close();
     }
   });

@@ -43,11 +43,11 @@ function seedContact(accounts: Array<{ currency: string; amount?: number; blocke
 }
 
 function maxAccountId(): number {
-  return (w.store.db.prepare('SELECT coalesce(max(id), 0) AS n FROM contact_accounts').get() as { n: number }).n;
+  return (w.sqlite.db.prepare('SELECT coalesce(max(id), 0) AS n FROM contact_accounts').get() as { n: number }).n;
 }
 
 function balance(id: number): number | undefined {
-  return (w.store.db.prepare('SELECT amount FROM contact_accounts WHERE id = ?').get(id) as { amount: number } | undefined)?.amount;
+  return (w.sqlite.db.prepare('SELECT amount FROM contact_accounts WHERE id = ?').get(id) as { amount: number } | undefined)?.amount;
 }
 
 function journal(id: number) {

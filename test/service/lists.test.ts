@@ -417,7 +417,7 @@ describe('deleteListSchema', () => {
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expectSchemaNotFound(await w.call('getListSchema', { schema_id: id }));
-    const count = w.store.db.prepare('SELECT count(*) AS n FROM list_records WHERE id = ?').get(rec.body.data.id) as { n: number };
+    const count = w.sqlite.db.prepare('SELECT count(*) AS n FROM list_records WHERE id = ?').get(rec.body.data.id) as { n: number };
     expect(count.n).toBe(0);
   });
 

@@ -12,7 +12,7 @@ const T0 = new Date('2026-04-01T12:00:00Z');
 const w = useWorld(extendedFixture, { now: () => T0 });
 
 function outbox(contactId: number) {
-  return w.store.db
+  return w.sqlite.db
     .prepare("SELECT text, image, file, created_at FROM conversation WHERE contact_id = ? AND direction = 'out' ORDER BY id")
     .all(contactId);
 }

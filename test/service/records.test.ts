@@ -355,7 +355,7 @@ describe('is_encryptable fields', () => {
     const page = await w.call('getListItems', { schema_id: id });
     expect(page.body.data[0]).toMatchObject({ plain, secret: `${secret}-2`, pin: 987654321 });
 
-    w.store.db.pragma('wal_checkpoint(TRUNCATE)');
+    w.sqlite.db.pragma('wal_checkpoint(TRUNCATE)');
     const files = [w.dbFile, `${w.dbFile}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
     const all = Buffer.concat(files);
     // The clear field is there (so the search can find things); the encrypted ones are not.
