@@ -3,15 +3,19 @@ import { defineConfig } from 'vitest/config';
 /** The MCP behaviour suites that must hold for both backends and both protocol eras. */
 const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/budget.test.ts', 'test/mcp/hints.test.ts', 'test/mcp/tools.test.ts', 'test/mcp/money.test.ts', 'test/mcp/features.test.ts', 'test/mcp/extended.test.ts', 'test/mcp/versioning.test.ts', 'test/mcp/order.test.ts', 'test/mcp/search.test.ts', 'test/mcp/audit.test.ts', 'test/mcp/caps.test.ts'];
 
-/** Suites beyond the behaviour suites that also run in the `postgres` project. */
-const POSTGRES_TOO = ['test/reliability/isolation.test.ts', 'test/service/contact-accounts-concurrency.test.ts'];
+/**
+ * What else runs on PostgreSQL too: the API's behaviour suites (every method over HTTP, the
+ * concurrent debits through four `serve` processes on one database among them), the pipeline's,
+ * and the reliability suite's isolation sweep and fuzzing ("a refused request changes nothing").
+ */
+const POSTGRES_TOO = ['test/service/**/*.test.ts', 'test/http/pipeline.test.ts', 'test/http/params.test.ts', 'test/reliability/isolation.test.ts', 'test/reliability/fuzz.test.ts'];
 
 /**
  * Tests of the suites above that do not run in the `postgres` project (they show as skipped),
  * by a part of their full name, each with why. Nothing else is left out.
  */
 const NOT_ON_POSTGRES: Array<[name: string, why: string]> = [
-  ['the built CLI over stdio, `mcp --max-amount 5`', 'it starts `mcp --db` on a seeded SQLite file: the CLI part of the suite, the same on either store'],
+  ['the built CLI over stdio, `mcp --max-amount 5`', 'the built CLI over stdio on a seeded file: its `mcp` refuses a PostgreSQL URL until the MCP server runs on PostgreSQL'],
 ];
 const NOT_ON_POSTGRES_PATTERN = new RegExp(`^(?!.*(${NOT_ON_POSTGRES.map(([name]) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}))`);
 
@@ -40,10 +44,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        // The same suites a third time, on PostgreSQL: one throwaway server for the project's
-        // run (test/postgres-setup.ts), a new database per world; the built-in service
-        // in-process, the 2025-11-25 client. With them the reliability suite's isolation sweep;
-        // the concurrent debits run through several `serve` processes on one database.
+        // The behaviour suites a third time, on PostgreSQL: one throwaway server for the
+        // project's run (test/postgres-setup.ts), a database of its own per world; the built-in
+        // service in-process, the 2025-11-25 client.
         test: {
           name: 'postgres',
           include: [...BEHAVIOUR, 'test/mcp/confirm.test.ts', ...POSTGRES_TOO],

@@ -135,6 +135,18 @@ export function closeStores(): void {
 }
 
 /**
+ * The rows of a plain SELECT both dialects read alike (parameters as `?`), from either store:
+ * for a check of what was stored that no store method shows.
+ */
+export function queryRows<R = Record<string, unknown>>(store: StoreApi, sql: string, params: unknown[] = []): R[] {
+  if (store instanceof PgStore) {
+    let n = 0;
+    return store.conn.query<R>(sql.replace(/\?/g, () => `$${++n}`), params).rows;
+  }
+  return sqliteOf(store).db.prepare(sql).all(...params) as R[];
+}
+
+/**
  * Every row of every table, as text (for "nothing changed"): from either store. Rows are
  * sorted, so the text does not depend on the order a table is read in.
  */

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadFixture } from '../../src/store/seed.js';
+import { queryRows } from '../helpers/store.js';
 import { baseFixture, useWorld } from '../helpers/world.js';
 
 const MAX_SAFE = 9007199254740991;
@@ -43,11 +44,11 @@ function seedContact(accounts: Array<{ currency: string; amount?: number; blocke
 }
 
 function maxAccountId(): number {
-  return (w.sqlite.db.prepare('SELECT coalesce(max(id), 0) AS n FROM contact_accounts').get() as { n: number }).n;
+  return queryRows<{ n: number }>(w.store, 'SELECT coalesce(max(id), 0) AS n FROM contact_accounts')[0]!.n;
 }
 
 function balance(id: number): number | undefined {
-  return (w.sqlite.db.prepare('SELECT amount FROM contact_accounts WHERE id = ?').get(id) as { amount: number } | undefined)?.amount;
+  return w.store.contactAccounts.get(id)?.amount;
 }
 
 function journal(id: number) {

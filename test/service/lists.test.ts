@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { findMethod } from '../../src/api/catalog.js';
 import { RESERVED_SLUGS } from '../../src/api/lists.js';
 import { newObjectId } from '../../src/store/lists.js';
+import { queryRows } from '../helpers/store.js';
 import { baseFixture, startWorld, useWorld } from '../helpers/world.js';
 
 const ALICE_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
@@ -417,8 +418,7 @@ describe('deleteListSchema', () => {
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
     expectSchemaNotFound(await w.call('getListSchema', { schema_id: id }));
-    const count = w.sqlite.db.prepare('SELECT count(*) AS n FROM list_records WHERE id = ?').get(rec.body.data.id) as { n: number };
-    expect(count.n).toBe(0);
+    expect(queryRows(w.store, 'SELECT count(*) AS n FROM list_records WHERE id = ?', [rec.body.data.id])).toEqual([{ n: 0 }]);
   });
 
   it('missing or already deleted list: 404 with errors.schema_id; another account\'s: 403', async () => {

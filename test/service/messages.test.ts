@@ -6,15 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { extendedFixture } from '../helpers/extended.js';
+import { queryRows } from '../helpers/store.js';
 import { useWorld } from '../helpers/world.js';
 
 const T0 = new Date('2026-04-01T12:00:00Z');
 const w = useWorld(extendedFixture, { now: () => T0 });
 
 function outbox(contactId: number) {
-  return w.sqlite.db
-    .prepare("SELECT text, image, file, created_at FROM conversation WHERE contact_id = ? AND direction = 'out' ORDER BY id")
-    .all(contactId);
+  return queryRows(w.store, "SELECT text, image, file, created_at FROM conversation WHERE contact_id = ? AND direction = 'out' ORDER BY id", [contactId]);
 }
 
 describe('sendMessage', () => {

@@ -5,6 +5,7 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dumpStore, TEST_STORE } from '../helpers/store.js';
 import { ANN, baseFixture, useWorld, type Fixture } from '../helpers/world.js';
 
 const ALICE_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
@@ -342,7 +343,7 @@ describe('getListItems', () => {
 });
 
 describe('is_encryptable fields', () => {
-  it('values are stored encrypted (no clear text in the SQLite file) and returned decrypted', async () => {
+  it('values are stored encrypted (no clear text in the database) and returned decrypted', async () => {
     const id = await list([F('plain'), F('secret', 'string', { is_encryptable: true }), F('pin', 'number', { is_encryptable: true, is_required: false })]);
     const plain = 'PlainMarker-7f3a9c';
     const secret = 'SecretMarker-4b8e21';
@@ -355,9 +356,12 @@ describe('is_encryptable fields', () => {
     const page = await w.call('getListItems', { schema_id: id });
     expect(page.body.data[0]).toMatchObject({ plain, secret: `${secret}-2`, pin: 987654321 });
 
-    w.sqlite.db.pragma('wal_checkpoint(TRUNCATE)');
-    const files = [w.dbFile, `${w.dbFile}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f));
-    const all = Buffer.concat(files);
+    // A SQLite file (and its WAL) is read raw; a PostgreSQL database, every row of it.
+    if (TEST_STORE === 'sqlite') w.sqlite.db.pragma('wal_checkpoint(TRUNCATE)');
+    const all =
+      TEST_STORE === 'sqlite'
+        ? Buffer.concat([w.dbFile, `${w.dbFile}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f)))
+        : Buffer.from(dumpStore(w.store));
     // The clear field is there (so the search can find things); the encrypted ones are not.
     expect(all.includes(Buffer.from(plain))).toBe(true);
     expect(all.includes(Buffer.from(secret))).toBe(false);
