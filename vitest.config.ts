@@ -10,14 +10,6 @@ const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/budget.test.ts', 'test/
  */
 const POSTGRES_TOO = ['test/service/**/*.test.ts', 'test/http/pipeline.test.ts', 'test/http/params.test.ts', 'test/reliability/isolation.test.ts', 'test/reliability/fuzz.test.ts'];
 
-/**
- * Tests of the suites above that do not run in the `postgres` project (they show as skipped),
- * by a part of their full name, each with why. Nothing else is left out.
- */
-const NOT_ON_POSTGRES: Array<[name: string, why: string]> = [
-  ['the built CLI over stdio, `mcp --max-amount 5`', 'the built CLI over stdio on a seeded file: its `mcp` refuses a PostgreSQL URL until the MCP server runs on PostgreSQL'],
-];
-const NOT_ON_POSTGRES_PATTERN = new RegExp(`^(?!.*(${NOT_ON_POSTGRES.map(([name]) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}))`);
 
 export default defineConfig({
   test: {
@@ -46,12 +38,11 @@ export default defineConfig({
         extends: true,
         // The behaviour suites a third time, on PostgreSQL: one throwaway server for the
         // project's run (test/postgres-setup.ts), a database of its own per world; the built-in
-        // service in-process, the 2025-11-25 client.
+        // service in-process, the 2025-11-25 client. No test of these files is left out here.
         test: {
           name: 'postgres',
           include: [...BEHAVIOUR, 'test/mcp/confirm.test.ts', ...POSTGRES_TOO],
           globalSetup: ['test/global-setup.ts', 'test/postgres-setup.ts'],
-          testNamePattern: NOT_ON_POSTGRES_PATTERN,
           // Seeding the 20 000-contact worlds (budget, search) takes seconds longer here.
           hookTimeout: 90_000,
           env: { WORKSPACE_TEST_STORE: 'postgres' },

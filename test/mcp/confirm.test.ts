@@ -15,7 +15,8 @@ import type { McpContext } from '../../src/mcp/context.js';
 import { QUESTION_TTL_SECONDS } from '../../src/mcp/elicit.js';
 import { moneyCall, type ToolSpec } from '../../src/mcp/tools.js';
 import { CLI, cliEnv } from '../helpers/cli.js';
-import { accountFixture, ANN, seedDb } from '../helpers/world.js';
+import { seedStore, TEST_STORE } from '../helpers/store.js';
+import { accountFixture, ANN } from '../helpers/world.js';
 import { connectHttp, connectInMemory, connectStdio, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from './clients.js';
 import { firstJson, TEST_BACKEND, useMcp, type McpWorld, type StartOptions } from './harness.js';
 
@@ -323,8 +324,10 @@ describe.runIf(TEST_BACKEND === 'remote')('remote mode: the move and its record'
 
 describe.runIf(TEST_BACKEND === 'local')('the built CLI over stdio, `mcp --max-amount 5`', () => {
   test.each(ERAS)('%s: a top-up over the cap is asked of the person and, accepted, moves once', async (era) => {
-    const db = seedDb(FIXTURE);
-    const c = await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', db, '--max-amount', '5'], env: cliEnv({ WORKSPACE_API_KEY: 'alice-key' }), stderr: 'pipe' });
+    const db = seedStore(FIXTURE);
+    // On PostgreSQL the secret comes from the environment (every instance has the same one).
+    const secret: Record<string, string> = TEST_STORE === 'postgres' ? { WORKSPACE_SECRET: 'ab'.repeat(32) } : {};
+    const c = await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', db, '--max-amount', '5'], env: cliEnv({ WORKSPACE_API_KEY: 'alice-key', ...secret }), stderr: 'pipe' });
     cleanups.push(() => c.close());
     expect(await balance(c)).toBe(2500);
     const asked = answering(c, YES);
