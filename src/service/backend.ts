@@ -16,15 +16,19 @@ export const LOCAL_BASE_URL = 'http://localhost/api/v1';
 /**
  * Answer `req`, with its audit record (when given) in the same transaction as the change (the
  * handler's own transaction nests as a savepoint): a crash never leaves one without the other.
+ * A money move's transaction takes row locks (see contact-accounts.ts), so this one does too.
  */
 export function answerAudited(service: Service, req: ApiRequest, audit: AuditEntry | undefined): ApiResponse {
   if (!audit) return service.call(req);
   const store = service.store;
-  return store.tx(() => {
-    const res = service.call(req);
-    store.audit.append({ ...audit, status: res.status, code: errorCodeOf(res) });
-    return { ...res, audited: true };
-  });
+  return store.tx(
+    () => {
+      const res = service.call(req);
+      store.audit.append({ ...audit, status: res.status, code: errorCodeOf(res) });
+      return { ...res, audited: true };
+    },
+    { rowLocks: findMethod(req.method)?.money === true },
+  );
 }
 
 /** Service threads that answer a request with its audit record (pool.ts). */

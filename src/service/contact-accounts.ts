@@ -1,8 +1,9 @@
 /**
  * Handlers: contact accounts as a ledger that can neither lose nor invent money. Every move
- * reads the account, checks it and writes the balance and its journal record inside one
- * IMMEDIATE transaction, so simultaneous requests (from any number of processes on the file)
- * are serialized and each check sees the balance it changes.
+ * is one checked UPDATE of the balance and its journal record inside one transaction (IMMEDIATE
+ * on SQLite; on PostgreSQL with row locks, so moves on one account queue rather than conflict),
+ * so simultaneous requests (from any number of processes or instances) each check the balance
+ * they change.
  */
 import {
   MAX_BALANCE,
@@ -52,6 +53,9 @@ function tryMove(ctx: Ctx, accountId: number, delta: number, operation: Operatio
   return ctx.store.contactAccounts.tryMove({ id: accountId, ownerId: ctx.owner.id, delta, max: MAX_BALANCE, operation, description, now: isoTime(ctx.now) });
 }
 
+/** A move's writes check themselves (tryMove), and a failed check locks the row it then reads. */
+const ROW_LOCKS = { rowLocks: true } as const;
+
 export const contactAccountHandlers = {
   getContactAccounts(ctx: Ctx, p: Params<typeof getContactAccounts>): { data: ContactAccount[] } {
     requireContact(ctx, p.contact_id);
@@ -93,7 +97,7 @@ export const contactAccountHandlers = {
         );
       }
       return ctx.store.contactAccounts.move(account.id, balance, p.amount, 'Deposit via API', p.description, isoTime(ctx.now));
-    });
+    }, ROW_LOCKS);
     return { data: toContactAccount(row) };
   },
 
@@ -111,7 +115,7 @@ export const contactAccountHandlers = {
       }
       const balance = account.amount - p.amount;
       return ctx.store.contactAccounts.move(account.id, balance, -p.amount, 'Debit via API', p.description, isoTime(ctx.now));
-    });
+    }, ROW_LOCKS);
     return { data: toContactAccount(row) };
   },
 };

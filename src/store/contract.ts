@@ -44,6 +44,17 @@ export interface RateWindows {
   hit(owner: number, now: number, windowMs: number, limit: number): WindowHit;
 }
 
+/** How a transaction guards its reads (the SQLite store's IMMEDIATE transactions are serial anyway). */
+export interface TxOptions {
+  /**
+   * `fn` writes through conditional statements that check what they change (an `UPDATE …
+   * WHERE amount + $1 >= 0`) and locks any row it reads to decide after one of them fails:
+   * PostgreSQL runs it at READ COMMITTED, so concurrent writes to one row queue on its lock
+   * instead of failing as serialisation conflicts. Inside another transaction it changes nothing.
+   */
+  rowLocks?: boolean;
+}
+
 /** The database cannot be reached now (connection lost or refused, statement timed out): 503. */
 export class StoreUnavailable extends Error {
   /** Seconds a client should wait before trying again. */
@@ -81,7 +92,7 @@ export interface StoreApi {
    */
   readonly cache: { hold(): void; release(): void };
   /** Run `fn` in one transaction: all of it is written, or none. Nested calls are savepoints. */
-  tx<T>(fn: () => T): T;
+  tx<T>(fn: () => T, opts?: TxOptions): T;
   /** Run reads that must see one snapshot (a total and its page agree). Nothing in `fn` may write. */
   read<T>(fn: () => T): T;
   close(): void;

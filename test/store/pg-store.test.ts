@@ -380,13 +380,19 @@ describe('PgStore', () => {
     expect(b.conn.one<{ pid: number }>('SELECT pg_backend_pid() AS pid')!.pid).not.toBe(pid);
   });
 
-  it('concurrent debits from two processes end exact: never below zero, the journal sums to the balance', async () => {
+  /** A new database with Ann's account of 1000 (one deposit in its journal). */
+  async function ledgerOf1000() {
     const url = await server.database();
     const setup = keep(PgStore.open(url));
     setup.owners.insert({ id: 1, name: 'Ann' });
     for (const sql of WORLD) setup.conn.exec(sql);
     const account = setup.contactAccounts.open(11, 'USD', T0) as { id: number };
     setup.tx(() => setup.contactAccounts.move(account.id, 1000, 1000, 'Deposit via API', 'start', T0));
+    return { url, setup, account };
+  }
+
+  it('concurrent debits from two processes end exact: never below zero, the journal sums to the balance', async () => {
+    const { url, setup, account } = await ledgerOf1000();
     // Each process debits 7 forty times (280 each, 560 asked of 1000): the service's check, in its transaction.
     const debit = `
       const s = PgStore.open(url);
@@ -414,6 +420,33 @@ describe('PgStore', () => {
     expect(ok).toBe(62);
     expect(setup.contactAccounts.get(account.id)!.amount).toBe(440 - 62 * 7);
     expect(setup.conn.one('SELECT sum(amount)::bigint AS s FROM account_journal')).toEqual({ s: 440 - 62 * 7 });
+  });
+
+  it('moves with row locks queue on the account instead of failing: no transaction is retried, and deposits and debits from two processes end exact', async () => {
+    // "serialisation failures retried": with row locks there are none to retry. retryMs 0
+    // makes a single one fail its move, so every move landing proves none happened.
+    const { url, setup, account } = await ledgerOf1000();
+    const moves = (n: number, depositEvery: number) => `
+      const s = PgStore.open(url, { retryMs: 0 });
+      let ok = 0, refused = 0;
+      for (let i = 0; i < ${n}; i++) {
+        const delta = i % ${depositEvery} === 0 ? 5 : -7;
+        const moved = s.tx(() => s.contactAccounts.tryMove({ id: ${account.id}, ownerId: 1, delta, max: 10 ** 15,
+          operation: delta > 0 ? 'Deposit via API' : 'Debit via API', description: 'race', now: '${T0}' }), { rowLocks: true });
+        moved ? ok++ : refused++;
+      }
+      s.close();
+      out(ok + ' ' + refused);`;
+    // 60 moves each: 20 deposits of 5 and 40 debits of 7; all fit (1000 + 200 - 560).
+    expect(await Promise.all([child(url, moves(60, 3)), child(url, moves(60, 3))])).toEqual(['60 0', '60 0']);
+    expect(setup.contactAccounts.get(account.id)!.amount).toBe(640);
+    expect(setup.conn.one('SELECT sum(amount)::bigint AS s, count(*) AS n FROM account_journal')).toEqual({ s: 640, n: 121 });
+    // Debits only, 160 each way from 640: exactly 91 of 7 fit (637), none more, never below zero.
+    const [x, y] = await Promise.all([child(url, moves(160, 1_000_000)), child(url, moves(160, 1_000_000))]);
+    // i = 0 is a deposit of 5 in each: 650 to take from.
+    expect(Number(x!.split(' ')[0]) + Number(y!.split(' ')[0])).toBe(2 + 92);
+    expect(setup.contactAccounts.get(account.id)!.amount).toBe(650 - 92 * 7);
+    expect(setup.conn.one('SELECT sum(amount)::bigint AS s FROM account_journal')).toEqual({ s: 650 - 92 * 7 });
   });
 });
 

@@ -1,9 +1,13 @@
 /**
- * Money on PostgreSQL (the SQLite parts: ../balance.ts, ../contact-accounts.ts). The service
- * runs each move (read, check, write balance and journal) in one `store.tx`, which here is a
- * SERIALIZABLE transaction: two instances debiting one account at once cannot both pass the
- * check on the same balance; the loser's transaction fails with a serialisation failure and
- * runs again on the new balance. The CHECK (amount >= 0) of the table is the last guard.
+ * Money on PostgreSQL (the SQLite parts: ../balance.ts, ../contact-accounts.ts). A move is one
+ * conditional UPDATE (`tryMove`: the balance stays within 0 … max, the account not blocked for a
+ * debit, the contact the caller's) and the journal insert, in a READ COMMITTED transaction
+ * (`store.tx` with rowLocks): two instances debiting one account at once queue on the row's
+ * lock, and the second's condition is checked again on the balance the first committed, so
+ * neither fails nor passes on a stale balance. When the condition fails, the row stays locked
+ * to the end of the transaction, so the service's reads that tell why (and its write, should
+ * the balance have changed in between) see and change the current balance. The CHECK
+ * (amount >= 0) of the table is the last guard.
  */
 import type { BalanceStore } from '../balance.js';
 import type { AccountRow, ContactAccountStore, Operation } from '../contact-accounts.js';
@@ -60,27 +64,30 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
     return this.c.query('DELETE FROM contact_accounts WHERE id = $1 AND amount = 0', [id]).rowCount > 0;
   }
   /**
-   * A move in two statements when every check passes (the SQLite part's `tryMove`): the balance
+   * A move in one statement when every check passes (the SQLite part's `tryMove`): the balance
    * changed by `delta` and the journal record appended. Undefined, nothing written, when any
-   * check fails: the caller then reads the account to tell which. Run it inside `store.tx`.
+   * check fails: the caller then reads the account to tell which, under the row lock taken
+   * here. Run it inside `store.tx`.
    */
   tryMove(m: { id: number; ownerId: number; delta: number; max: number; operation: Operation; description: string; now: string }): AccountRow | undefined {
     const debit = m.operation === 'Debit via API';
+    // One statement, one round trip: the row lock is held from here to COMMIT only, so moves
+    // of one account follow each other as closely as the commits allow.
     const row = this.c.one<AccountRow>(
-      `UPDATE contact_accounts SET amount = amount + $2, updated_at = $3
-       WHERE id = $1 AND amount + $2 BETWEEN 0 AND $4 AND (NOT $5 OR blocked_at IS NULL)
-         AND EXISTS (SELECT 1 FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid
-                     WHERE c.id = contact_accounts.contact_id AND c.deleted_at IS NULL AND b.deleted_at IS NULL AND p.owner_id = $6)
-       RETURNING *`,
-      [m.id, m.delta, m.now, m.max, debit, m.ownerId],
+      `WITH moved AS (
+         UPDATE contact_accounts SET amount = amount + $2, updated_at = $3
+         WHERE id = $1 AND amount + $2 BETWEEN 0 AND $4 AND (NOT $5 OR blocked_at IS NULL)
+           AND EXISTS (SELECT 1 FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid
+                       WHERE c.id = contact_accounts.contact_id AND c.deleted_at IS NULL AND b.deleted_at IS NULL AND p.owner_id = $6)
+         RETURNING *),
+       journal AS (
+         INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
+         SELECT id, $7, $2, $8, amount, $3 FROM moved)
+       SELECT * FROM moved`,
+      [m.id, m.delta, m.now, m.max, debit, m.ownerId, m.operation, m.description],
     );
-    if (row) {
-      this.c.query(
-        `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [m.id, m.operation, m.delta, m.description, row.amount, m.now],
-      );
-    }
+    // At READ COMMITTED another move could commit between the caller's reads and its write.
+    if (!row) this.c.query('SELECT 1 FROM contact_accounts WHERE id = $1 FOR UPDATE', [m.id]);
     return row;
   }
 

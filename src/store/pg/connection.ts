@@ -149,13 +149,17 @@ export class PgConnection {
    * A serialisation failure or deadlock of the outermost transaction runs `fn` again, so `fn`
    * must do nothing but database work it can repeat. `readCommitted`: each statement sees what
    * was committed before it, for a transaction that serialises itself with a lock (a lock taken
-   * in a SERIALIZABLE one would not let it see what the holder committed).
+   * in a SERIALIZABLE one would not let it see what the holder committed), or whose writes check
+   * themselves (the ledger's conditional UPDATE: concurrent writers of one row wait for its lock
+   * rather than fail and start over). `snapshot`: reads only, all from one snapshot
+   * (REPEATABLE READ READ ONLY: no SERIALIZABLE predicate locks, never fails to commit).
    */
-  tx<T>(fn: () => T, opts: { readCommitted?: boolean } = {}): T {
+  tx<T>(fn: () => T, opts: { readCommitted?: boolean; snapshot?: boolean } = {}): T {
     if (this.depth > 0) return this.savepoint(fn);
     const giveUp = Date.now() + this.retryMs;
+    const isolation = opts.readCommitted ? 'READ COMMITTED' : opts.snapshot ? 'REPEATABLE READ READ ONLY' : 'SERIALIZABLE';
     for (let attempt = 0; ; attempt++) {
-      this.query(`BEGIN ISOLATION LEVEL ${opts.readCommitted ? 'READ COMMITTED' : 'SERIALIZABLE'}`);
+      this.query(`BEGIN ISOLATION LEVEL ${isolation}`);
       this.transactions++;
       this.generation = this.lastGeneration;
       this.depth = 1;

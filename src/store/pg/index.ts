@@ -3,7 +3,7 @@
  * several instances share. Opening it migrates under an advisory lock (migrations.ts). The
  * MCP server's own state on it is a part of its own (mcp-state.ts), as on SQLite.
  */
-import type { StoreApi } from '../contract.js';
+import type { StoreApi, TxOptions } from '../contract.js';
 import { PgBalanceStore, PgContactAccountStore } from './accounts.js';
 import { PgAdminStore } from './admin.js';
 import { PgAuditStore } from './audit.js';
@@ -79,13 +79,13 @@ export class PgStore implements StoreApi {
   /** Nothing is cached between requests here: every instance reads owners and deprecations afresh. */
   readonly cache = { hold(): void {}, release(): void {} };
 
-  tx<T>(fn: () => T): T {
-    return this.conn.tx(fn);
+  tx<T>(fn: () => T, opts?: TxOptions): T {
+    return this.conn.tx(fn, { readCommitted: opts?.rowLocks });
   }
 
-  /** One snapshot: a SERIALIZABLE transaction, as every `tx` here is. */
+  /** One snapshot, read only: REPEATABLE READ gives it without the SERIALIZABLE predicate locks, and never fails to commit. */
   read<T>(fn: () => T): T {
-    return this.conn.tx(fn);
+    return this.conn.tx(fn, { snapshot: true });
   }
 
   close(): void {
