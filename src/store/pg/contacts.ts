@@ -1,10 +1,12 @@
 /**
  * Contacts on PostgreSQL (the SQLite part: ../contacts.ts): export, count, create or update.
- * SQLite keeps per-block counts and a time-order flag to page and count without scans; here
- * the partial indexes `contacts_listed*` serve the same queries directly (counts by index-only
- * scan, a page by an index range with OFFSET).
+ * As on SQLite, a total is a sum of per-block counts (`contact_blocks`, 1024 ids a block, kept
+ * by triggers) and a page at any offset is found by summing them, then read by id from the
+ * start of its block: the export's last page costs what its first does, on every instance.
+ * A date window that leaves none of the bots' contacts out (the export's `date_to` cap of
+ * "now") is no window; any other is counted and paged through the index `contacts_listed_ts`.
  */
-import type { ContactAccessRow, ContactRow, ContactStore, ContactUpsert, DateWindow, VariableRow } from '../contacts.js';
+import { BLOCK_IDS, type ContactAccessRow, type ContactRow, type ContactStore, type ContactUpsert, type DateWindow, type VariableRow } from '../contacts.js';
 import type { Surface } from '../contract.js';
 import { groupByContact } from '../group.js';
 import { unixSeconds } from '../time.js';
@@ -38,6 +40,9 @@ export class PgContactStore implements Surface<ContactStore> {
   }
   count(botIds: readonly number[], window: DateWindow = {}): number {
     if (botIds.length === 0) return 0;
+    if (this.wholeOf(botIds, window)) {
+      return this.c.one<{ n: number }>('SELECT coalesce(sum(n), 0)::bigint AS n FROM contact_blocks WHERE bot_id = ANY($1::bigint[])', [botIds])!.n;
+    }
     return this.c.one<{ n: number }>(`SELECT count(*) AS n FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND created_ts BETWEEN $2 AND $3`, [
       botIds,
       ...bounds(window),
@@ -45,14 +50,48 @@ export class PgContactStore implements Surface<ContactStore> {
   }
   pageIds(botIds: readonly number[], offset: number, limit: number, window: DateWindow = {}): number[] {
     if (botIds.length === 0 || limit <= 0 || !Number.isSafeInteger(offset) || offset < 0) return [];
+    if (!this.wholeOf(botIds, window)) {
+      return this.c
+        .query<{ id: number }>(`SELECT id FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND created_ts BETWEEN $2 AND $3 ORDER BY id LIMIT $4 OFFSET $5`, [
+          botIds,
+          ...bounds(window),
+          limit,
+          offset,
+        ])
+        .rows.map((r) => r.id);
+    }
+    // The block holding the offset-th contact (the block counts summed in id order), and how
+    // many of its listed contacts come before it; then at most 1023 skipped in the index.
+    const at = this.c.one<{ block: number; skip: number }>(
+      `SELECT block, $2 - (upto - n) AS skip FROM (
+         SELECT block, n, sum(n) OVER (ORDER BY block) AS upto
+         FROM (SELECT block, sum(n) AS n FROM contact_blocks WHERE bot_id = ANY($1::bigint[]) GROUP BY block) b
+       ) c WHERE upto > $2 ORDER BY block LIMIT 1`,
+      [botIds, offset],
+    );
+    if (!at) return [];
     return this.c
-      .query<{ id: number }>(`SELECT id FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND created_ts BETWEEN $2 AND $3 ORDER BY id LIMIT $4 OFFSET $5`, [
+      .query<{ id: number }>(`SELECT id FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND id >= $2 ORDER BY id LIMIT $3 OFFSET $4`, [
         botIds,
-        ...bounds(window),
+        at.block * BLOCK_IDS,
         limit,
-        offset,
+        at.skip,
       ])
       .rows.map((r) => r.id);
+  }
+  /**
+   * Whether `window` leaves out none of these bots' listed contacts (no window, or one from at
+   * or before the oldest to at or after the newest: two index seeks a bot).
+   */
+  private wholeOf(botIds: readonly number[], window: DateWindow): boolean {
+    if (window.from === undefined && window.to === undefined) return true;
+    const [from, to] = bounds(window);
+    return this.c.one<{ whole: boolean }>(
+      `SELECT coalesce(bool_and(lo >= $2 AND hi <= $3), true) AS whole FROM unnest($1::bigint[]) AS b(id),
+         LATERAL (SELECT min(created_ts) AS lo, max(created_ts) AS hi FROM contacts WHERE bot_id = b.id AND ${LISTED}) m
+       WHERE lo IS NOT NULL`,
+      [botIds, from, to],
+    )!.whole;
   }
   rowsByIds(ids: readonly number[]): ContactRow[] {
     return ids.length === 0 ? [] : this.c.query<ContactRow>('SELECT * FROM contacts WHERE id = ANY($1::bigint[]) ORDER BY id', [ids]).rows;

@@ -7,9 +7,10 @@
  * times as ISO 8601 text, flags as 0/1 integers, JSON as text, and text compared byte by
  * byte (COLLATE "C", as SQLite's BINARY), so orders and ranges are the same. Ids SQLite gives as rowids
  * (one past the highest) come from identity columns here: the same ids, except that one is
- * never reused after the highest row is deleted. What SQLite needed for speed
- * (per-block contact counts, the time-order flag) is not here: PostgreSQL counts and seeks
- * through its own indexes.
+ * never reused after the highest row is deleted. Per-block contact counts are here too
+ * (migration 3), so totals and deep offsets cost what they cost on SQLite; SQLite's time-order
+ * flag is not: a date window that leaves none of a bot's contacts out is read as no window, and
+ * any other is counted and paged through the indexes.
  */
 import { PgError, type PgConnection } from './connection.js';
 
@@ -273,6 +274,46 @@ export const PG_MIGRATIONS: readonly string[] = [
     at_ms bigint NOT NULL
   );
   CREATE INDEX mcp_money_moves_window ON mcp_money_moves (scope, account_id, at_ms);
+  `,
+  // 3: per-bot counts of listed contacts by id block (1024 ids), as SQLite's contact_blocks: a
+  // total is a sum of block counts, and an offset is found by summing them, then an index seek
+  // by id, not a scan of every contact before it. Kept by statement triggers, one aggregated
+  // upsert per statement (an import of many rows is one), a statement that changes no listed
+  // row writes nothing.
+  `
+  CREATE TABLE contact_blocks (
+    bot_id bigint NOT NULL,
+    block bigint NOT NULL,
+    n bigint NOT NULL,
+    PRIMARY KEY (bot_id, block)
+  );
+  INSERT INTO contact_blocks (bot_id, block, n)
+    SELECT bot_id, id >> 10, count(*) FROM contacts WHERE preview = 0 AND deleted_at IS NULL GROUP BY 1, 2;
+  CREATE FUNCTION contact_blocks_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    INSERT INTO contact_blocks AS b (bot_id, block, n)
+      SELECT bot_id, id >> 10, count(*) FROM new_rows WHERE preview = 0 AND deleted_at IS NULL GROUP BY 1, 2
+      ON CONFLICT (bot_id, block) DO UPDATE SET n = b.n + excluded.n;
+    RETURN NULL; END $$;
+  CREATE FUNCTION contact_blocks_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    UPDATE contact_blocks b SET n = b.n - d.n
+      FROM (SELECT bot_id, id >> 10 AS block, count(*) AS n FROM old_rows WHERE preview = 0 AND deleted_at IS NULL GROUP BY 1, 2) d
+      WHERE b.bot_id = d.bot_id AND b.block = d.block;
+    RETURN NULL; END $$;
+  CREATE FUNCTION contact_blocks_update() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    INSERT INTO contact_blocks AS b (bot_id, block, n)
+      SELECT bot_id, block, sum(d) FROM (
+        SELECT bot_id, id >> 10 AS block, -1 AS d FROM old_rows WHERE preview = 0 AND deleted_at IS NULL
+        UNION ALL
+        SELECT bot_id, id >> 10, 1 FROM new_rows WHERE preview = 0 AND deleted_at IS NULL) t
+      GROUP BY 1, 2 HAVING sum(d) <> 0
+      ON CONFLICT (bot_id, block) DO UPDATE SET n = b.n + excluded.n;
+    RETURN NULL; END $$;
+  CREATE TRIGGER contact_blocks_insert AFTER INSERT ON contacts REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION contact_blocks_insert();
+  CREATE TRIGGER contact_blocks_delete AFTER DELETE ON contacts REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION contact_blocks_delete();
+  CREATE TRIGGER contact_blocks_update AFTER UPDATE ON contacts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION contact_blocks_update();
   `,
 ];
 
