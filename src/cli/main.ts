@@ -10,6 +10,7 @@ import type { Answerer } from '../http/server.js';
 import { log } from '../log.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner } from './banner.js';
+import { pgEnv } from './pg-env.js';
 
 const USAGE = `usage:
   workspace-mcp [mcp] [--db FILE|URL [--rate-limit N] | --remote BASE_URL] [--http [--port N] [--host H]]
@@ -17,9 +18,6 @@ const USAGE = `usage:
   workspace-mcp serve [--db FILE|URL] [--port N] [--host H] [--rate-limit N]
   workspace-mcp seed FIXTURE.json [--db FILE|URL]
   workspace-mcp admin COMMAND [--db FILE|URL] ...`;
-
-/** Service threads of a server on PostgreSQL: requests answered at once, each waiting on its own connection. */
-const PG_THREADS = 4;
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, {
@@ -37,9 +35,14 @@ async function serve(args: string[]): Promise<void> {
   const opened = await openService(loc, { rateLimit, logger: log });
   const service = opened.service;
   const { listen } = await import('../http/server.js');
-  // On PostgreSQL the requests are answered by service threads, each with its own connection,
-  // so that this thread never waits on the database (see service/pool.ts).
-  const pool = loc.url !== undefined ? new (await import('../service/pool.js')).ServicePool({ url: loc.url, rateLimit, secrets: opened.secrets }, PG_THREADS, log) : undefined;
+  // On PostgreSQL the requests are answered by service threads (WORKSPACE_PG_POOL of them),
+  // each with its own connection, so that this thread never waits on the database (see
+  // service/pool.ts).
+  let pool: import('../service/pool.js').ServicePool | undefined;
+  if (loc.url !== undefined) {
+    const { poolSize, statementTimeoutMs } = pgEnv();
+    pool = new (await import('../service/pool.js')).ServicePool({ url: loc.url, rateLimit, secrets: opened.secrets, statementTimeoutMs }, poolSize, log);
+  }
   await pool?.ready();
   const answerer: Answerer = pool ?? service;
   let listening;

@@ -26,6 +26,7 @@ import { McpStateStore } from '../store/mcp-state.js';
 import type { PgStore } from '../store/pg/index.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
+import { pgEnv } from './pg-env.js';
 import type { SearchParts } from './search.js';
 
 /** The remote mode's audit trail, in its data folder. */
@@ -33,12 +34,6 @@ export const AUDIT_FILE = 'audit.jsonl';
 
 /** The MCP server's own state (idempotency keys), a SQLite file in its data folder. */
 export const MCP_STATE_FILE = 'mcp-state.sqlite';
-
-/**
- * Service threads of the MCP server on PostgreSQL, as `serve` has: each API call waits on its
- * own thread's connection, so one slow transaction never stalls the other sessions.
- */
-const PG_THREADS = 4;
 
 /** The MCP server's own state, per scope: a SQLite file of its own, or (PostgreSQL) the shared database. */
 interface McpState {
@@ -145,7 +140,11 @@ async function openLocal(dbFlag: string | undefined, rateLimit: number, configur
       (wired ??= (async () => {
         if (pgUrl !== undefined)
           pool = import('../service/pool.js').then(async ({ ServicePool }) => {
-            const p = new ServicePool({ url: pgUrl, rateLimit, secrets: opened.secrets }, PG_THREADS, log);
+            // Service threads as `serve` has (WORKSPACE_PG_POOL, checked when the database
+            // was opened): each API call waits on its own thread's connection, so one slow
+            // transaction never stalls the other sessions.
+            const { poolSize, statementTimeoutMs } = pgEnv();
+            const p = new ServicePool({ url: pgUrl, rateLimit, secrets: opened.secrets, statementTimeoutMs }, poolSize, log);
             await p.ready();
             return p;
           });

@@ -31,6 +31,7 @@ import type { Secrets } from '../service/context.js';
 import type { Logger } from '../log.js';
 import type { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
+import { pgEnv } from './pg-env.js';
 
 export { DEFAULT_OWNER_SETTING } from '../store/settings.js';
 
@@ -229,8 +230,10 @@ export function openStore(loc: DbLocation, opts: { create: boolean }): StoreApi 
 }
 
 function openPgStore(loc: DbLocation & { url: string }): StoreApi {
+  // Checked before connecting: a bad setting is a usage error, not a refused database.
+  pgEnv();
   try {
-    return PgStore.open(loc.url);
+    return PgStore.open(loc.url, { statementTimeoutMs: pgEnv().statementTimeoutMs });
   } catch (e) {
     if (e instanceof PgSchemaProblem) throw new StartError(`${loc.source} ${loc.file} is ${e.message}: give ${loc.source} a database made by workspace-mcp, or an empty one`);
     if (e instanceof StoreUnavailable || e instanceof PgError) throw new StartError(`cannot open the PostgreSQL database ${loc.file} (${e.message}): check that it runs and that ${loc.source} is right`);

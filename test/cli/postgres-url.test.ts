@@ -8,7 +8,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, runCliAsync, snapshot } from '../helpers/cli.js';
+import pgClient from 'pg';
+import { cliEnv, runCliAsync, snapshot, spawnServe } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { DEMO_FIXTURE, tempDir } from '../helpers/world.js';
 
@@ -87,6 +88,43 @@ describe('a PostgreSQL URL', () => {
     const foreign = await pg.server().database();
     await pg.server().admin('CREATE TABLE invoices (id integer)', foreign.split('/').pop());
     await expectRefused(['seed', DEMO_FIXTURE, '--db', foreign], homeEnv(home), home, /is a PostgreSQL database of another program/);
+  });
+
+  it('WORKSPACE_PG_POOL and WORKSPACE_PG_STATEMENT_TIMEOUT_MS are checked before connecting, and used: the connections serve holds, a statement cancelled at the timeout', async () => {
+    const home = tempDir();
+    const secret = { WORKSPACE_SECRET: 'ab'.repeat(32) };
+    for (const [name, value] of [['WORKSPACE_PG_POOL', '0'], ['WORKSPACE_PG_POOL', 'four'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '-5'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '1e3']]) {
+      const says = new RegExp(`^workspace-mcp: ${name} must be a whole number from \\d+ to \\d+ \\(.*\\), not ${value}$`);
+      await expectRefused(['serve', '--port', '0', '--db', URL], homeEnv(home, { ...secret, [name]: value! }), home, says);
+      await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home, { [name]: value! }), home, says);
+    }
+    const url = await pg.server().database();
+    const db = url.split('/').pop()!;
+    expect((await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], homeEnv(home))).status).toBe(0);
+    // serve holds one connection for its checks and one a service thread.
+    const served = await spawnServe(['--db', url], { ...homeEnv(home, secret), WORKSPACE_PG_POOL: '2' });
+    try {
+      expect((await fetch(`${served.baseUrl}/getMe`, { headers: { Accept: 'application/json', Authorization: 'Bearer demo-dana-key' } })).status).toBe(200);
+      const held = await pg.server().admin(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${db}' AND backend_type = 'client backend'`);
+      expect(held.rows[0].n).toBe(3);
+    } finally {
+      served.proc.kill('SIGTERM');
+    }
+    // A statement kept waiting (the owners table locked) is cancelled at the timeout given.
+    const locker = new pgClient.Client({ connectionString: url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE owners IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      const r = await runCliAsync(['admin', 'regenerate-key', '--owner', '1', '--db', url], homeEnv(home, { WORKSPACE_PG_STATEMENT_TIMEOUT_MS: '300' }));
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/statement timeout/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
   });
 
   it('DATABASE_URL yields to --db, and one that is no PostgreSQL URL is left to the program it is for', async () => {
