@@ -230,10 +230,10 @@ export function openStore(loc: DbLocation, opts: { create: boolean }): StoreApi 
 }
 
 function openPgStore(loc: DbLocation & { url: string }): StoreApi {
-  // Checked before connecting: a bad setting is a usage error, not a refused database.
-  pgEnv();
+  // Checked before connecting (the pool size too): a bad setting is a usage error, not a refused database.
+  const { statementTimeoutMs } = pgEnv();
   try {
-    return PgStore.open(loc.url, { statementTimeoutMs: pgEnv().statementTimeoutMs });
+    return PgStore.open(loc.url, { statementTimeoutMs });
   } catch (e) {
     if (e instanceof PgSchemaProblem) throw new StartError(`${loc.source} ${loc.file} is ${e.message}: give ${loc.source} a database made by workspace-mcp, or an empty one`);
     if (e instanceof StoreUnavailable || e instanceof PgError) throw new StartError(`cannot open the PostgreSQL database ${loc.file} (${e.message}): check that it runs and that ${loc.source} is right`);

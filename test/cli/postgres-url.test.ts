@@ -93,10 +93,11 @@ describe('a PostgreSQL URL', () => {
   it('WORKSPACE_PG_POOL and WORKSPACE_PG_STATEMENT_TIMEOUT_MS are checked before connecting, and used: the connections serve holds, a statement cancelled at the timeout', async () => {
     const home = tempDir();
     const secret = { WORKSPACE_SECRET: 'ab'.repeat(32) };
-    for (const [name, value] of [['WORKSPACE_PG_POOL', '0'], ['WORKSPACE_PG_POOL', 'four'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '-5'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '1e3']]) {
+    const bad: Array<[string, string]> = [['WORKSPACE_PG_POOL', '0'], ['WORKSPACE_PG_POOL', 'four'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '-5'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '1e3']];
+    for (const [name, value] of bad) {
       const says = new RegExp(`^workspace-mcp: ${name} must be a whole number from \\d+ to \\d+ \\(.*\\), not ${value}$`);
-      await expectRefused(['serve', '--port', '0', '--db', URL], homeEnv(home, { ...secret, [name]: value! }), home, says);
-      await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home, { [name]: value! }), home, says);
+      await expectRefused(['serve', '--port', '0', '--db', URL], homeEnv(home, { ...secret, [name]: value }), home, says);
+      await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home, { [name]: value }), home, says);
     }
     const url = await pg.server().database();
     const db = url.split('/').pop()!;

@@ -63,7 +63,7 @@ export class PgContactStore implements Surface<ContactStore> {
     // The block holding the offset-th contact (the block counts summed in id order), and how
     // many of its listed contacts come before it; then at most 1023 skipped in the index.
     const at = this.c.one<{ block: number; skip: number }>(
-      `SELECT block, $2 - (upto - n) AS skip FROM (
+      `SELECT block, ($2 - (upto - n))::bigint AS skip FROM (
          SELECT block, n, sum(n) OVER (ORDER BY block) AS upto
          FROM (SELECT block, sum(n) AS n FROM contact_blocks WHERE bot_id = ANY($1::bigint[]) GROUP BY block) b
        ) c WHERE upto > $2 ORDER BY block LIMIT 1`,
