@@ -25,7 +25,7 @@ function out(line: string): void {
   process.stdout.write(line + '\n'); // stdout-ok: admin command output
 }
 
-export function runAdmin(argv: string[]): void {
+export async function runAdmin(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || !(COMMANDS as readonly string[]).includes(command))
     throw new UsageError(`admin needs a command: ${COMMANDS.join(', ')}`);
@@ -46,7 +46,7 @@ export function runAdmin(argv: string[]): void {
     return v;
   };
   if (values.db === '') throw new UsageError('--db needs a file path');
-  const store = openStore(locateDb(values.db as string | undefined), { create: false });
+  const store = await openStore(locateDb(values.db as string | undefined), { create: false });
   const found = (ok: boolean | undefined, what: string) => {
     if (!ok) throw new UsageError(`${what} not found`);
   };

@@ -93,7 +93,7 @@ async function seed(args: string[]): Promise<void> {
   const loc = locateDb(values.db as string | undefined);
   // A PostgreSQL database is never removed: it was there before the seed.
   const existed = loc.url !== undefined || existsSync(loc.file);
-  const store = openStore(loc, { create: true });
+  const store = await openStore(loc, { create: true });
   let failed = false;
   try {
     const counts = loadFixture(store, fixture);

@@ -115,7 +115,7 @@ async function openLocal(dbFlag: string | undefined, rateLimit: number, configur
   const pgUrl = loc.url;
   // On PostgreSQL there is no database file to keep the server's files beside.
   const dataDir = dataDirFor(pgUrl === undefined ? loc.file : undefined);
-  const opened = openChecked(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
+  const opened = await openChecked(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
   const store = opened.store;
   if (configured.botId !== undefined) {
     const bot = store.projects.bot(configured.botId);

@@ -13,9 +13,6 @@ import type { OwnerRow } from '../store/owners.js';
 import { DEFAULT_OWNER_SETTING } from '../store/settings.js';
 import { Store } from '../store/index.js';
 import { StoreUnavailable, type StoreApi } from '../store/contract.js';
-import { PgError } from '../store/pg/connection.js';
-import { PgStore } from '../store/pg/index.js';
-import { PgSchemaProblem } from '../store/pg/migrations.js';
 import {
   deriveSecrets,
   envSecret,
@@ -221,7 +218,7 @@ function openCheckedStore<T>(file: string, create: boolean, check: (store: Store
  * database is connected to and migrated; one that cannot be reached, or is not ours, is a
  * StartError.
  */
-export function openStore(loc: DbLocation, opts: { create: boolean }): StoreApi {
+export async function openStore(loc: DbLocation, opts: { create: boolean }): Promise<StoreApi> {
   if (loc.url !== undefined) return openPgStore({ ...loc, url: loc.url });
   const exists = checkPath(loc);
   if (!exists && !opts.create) throw new StartError(`there is no database at ${loc.file}: give --db an existing database (a server's first start or "workspace-mcp seed" makes one)`);
@@ -229,9 +226,15 @@ export function openStore(loc: DbLocation, opts: { create: boolean }): StoreApi 
   return openCheckedStore(loc.file, !exists, () => undefined).store;
 }
 
-function openPgStore(loc: DbLocation & { url: string }): StoreApi {
+/** The PostgreSQL store's code is loaded only for a URL: a start on a file never pays for it. */
+async function openPgStore(loc: DbLocation & { url: string }): Promise<StoreApi> {
   // Checked before connecting (the pool size too): a bad setting is a usage error, not a refused database.
   const { statementTimeoutMs } = pgEnv();
+  const [{ PgError }, { PgStore }, { PgSchemaProblem }] = await Promise.all([
+    import('../store/pg/connection.js'),
+    import('../store/pg/index.js'),
+    import('../store/pg/migrations.js'),
+  ]);
   try {
     return PgStore.open(loc.url, { statementTimeoutMs });
   } catch (e) {
@@ -271,7 +274,7 @@ function checkStart(store: StoreApi, file: string, apiKey: string | undefined, o
 
 /** Check everything, then open the service over the database at `loc`. Throws StartError. */
 export async function openService(loc: DbLocation, opts: OpenOptions = {}): Promise<Opened> {
-  const { store, ...rest } = openChecked(loc, opts);
+  const { store, ...rest } = await openChecked(loc, opts);
   return { ...rest, service: await serviceOver({ store, secrets: rest.secrets }, opts) };
 }
 
@@ -285,7 +288,7 @@ export async function serviceOver(checked: Pick<Checked, 'store' | 'secrets'>, o
 }
 
 /** Check everything and open the database at `loc`, without its service. Throws StartError. */
-export function openChecked(loc: DbLocation, opts: OpenOptions = {}): Checked {
+export async function openChecked(loc: DbLocation, opts: OpenOptions = {}): Promise<Checked> {
   const { file } = loc;
   // What needs no file comes first: a bad value must not leave a new database behind.
   try {
@@ -324,13 +327,13 @@ export function openChecked(loc: DbLocation, opts: OpenOptions = {}): Checked {
  * on the database must open the same encrypted values and sign links alike, so the secret is
  * WORKSPACE_SECRET, the same on each; there is no file beside the database to keep one in.
  */
-function openPgChecked(loc: DbLocation & { url: string }, apiKey: string | undefined, opts: OpenOptions): Checked {
+async function openPgChecked(loc: DbLocation & { url: string }, apiKey: string | undefined, opts: OpenOptions): Promise<Checked> {
   const master = envSecret();
   if (!master)
     throw new StartError(
       `a PostgreSQL database needs WORKSPACE_SECRET (it opens the encrypted list values and signs links, so every instance on the database must have the same one): set it, e.g. to the output of "openssl rand -hex 32"`,
     );
-  const store = openPgStore(loc);
+  const store = await openPgStore(loc);
   try {
     const result = store.tx(() => checkStart(store, loc.file, apiKey, opts, { kind: 'env', master }));
     return { store, secrets: result.secrets, file: loc.file, created: false, newKey: result.newKey, owner: result.owner, identity: result.identity };
