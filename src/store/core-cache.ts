@@ -1,7 +1,8 @@
 /**
  * What every request reads before its work: the owner of a key (with plan and block) and the
- * deprecations, kept in memory between requests instead of two SQL lookups each time, and
- * dropped the moment they may be stale:
+ * deprecations, kept in memory between requests instead of two SQL lookups each time, and the
+ * list schemas the list methods look up first (with their project's owner); all dropped the
+ * moment they may be stale:
  * - another connection (the `admin` command, another server on the file) committed: SQLite's
  *   `PRAGMA data_version` changes, read once per lookup, so a rotated key answers 401 and a
  *   deprecation applies on the very next request;
@@ -11,19 +12,21 @@
  * rolled back.
  */
 import type { Db } from './db.js';
+import type { ListCache, ListRow } from './lists.js';
 import type { OwnerCache, OwnerRow } from './owners.js';
 import type { DeprecationCache, DeprecationRow } from './settings.js';
 
-/** Past this many owners by key, the map starts over (keys that are tried, not a leak). */
-const MAX_OWNERS = 10_000;
-/** The tables whose rows are cached. */
-const WATCHED = ['owners', 'deprecations'] as const;
+/** Past this many owners by key (or lists by ID), the map starts over (keys that are tried, not a leak). */
+const MAX_ENTRIES = 10_000;
+/** The tables whose rows are cached (a list row carries its project's owner). */
+const WATCHED = ['owners', 'deprecations', 'list_schemas', 'projects'] as const;
 
-export class CoreCache implements OwnerCache, DeprecationCache {
+export class CoreCache implements OwnerCache, DeprecationCache, ListCache {
   private readonly dataVersion;
   private seen: unknown;
   private readonly byHash = new Map<string, OwnerRow>();
   private readonly byId = new Map<number, OwnerRow>();
+  private readonly lists = new Map<string, ListRow>();
   private deprecations: Map<string, DeprecationRow> | undefined;
   /** Inside `hold`…`release`: checked once, trusted until released. */
   private held = false;
@@ -55,17 +58,22 @@ export class CoreCache implements OwnerCache, DeprecationCache {
     return this.cached(this.byId, id, load);
   }
 
-  private cached<K>(map: Map<K, OwnerRow>, key: K, load: () => OwnerRow | undefined): OwnerRow | undefined {
+  /** A list schema by its ID: cached, else `load` (a miss is not kept). The row is shared: read it, never change it. */
+  listById(id: string, load: () => ListRow | undefined): ListRow | undefined {
+    return this.cached(this.lists, id, load);
+  }
+
+  private cached<K, V>(map: Map<K, V>, key: K, load: () => V | undefined): V | undefined {
     if (!this.usable()) return load();
-    let owner = map.get(key);
-    if (owner === undefined) {
-      owner = load();
-      if (owner !== undefined) {
-        if (map.size >= MAX_OWNERS) map.clear();
-        map.set(key, owner);
+    let row = map.get(key);
+    if (row === undefined) {
+      row = load();
+      if (row !== undefined) {
+        if (map.size >= MAX_ENTRIES) map.clear();
+        map.set(key, row);
       }
     }
-    return owner;
+    return row;
   }
 
   /** A method's deprecation, from the whole (small) table loaded by `loadAll` once per change. */
@@ -108,6 +116,7 @@ export class CoreCache implements OwnerCache, DeprecationCache {
   private clear(): void {
     this.byHash.clear();
     this.byId.clear();
+    this.lists.clear();
     this.deprecations = undefined;
   }
 }

@@ -39,7 +39,7 @@ export class Store implements StoreApi {
   readonly audit: AuditStore;
   readonly fixtures: FixtureStore;
   readonly rateWindows = new MemoryRateWindows();
-  /** Owners and deprecations between requests (core-cache.ts). */
+  /** Owners, deprecations and list schemas between requests (core-cache.ts). */
   readonly cache: CoreCache;
   /** One transaction wrapper for every call: making one per call costs more than a debit's SQL. */
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
@@ -50,7 +50,7 @@ export class Store implements StoreApi {
     this.projects = new ProjectStore(db);
     this.settings = new SettingStore(db, this.cache);
     this.admin = new AdminStore(db, (fn) => this.tx(fn));
-    this.lists = new ListStore(db);
+    this.lists = new ListStore(db, this.cache);
     this.contactAccounts = new ContactAccountStore(db);
     this.contacts = new ContactStore(db);
     this.balance = new BalanceStore(db);

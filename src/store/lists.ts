@@ -45,6 +45,11 @@ export interface RecordWithList extends RecordRow {
   owner_id: number;
 }
 
+/** Where list schemas are kept between requests (core-cache.ts): a miss or a stale entry loads. */
+export interface ListCache {
+  listById(id: string, load: () => ListRow | undefined): ListRow | undefined;
+}
+
 export type RecordOrder = 'id' | 'created_at' | 'slug';
 
 export interface RecordQuery {
@@ -114,7 +119,10 @@ export class ListStore {
   private readonly s;
   /** Page queries pick record seqs only (a narrow sort); the rows are read after. */
   private readonly pages: Map<string, import('better-sqlite3').Statement<[QueryParams & Record<string, unknown>], { seq: number }>>;
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly cache: ListCache,
+  ) {
     const listCols = 's.seq, s.id, s.project_uuid, s.bot_id, s.name, s.is_menu, s.fields, s.created_at, s.updated_at, p.owner_id';
     this.s = {
       byId: db.prepare<[string], ListRow>(
@@ -162,9 +170,9 @@ export class ListStore {
     }
   }
 
-  /** A list with its project's owner. */
+  /** A list with its project's owner (kept between requests: core-cache.ts). */
   byId(id: string): ListRow | undefined {
-    return this.s.byId.get(id);
+    return this.cache.listById(id, () => this.s.byId.get(id));
   }
   /** A page of the lists of the owner's own projects, oldest first. */
   ownerPage(ownerId: number, limit: number, offset: number): { rows: ListRow[]; total: number } {

@@ -1,5 +1,6 @@
 /**
- * The owners and deprecations the pipeline keeps in memory between requests are never stale:
+ * The owners, deprecations and list schemas the pipeline keeps in memory between requests are
+ * never stale:
  * a change made by another process, another connection in this one, or any statement on the
  * same connection shows on the very next request, however warm the cache was.
  */
@@ -90,6 +91,41 @@ describe('changes inside this process', () => {
     expect((await getMe(w.baseUrl, 'bob-key')).status).toBe(200);
     w.sqlite.db.prepare("UPDATE owners SET name = 'Robert' WHERE id = 2").run();
     expect((await getMe(w.baseUrl, 'bob-key')).body.data.name).toBe('Robert');
+  });
+
+  it('a list schema: a field added or the list deleted by another connection, its project given away on this one, show on the next request', async () => {
+    const call = async (method: string, init: { query?: string; body?: unknown }) => {
+      const res = await fetch(`${w.baseUrl}/${method}${init.query ? `?${init.query}` : ''}`, {
+        method: init.body === undefined ? 'GET' : 'POST',
+        headers: { Accept: 'application/json', Authorization: 'Bearer bob-key', 'Content-Type': 'application/json' },
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const made = await call('createListSchema', {
+      body: { name: 'Orders', project_uuid: '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11', fields: [{ name: 'Title', slug: 'title', type: 'string' }] },
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.data.id as string;
+    const read = () => call('getListSchema', { query: `schema_id=${id}` });
+    for (let i = 0; i < 5; i++) expect(Object.keys((await read()).body.data.fields)).toEqual(['title']);
+    const other = Store.open(w.dbFile);
+    try {
+      const row = other.lists.byId(id)!;
+      other.lists.setFields(row.seq, [...JSON.parse(row.fields), { slug: 'qty', name: 'Qty', type: 'number', is_required: false, is_hidden: false, is_encryptable: false }], '2030-01-01T00:00:00+00:00');
+      const after = await read();
+      expect(Object.keys(after.body.data.fields)).toEqual(['title', 'qty']);
+      expect(after.body.data.updated_at).toBe('2030-01-01T00:00:00+00:00');
+      // A list is reachable from its owner's own projects only: given to Alice, Bob's next read is refused.
+      w.sqlite.db.prepare("UPDATE projects SET owner_id = 1 WHERE uuid = '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11'").run();
+      expect((await read()).status).not.toBe(200);
+      w.sqlite.db.prepare("UPDATE projects SET owner_id = 2 WHERE uuid = '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11'").run();
+      expect((await read()).status).toBe(200);
+      other.lists.delete(row.seq);
+      expect((await read()).status).toBe(404);
+    } finally {
+      other.close();
+    }
   });
 
   it('an owner read inside a transaction that rolls back is not remembered', () => {
