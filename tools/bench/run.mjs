@@ -113,7 +113,7 @@ async function main() {
   if (values['no-write']) process.stdout.write(md);
   else {
     mkdirSync(dirname(values.out), { recursive: true });
-    writeFileSync(values.out, md);
+    writeFileSync(values.out, md + handWritten(values.out));
     process.stdout.write(`wrote ${relative(process.cwd(), values.out) || values.out}\n`);
   }
   process.stdout.write(verdicts.map((v) => `${v.met ? 'met   ' : 'MISSED'} ${v.target}: ${v.figure}`).join('\n') + '\n');
@@ -1077,12 +1077,21 @@ async function benchProfile(ctx) {
 }
 
 // ---------------------------------------------------------------- the document
+/** Everything from this line on in the document is written by hand and kept as it is by a rerun. */
+const HAND_MARK = '<!-- Written by hand below this line: npm run bench keeps it as it is. -->';
+
+function handWritten(file) {
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const at = old.indexOf(HAND_MARK);
+  return at < 0 ? '' : `\n${old.slice(at)}`;
+}
+
 function render({ started, finished, mode, size, only, sections, verdicts }) {
   const m = machine();
   const lines = [
     '# Benchmarks',
     '',
-    '<!-- Written by `npm run bench` (tools/bench/run.mjs); rerun it rather than editing by hand. -->',
+    '<!-- Written by `npm run bench` (tools/bench/run.mjs) down to the hand-written part at the end; rerun it rather than editing by hand. -->',
     '',
     'Every figure sits beside a baseline measured in the same run, as a ratio: these machines are shared and noisy, so the ratio means more than the absolute figure.',
     '',
