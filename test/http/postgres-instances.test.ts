@@ -3,7 +3,8 @@
  * concurrent debits and deposits through both end exact (never below zero, the journal sums to
  * the balance, no move refused for anything but funds); "Rate limiting: 120 requests per minute" per owner is one window across both, so
  * 121 requests spread over them get exactly one 429; a key rotated (admin) is refused by both
- * at once. And what one instance writes the other reads.
+ * at once; a method deprecated (admin) is announced by both at once, and past its "Sunset"
+ * refused by both (410). And what one instance writes the other reads.
  */
 import { describe, expect, it } from 'vitest';
 import { runCliAsync, spawnServe, type Served } from '../helpers/cli.js';
@@ -24,11 +25,12 @@ async function call(s: Served, method: string, key: string, body?: object): Prom
 }
 
 describe('two serve instances on one PostgreSQL database', () => {
-  it('share the ledger, the rate window and the keys', async () => {
+  it('share the ledger, the rate window, the keys and deprecations', async () => {
     const url = await pg.server().database();
-    const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], cliEnv());
+    // As the README starts them: seed, then both at once, from DATABASE_URL (a, --db).
+    const seeded = await runCliAsync(['seed', DEMO_FIXTURE], cliEnv({ DATABASE_URL: url }));
     expect(seeded.status, seeded.stderr).toBe(0);
-    const [a, b] = await Promise.all([spawnServe(['--db', url], SECRET), spawnServe(['--db', url], SECRET)]);
+    const [a, b] = await Promise.all([spawnServe(['--db', url], SECRET), spawnServe([], { ...SECRET, DATABASE_URL: url })]);
     const both = [a, b];
 
     // 80 debits of 2000 at once, half through each: 75 fit in 150000, the rest are refused.
@@ -76,6 +78,22 @@ describe('two serve instances on one PostgreSQL database', () => {
     for (const s of both) {
       expect((await call(s, 'getBalance', 'demo-dana-key')).status).toBe(401);
       expect((await call(s, 'getBalance', key)).status).toBe(200);
+    }
+
+    // A deprecation set with admin is announced by both at once; past its sunset, both refuse the method.
+    const deprecate = async (sunset: string) => {
+      const r = await runCliAsync(['admin', 'deprecate', '--method', 'getBalance', '--sunset', sunset, '--db', url], cliEnv());
+      expect(r.status, r.stderr).toBe(0);
+    };
+    await deprecate('2030-01-01T00:00:00Z');
+    for (const s of both) {
+      const r = await call(s, 'getBalance', key);
+      expect([r.status, r.headers.get('deprecation'), r.headers.get('sunset')]).toEqual([200, 'true', 'Tue, 01 Jan 2030 00:00:00 GMT']);
+    }
+    await deprecate('2020-01-01T00:00:00Z');
+    for (const s of both) {
+      const r = await call(s, 'getBalance', key);
+      expect([r.status, r.body.code]).toEqual([410, 'method_removed']);
     }
 
     // What one writes, the other reads: a contact made through a, found through b.
