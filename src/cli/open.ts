@@ -190,7 +190,10 @@ function checkSecrets(store: StoreApi, file: string, given?: SecretSource): { se
   if (!ok)
     throw new StartError(
       source.kind === 'env'
-        ? `WORKSPACE_SECRET does not open the encrypted values of ${file}: set it to the secret the database was made with, or unset it to use ${file}.secret`
+        ? `WORKSPACE_SECRET does not open the encrypted values of ${file}: set it to the secret the database was made with${
+            // A PostgreSQL database's secret is given (no file beside it): the other instances have it.
+            given ? ', the one the other instances on it have' : `, or unset it to use ${file}.secret`
+          }`
         : `${source.file} does not open the encrypted values of ${file} (is it another database's?): put the database's own secret file back, or set WORKSPACE_SECRET to its secret`,
     );
   if (check === undefined) store.settings.set(SECRET_CHECK_SETTING, sealCheck(secrets));

@@ -80,7 +80,7 @@ describe('a PostgreSQL URL', () => {
     expect(again.stderr).toMatch(/owners\[0\].*nothing was written/);
   });
 
-  it('one that cannot be reached, or that holds another program\'s tables, is refused in one line', async () => {
+  it('one that cannot be reached, names a database the server lacks or a wrong password, or holds another program\'s tables, is refused in one line', async () => {
     const home = tempDir();
     const unreachable = /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/workspace@127\.0\.0\.1:1\/workspace \(.*ECONNREFUSED.*\)/;
     await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home), home, unreachable);
@@ -88,6 +88,23 @@ describe('a PostgreSQL URL', () => {
     const foreign = await pg.server().database();
     await pg.server().admin('CREATE TABLE invoices (id integer)', foreign.split('/').pop());
     await expectRefused(['seed', DEMO_FIXTURE, '--db', foreign], homeEnv(home), home, /is a PostgreSQL database of another program/);
+    // A server that answers, but not for this URL: a database it does not have (none is made), a wrong password.
+    const missing = foreign.replace(/\/\w+$/, '/not_made_here');
+    await expectRefused(['seed', DEMO_FIXTURE, '--db', missing], homeEnv(home), home, /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/postgres@127\.0\.0\.1:\d+\/not_made_here \(database "not_made_here" does not exist\)/);
+    expect((await pg.server().admin("SELECT datname FROM pg_database WHERE datname = 'not_made_here'")).rows).toEqual([]);
+    await expectRefused(['serve', '--port', '0', '--db', foreign.replace(/:[^:@]+@/, ':wrong-password@')], homeEnv(home, SECRET), home, /password authentication failed/);
+  });
+
+  it('with another WORKSPACE_SECRET than the one its instances share is refused in one line, which names no secret file', async () => {
+    const home = tempDir();
+    const url = await pg.server().database();
+    expect((await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], homeEnv(home))).status).toBe(0);
+    // The first start keeps a check of its secret in the database.
+    const first = await spawnServe(['--db', url], homeEnv(home, SECRET));
+    first.proc.kill('SIGTERM');
+    const says = /^workspace-mcp: WORKSPACE_SECRET does not open the encrypted values of postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+: set it to the secret the database was made with, the one the other instances on it have$/;
+    await expectRefused(['serve', '--port', '0', '--db', url], homeEnv(home, { WORKSPACE_SECRET: 'cd'.repeat(32) }), home, says);
+    await expectRefused(['mcp', '--db', url], homeEnv(home, { WORKSPACE_SECRET: 'cd'.repeat(32) }), home, says);
   });
 
   it('WORKSPACE_PG_POOL and WORKSPACE_PG_STATEMENT_TIMEOUT_MS are checked before connecting, and used: the connections serve holds, a statement cancelled at the timeout', async () => {
