@@ -12,7 +12,7 @@ import type { StoreApi } from '../../src/store/contract.js';
 import { Store } from '../../src/store/index.js';
 import { FixtureError, loadFixture } from '../../src/store/seed.js';
 import { PgConnection } from '../../src/store/pg/connection.js';
-import { PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { MIGRATION_LOCK, PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { PgStore } from '../../src/store/pg/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { track } from '../helpers/temp.js';
@@ -337,13 +337,21 @@ describe('PgStore', () => {
     expect(pg.conn.one('SELECT sum(amount)::bigint AS s FROM account_journal WHERE account_id = 1')).toEqual({ s: 120 });
   });
 
-  it('instances starting together migrate once; a database of another program or a newer version is refused', async () => {
+  it('instances starting together migrate once, needing no extension; a database of another program or a newer version is refused', async () => {
     const url = await server.database();
-    const starts = await Promise.all([1, 2, 3].map(() => child(url, `const s = PgStore.open(url); s.close(); out('ok');`)));
-    expect(starts).toEqual(['ok', 'ok', 'ok']);
+    // Held here until all three wait for it, so that they start together for certain.
     const c = keep(new PgConnection(url));
+    c.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
+    const starting = Promise.all([1, 2, 3].map(() => child(url, `const s = PgStore.open(url); s.close(); out('ok');`)));
+    const waiting = async () => (await pgServer().admin("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", url.split('/').pop())).rows[0].n;
+    for (let i = 0; i < 300 && (await waiting()) < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await waiting()).toBe(3);
+    c.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
+    expect(await starting).toEqual(['ok', 'ok', 'ok']);
     expect(c.one('SELECT version FROM workspace_schema')).toEqual({ version: PG_MIGRATIONS.length });
     expect(c.one("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'owners'")).toEqual({ n: 1 });
+    // No extension (pg_trgm, unaccent): a server that does not allow CREATE EXTENSION will do.
+    expect(c.query('SELECT extname FROM pg_extension ORDER BY 1').rows).toEqual([{ extname: 'plpgsql' }]);
 
     c.query('UPDATE workspace_schema SET version = version + 1');
     expect(() => PgStore.open(url)).toThrow(/newer version/);

@@ -318,7 +318,7 @@ export const PG_MIGRATIONS: readonly string[] = [
 ];
 
 /** The advisory lock of migrations (any fixed pair of numbers, the same for every instance). */
-const LOCK = [0x776b_6d63, 1] as const;
+export const MIGRATION_LOCK = [0x776b_6d63, 1] as const;
 
 /** Why a database cannot be used as ours. */
 export class PgSchemaProblem extends Error {}
@@ -330,7 +330,7 @@ export class PgSchemaProblem extends Error {}
  * version of this one, is refused and left as it was.
  */
 export function migratePg(conn: PgConnection, migrations: readonly string[] = PG_MIGRATIONS): void {
-  conn.query('SELECT pg_advisory_lock($1, $2)', [...LOCK]);
+  conn.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
   try {
     conn.tx(() => {
       const ours = conn.one<{ n: number }>("SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'workspace_schema'")!.n > 0;
@@ -348,7 +348,7 @@ export function migratePg(conn: PgConnection, migrations: readonly string[] = PG
     });
   } finally {
     try {
-      conn.query('SELECT pg_advisory_unlock($1, $2)', [...LOCK]);
+      conn.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
     } catch (e) {
       // A lost connection has let go of its session lock already.
       if (e instanceof PgError) throw e;
