@@ -13,9 +13,10 @@ import { RemoteDirectory, type RemoteConfig } from '../mcp/remote-directory.js';
 import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';
 import type { Backend } from '../api/backend.js';
+import { ApiError } from '../api/errors.js';
 import { ContactMirror } from '../store/contact-mirror.js';
 import type { LocalBackend } from '../service/backend.js';
-import type { StoreApi } from '../store/contract.js';
+import { StoreUnavailable, type StoreApi } from '../store/contract.js';
 import { isoTime } from '../store/time.js';
 
 export interface SearchParts {
@@ -30,6 +31,27 @@ export interface SearchParts {
 function admit(backend: LocalBackend): void {
   const res = backend.admit();
   if (res) throw new IndexRefused(res.status, res.body, res.headers);
+}
+
+/**
+ * The same part, each of its calls on this thread's own connection: a shared database
+ * (PostgreSQL) lost or too slow is refused as the API refuses it (503 with Retry-After), not
+ * as a bug (500). Nothing is written here, so nothing was half-done.
+ */
+function unavailableRefused<T extends object>(part: T): T {
+  const out = {} as Record<string, unknown>;
+  for (const [name, call] of Object.entries(part) as Array<[string, (...args: unknown[]) => Promise<unknown>]>) {
+    out[name] = async (...args: unknown[]) => {
+      try {
+        return await call(...args);
+      } catch (e) {
+        if (!(e instanceof StoreUnavailable)) throw e;
+        const res = new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': String(e.retryAfter) }).response();
+        throw new IndexRefused(res.status, res.body, res.headers);
+      }
+    };
+  }
+  return out as T;
 }
 
 /** Search and directory over the service's own database. */
@@ -94,7 +116,7 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       return store.directory.currencies(ownerId);
     },
   };
-  return { contacts, directory };
+  return { contacts: unavailableRefused(contacts), directory: unavailableRefused(directory) };
 }
 
 /** The search index file of one remote API and owner, in the data folder. */

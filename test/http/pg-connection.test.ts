@@ -4,8 +4,9 @@
  * the instance reconnects". The request is caught part-way through its transaction (its first
  * write made, the next waiting on a lock another session holds), its database session is ended
  * as a restart or a failover would end it, and then: `serve` answers 503 with Retry-After and
- * the MCP server (`mcp --http`) a tool error of status 503; nothing of the change is in the
- * database; the same instance answers the next request on a new connection.
+ * the MCP server (`mcp --http`) a tool error of status 503 (a money call on a service thread, a
+ * search on the server's own connection alike); nothing of the change is in the database; the
+ * same instance answers the next request on a new connection.
  */
 import pgClient from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,16 +39,17 @@ async function seeded(): Promise<{ url: string; db: string }> {
 const rows = async (db: string, sql: string) => (await pg.server().admin(sql, db)).rows;
 
 /**
- * Hold `table` against writes (EXCLUSIVE: reads go on) while `request` runs; once the request's
- * session waits on it, check that the session has already written `written` in its open
- * transaction, end that session, and let the table go. What the request answered.
+ * Hold `table` against writes (EXCLUSIVE: reads go on; ACCESS EXCLUSIVE: reads too) while
+ * `request` runs; once the request's session waits on it, check that the session has already
+ * written `written` in its open transaction, end that session, and let the table go. What the
+ * request answered.
  */
-async function dropMidRequest<T>(url: string, db: string, table: string, written: string, request: () => Promise<T>): Promise<T> {
+async function dropMidRequest<T>(url: string, db: string, table: string, written: string | undefined, request: () => Promise<T>, mode = 'EXCLUSIVE'): Promise<T> {
   const locker = new pgClient.Client({ connectionString: url });
   await locker.connect();
   try {
     await locker.query('BEGIN');
-    await locker.query(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
+    await locker.query(`LOCK TABLE ${table} IN ${mode} MODE`);
     const self = (await locker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
     const answered = request();
     let pid: number | undefined;
@@ -60,9 +62,11 @@ async function dropMidRequest<T>(url: string, db: string, table: string, written
       if (pid === undefined) await new Promise((r) => setTimeout(r, 50));
     }
     expect(pid, `no request came to wait on ${table}`).toBeDefined();
-    // Half-way: the session holds a write lock on `written`, taken by its transaction's first write.
-    const held = await rows(db, `SELECT 1 FROM pg_locks WHERE pid = ${pid} AND relation = '${written}'::regclass AND mode = 'RowExclusiveLock' AND granted`);
-    expect(held).toHaveLength(1);
+    if (written !== undefined) {
+      // Half-way: the session holds a write lock on `written`, taken by its transaction's first write.
+      const held = await rows(db, `SELECT 1 FROM pg_locks WHERE pid = ${pid} AND relation = '${written}'::regclass AND mode = 'RowExclusiveLock' AND granted`);
+      expect(held).toHaveLength(1);
+    }
     await rows(db, `SELECT pg_terminate_backend(${pid}, 5000)`);
     await locker.query('ROLLBACK');
     return await answered;
@@ -97,7 +101,7 @@ describe('a PostgreSQL connection dropped mid-request', () => {
     expect(await rows(db, "SELECT key FROM contact_search_keys WHERE key = 'i:5550001'")).toHaveLength(1);
   });
 
-  it('mcp --http answers a money call with a 503 tool error, moves nothing, and moves the next call on a new connection', async () => {
+  it('mcp --http answers a money call with a 503 tool error, moves nothing, and moves the next call on a new connection; a search cut off answers 503 too', async () => {
     const { url, db } = await seeded();
     const m = await spawnAnnounced(['mcp', '--http', '--port', '0', '--db', url], /(http:\/\/\S+\/mcp)/, cliEnv({ ...ENV, WORKSPACE_API_KEY: 'demo-dana-key' }));
     running.push(m);
@@ -117,5 +121,15 @@ describe('a PostgreSQL connection dropped mid-request', () => {
     const moved = await deposit('drop-2');
     expect(moved.isError, JSON.stringify(moved.content)).toBeFalsy();
     expect(await ledger()).toEqual({ amount: before.amount + 100, entries: before.entries + 1 });
+
+    // findContacts reads on the server's own connection (not a service thread's): the same 503
+    // (not a 500, which would say a bug), and the next search connects again.
+    const find = () => c.callTool({ name: 'findContacts', arguments: { query: 'Anna Smith' } });
+    const cut = await dropMidRequest(url, db, 'contact_words', undefined, find, 'ACCESS EXCLUSIVE');
+    expect(cut.isError).toBe(true);
+    expect(firstJson(cut)).toEqual({ status: 503, message: 'Service Unavailable' });
+    const found = await find();
+    expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
+    expect((found.structuredContent as any).data[0]).toMatchObject({ id: 1001, name: 'Anna Smith' });
   });
 });
