@@ -38,7 +38,7 @@ export const ERRORS = {
   /** Refused by the HTTP server before routing: headers or URL too large. */
   headers_too_large: { status: 431, keys: ['message'] },
   server_error: { status: 500, keys: ['message'] },
-  /** The database cannot be reached for now (a shared database's connection lost): nothing was changed; Retry-After says when to try again. */
+  /** The database cannot be reached for now (a shared database's connection lost): nothing was changed (unless it was lost during the COMMIT itself); Retry-After says when to try again. */
   service_unavailable: { status: 503, keys: ['message'] },
   /** A feature this server was started without (an MCP server with no workspace directory). */
   not_available: { status: 501, keys: ['message'] },
