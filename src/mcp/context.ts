@@ -12,6 +12,7 @@ import { ApiError } from '../api/errors.js';
 import { AccountBook, type AccountView } from './accounts.js';
 import { QuestionSeal } from './elicit.js';
 import { RESULT_BUDGET } from './budget.js';
+import { logWithin } from './logging.js';
 import { toolResult } from './results.js';
 import type { ContactIndex } from './search.js';
 import { contactsIn, SeenIds } from './seen.js';
@@ -102,7 +103,8 @@ export class McpContext {
    */
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
     try {
-      return await this.backend.call(method, params, opts);
+      // The built-in service answers synchronously: what it logs is the request's (logging.ts).
+      return await logWithin(opts?.signal, () => this.backend.call(method, params, opts));
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       const def = findMethod(method);

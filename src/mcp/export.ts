@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { log } from '../log.js';
+import { logWithin } from './logging.js';
 import { isSuccess } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import { r } from '../api/rules.js';
@@ -91,7 +92,7 @@ export function exportTool(ctx: McpContext): ToolSpec {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const fd = openSync(file, 'wx', 0o600);
       // Also to the client that asked, when it listens (logging capability).
-      log.info({ bot_id: p.bot_id ?? null, format, date_to: cap, file: name }, 'exportContacts started');
+      logWithin(extra.signal, () => log.info({ bot_id: p.bot_id ?? null, format, date_to: cap, file: name }, 'exportContacts started'));
       let ok = false;
       try {
         if (format === 'csv') writeSync(fd, CSV_COLUMNS.join(',') + '\r\n');
@@ -103,7 +104,7 @@ export function exportTool(ctx: McpContext): ToolSpec {
         });
         if (typeof outcome !== 'number') return outcome;
         ok = true;
-        log.info({ count: outcome, file: name }, 'exportContacts written');
+        logWithin(extra.signal, () => log.info({ count: outcome, file: name }, 'exportContacts written'));
         const uri = EXPORT_URI_PREFIX + name;
         const { parts } = readPart(file, { csv: format === 'csv', offset: 0, limit: 1, room: partRoom(ctx.maxResultChars) });
         const read =

@@ -12,6 +12,7 @@ import { isSuccess } from '../api/backend.js';
 import { r } from '../api/rules.js';
 import { checkArguments } from './arguments.js';
 import type { McpContext } from './context.js';
+import { logWithin } from './logging.js';
 import { toolResult } from './results.js';
 import { lazySchemas, shapeToZod } from './schemas.js';
 import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
@@ -75,7 +76,7 @@ const ResultSchema = z.object({
 
 /** The contact's accounts read live; undefined when it is gone (404/403), or the error result. */
 async function liveAccounts(ctx: McpContext, contactId: number, signal: AbortSignal): Promise<CompactAccount[] | undefined | CallToolResult> {
-  const res = await ctx.backend.call('getContactAccounts', { contact_id: contactId }, { signal });
+  const res = await logWithin(signal, () => ctx.backend.call('getContactAccounts', { contact_id: contactId }, { signal }));
   if (res.status === 404 || res.status === 403) return undefined;
   if (!isSuccess(res.status)) return toolResult(res, { method: 'getContactAccounts' });
   ctx.seen.record(res.body);

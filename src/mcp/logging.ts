@@ -1,12 +1,19 @@
 /**
  * Our log lines of a request go to its client too, as `notifications/message` (the `logging`
- * capability): whatever the process logs while a request's handler runs (the tool that
- * failed, the service's unexpected error, an export's start and end) is sent through that
- * request's context. The SDK filters by the client's level: `logging/setLevel` on a 2025
- * session, the request's own log level on 2026-07-28 (none asked for, none sent). Lines still
- * go to stderr as before; stdout stays protocol only.
+ * capability): what the process logs while a request's handler runs (the tool that failed,
+ * the service's unexpected error, an export's start and end) is sent through that request's
+ * context. The SDK filters by the client's level: `logging/setLevel` on a 2025 session, the
+ * request's own log level on 2026-07-28 (none asked for, none sent). Lines still go to stderr
+ * as before; stdout stays protocol only.
+ *
+ * Which request a line belongs to is said explicitly, not found by AsyncLocalStorage: on
+ * Node 20 that turns on promise hooks for the whole process, a cost every promise of every
+ * call pays (≈ 10 µs of a getMe tool call's server CPU over stdio). A line belongs to a
+ * request when it is logged during the synchronous part of its handler, or inside
+ * `logWithin(signal, …)` with the request's abort signal (its tools get it as `extra.signal`):
+ * the backend calls of McpContext (for the built-in service, the whole call, answered
+ * synchronously) and the MCP layer's own lines after an await.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { REDACTED_KEYS, tapLog, type LogLevel } from '../log.js';
 
@@ -24,7 +31,10 @@ interface Sink {
   sending: Set<Promise<void>>;
 }
 
-const current = new AsyncLocalStorage<Sink>();
+/** The open requests, by their abort signal (one a request, made by the SDK). */
+const sinks = new WeakMap<AbortSignal, Sink>();
+/** The request whose synchronous section runs now. */
+let active: Sink | undefined;
 let tapped = false;
 
 /** A log line's fields as plain data: errors as name and message (no stack), keys redacted. */
@@ -37,7 +47,7 @@ function plain(v: unknown, depth = 0): unknown {
 }
 
 function forward(level: LogLevel, obj: object, msg: string | undefined): void {
-  const sink = current.getStore();
+  const sink = active;
   if (!sink?.open) return;
   const data = { ...(msg !== undefined ? { message: msg } : {}), ...(plain(obj) as object) };
   const sent = sink.ctx.mcpReq.log(LEVELS[level], data, LOGGER).catch(() => undefined);
@@ -45,17 +55,36 @@ function forward(level: LogLevel, obj: object, msg: string | undefined): void {
   void sent.then(() => sink.sending.delete(sent));
 }
 
-/** Run a request's handler with the lines logged meanwhile sent to its client. */
+/**
+ * `fn()` with the lines it logs synchronously sent to the client of the request `signal` is
+ * of (none when it is of no open request): an async `fn` counts up to its first await.
+ */
+export function logWithin<T>(signal: AbortSignal | undefined, fn: () => T): T {
+  const sink = signal && sinks.get(signal);
+  if (!sink) return fn();
+  const before = active;
+  active = sink;
+  try {
+    return fn();
+  } finally {
+    active = before;
+  }
+}
+
+/** Run a request's handler with the lines logged meanwhile (see above) sent to its client. */
 export async function withRequestLog<T>(ctx: ServerContext, run: () => Promise<T>): Promise<T> {
   if (!tapped) {
     tapped = true;
     tapLog(forward);
   }
   const sink: Sink = { ctx, open: true, sending: new Set() };
+  const signal = ctx.mcpReq.signal;
+  sinks.set(signal, sink);
   try {
-    return await current.run(sink, run);
+    return await logWithin(signal, run);
   } finally {
     sink.open = false;
+    sinks.delete(signal);
     if (sink.sending.size > 0) await Promise.all(sink.sending);
   }
 }

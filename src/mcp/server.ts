@@ -24,7 +24,7 @@ import { pick, type ToolFilter } from './filter.js';
 import { instanceFactory, type InstanceOptions, type McpServerFactory, type Wiring } from './instance.js';
 import { instructionsFor } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { withRequestLog } from './logging.js';
+import { logWithin, withRequestLog } from './logging.js';
 import { listResources, readResource, TEMPLATES } from './resources.js';
 import { refusal } from './results.js';
 import { methodTools, type ToolSpec } from './tools.js';
@@ -110,7 +110,7 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
             return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.outputSchema);
           } catch (e) {
             // A bug of ours: a 500 in the usual shape that leaks nothing; the details go to the log.
-            log.error({ err: e, tool: tool.name }, 'tool failed');
+            logWithin(rctx.mcpReq.signal, () => log.error({ err: e, tool: tool.name }, 'tool failed'));
             return refusal(new ApiError('server_error', 'Server Error'));
           }
         });

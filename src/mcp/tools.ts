@@ -14,6 +14,7 @@ import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
 import { Rule, r, validate, type Shape } from '../api/rules.js';
 import { log } from '../log.js';
+import { logWithin } from './logging.js';
 import type { McpContext } from './context.js';
 import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';
 import { redact } from './audit.js';
@@ -197,7 +198,7 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
       } catch (e) {
         if (!def.money) throw e;
         // A bug of ours on the money path, maybe after the move: the model must not retry blind.
-        log.error({ err: e, tool: def.name }, 'money tool failed');
+        logWithin(extra.signal, () => log.error({ err: e, tool: def.name }, 'money tool failed'));
         return toolResult(
           new ApiError(
             'outcome_unknown',
@@ -214,12 +215,12 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
  * Append to the audit trail; a line that cannot be written (remote mode: a full disk, a file
  * made unwritable) does not hide the call's real outcome: it is logged, and the warning is returned.
  */
-function record(ctx: McpContext, entry: AuditEntry): string | undefined {
+function record(ctx: McpContext, entry: AuditEntry, signal: AbortSignal): string | undefined {
   try {
     ctx.audit?.append(entry);
     return undefined;
   } catch (e) {
-    log.error({ err: e, tool: entry.tool }, 'audit line not written');
+    logWithin(signal, () => log.error({ err: e, tool: entry.tool }, 'audit line not written'));
     return `The audit trail could not be written for this call (${e instanceof Error ? e.message : String(e)}); its outcome above is real. Tell the server operator.`;
   }
 }
@@ -233,11 +234,11 @@ async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Re
   const outcome = await answerOf(def, ctx, shape, args, extra, audit);
   if (isInputRequiredResult(outcome)) {
     // The question is on its way to the person: recorded, so one never answered is seen too.
-    if (audit) record(ctx, { ...audit, status: 422, code: 'confirmation_required' });
+    if (audit) record(ctx, { ...audit, status: 422, code: 'confirmation_required' }, extra.signal);
     return outcome;
   }
   let answer = outcome;
-  const unrecorded = audit && !answer.audited ? record(ctx, { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true }) : undefined;
+  const unrecorded = audit && !answer.audited ? record(ctx, { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true }, extra.signal) : undefined;
   if (unrecorded) answer = { ...answer, warnings: [...(answer.warnings ?? []), unrecorded] };
   if (isSuccess(answer.status) && !answer.replayed) {
     if (def.changesLists) ctx.listsChanged();

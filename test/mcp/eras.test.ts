@@ -7,6 +7,7 @@
  * test-only tool, in both eras, in-memory and over HTTP; the 2026-07-28 wire seen raw.
  */
 import { readdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -276,6 +277,51 @@ describe('logging: the client chooses what it hears', () => {
     await c.callTool({ name: 'exportContacts', arguments: {} });
     expect(heard).toEqual(['exportContacts started', 'exportContacts written']);
   });
+
+  test.each(ERAS)('%s: a failing tool\'s line reaches the client of the call, and no other', async (era) => {
+    // "whatever the process logs while a request's handler runs … is sent through that request's context"
+    const failing: ToolSpec = {
+      name: 'failTest',
+      title: 'Fail (test only)',
+      description: 'Throws.',
+      inputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true },
+      run: () => Promise.reject(new Error('boom')),
+    };
+    const world = await start({ extraTools: [failing], backend: 'local' });
+    const c = keep(await connectInMemory(era, (rc, o) => world.factory(rc, o)));
+    const other = keep(await connectInMemory(era, (rc, o) => world.factory(rc, o)));
+    const heard: Array<{ level: string; data: any }> = [];
+    const overheard: unknown[] = [];
+    c.onLog((m) => heard.push(m));
+    other.onLog((m) => overheard.push(m));
+    await c.setLogLevel('error');
+    await other.setLogLevel('debug');
+    expect(firstJson(await c.callTool({ name: 'failTest', arguments: {} }))).toMatchObject({ status: 500, message: 'Server Error' });
+    expect(heard.map((l) => [l.level, l.data.message, l.data.tool, l.data.err])).toEqual([['error', 'tool failed', 'failTest', { name: 'Error', message: 'boom' }]]);
+    expect(overheard).toEqual([]);
+  });
+});
+
+test('over stdio the service\'s unexpected error in a call is a log line to that call\'s client (2025-11-25, no level set: all)', async () => {
+  // "whatever the process logs while a request's handler runs (… the service's unexpected error …) is sent through that request's context"
+  const file = join(tempDir(), 'fresh.db');
+  const rpc = spawnRpc(['mcp', '--db', file]);
+  cleanups.push(() => stop(rpc.proc));
+  rpc.send({ ...INITIALIZE, id: 1 });
+  await rpc.answer(1);
+  rpc.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const getBotTags = (id: number) => rpc.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'getBotTags', arguments: {} } });
+  getBotTags(2);
+  expect((await rpc.answer(2)).result.isError).toBeFalsy();
+  // Another connection takes the table away under the server.
+  const other = new Database(file);
+  other.exec('DROP TABLE bot_tags');
+  other.close();
+  getBotTags(3);
+  expect(JSON.parse((await rpc.answer(3)).result.content[0].text)).toMatchObject({ status: 500, message: 'Server Error' });
+  const logged = rpc.lines().map((l) => JSON.parse(l)).filter((m) => m.method === 'notifications/message');
+  expect(logged.map((m) => [m.params.level, m.params.logger, m.params.data.message, m.params.data.method])).toEqual([['error', 'workspace-mcp', 'unexpected error', 'getBotTags']]);
 });
 
 test('over stdio a 2026-07-28 session is protocol only on stdout: discover, then requests that carry the revision', async () => {
