@@ -79,12 +79,15 @@ export function resultSize(result: unknown): number {
 const RENDER_FRAME = resultSize(render({}, {})) - '"{}"'.length - '{}'.length;
 
 /**
- * resultSize of a render()'s result, worked out from its text: its structuredContent is the
- * object the text is the JSON of, so the body is not serialized a second time.
+ * Whether a render()'s result is at most `limit` by resultSize, worked out from its text: its
+ * structuredContent is the object the text is the JSON of, so the body is not serialized a
+ * second time; and a text short enough fits without being escaped again either, since a
+ * character of it is at most 6 in its JSON string (`\u001f`).
  */
-function renderedSize(result: CallToolResult): number {
+function renderedWithin(result: CallToolResult, limit: number): boolean {
   const text = (result.content[0] as { text: string }).text;
-  return RENDER_FRAME + JSON.stringify(text).length + text.length;
+  if (RENDER_FRAME + 2 + 7 * text.length <= limit) return true;
+  return RENDER_FRAME + JSON.stringify(text).length + text.length <= limit;
 }
 
 /** Page sizes that keep later pages lined up: 2^a·5^b (…, 100, 125, 128, 160, 200, 250, 256, …). */
@@ -195,7 +198,7 @@ export function fitResult(body: Obj, extras: Obj, budget: number, c?: Continuati
   const whole = render(body, extras);
   // The notes name the budget as set; the sizes are checked against what is left of it for us.
   const limit = budget - PROTOCOL_ROOM;
-  if (renderedSize(whole) <= limit) return whole;
+  if (renderedWithin(whole, limit)) return whole;
   const warnings = Array.isArray(extras.warnings) ? (extras.warnings as string[]) : [];
   const build = (b: Obj, t: Truncated, skipped: unknown[]) =>
     render(b, { ...extras, warnings: [...warnings, cutNote(budget, t, c, skipped)], truncated: t });
