@@ -131,13 +131,18 @@ export class McpContext {
     return id;
   }
 
-  /** Learn from a successful answer: ids for getWorkspace, contacts for a synced search index. */
-  async noteAnswer(body: unknown): Promise<void> {
+  /**
+   * Learn from a successful answer: ids for getWorkspace, contacts for a synced search index.
+   * Done at once, unless contacts are to be told to the index (a promise then): most answers
+   * need no await.
+   */
+  noteAnswer(body: unknown): Promise<void> | undefined {
     this.seen.record(body);
     const found = this.contacts?.observe ? contactsIn(body) : [];
-    if (found.length === 0) return;
-    const owner = await this.owner();
-    if (typeof owner === 'number') this.contacts!.observe!(owner, found);
+    if (found.length === 0) return undefined;
+    return this.owner().then((owner) => {
+      if (typeof owner === 'number') this.contacts!.observe!(owner, found);
+    });
   }
 
   /**

@@ -243,7 +243,8 @@ async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Re
   if (isSuccess(answer.status) && !answer.replayed) {
     if (def.changesLists) ctx.listsChanged();
     ctx.accounts.learn(def.name, answer.params ?? {}, answer.body);
-    await ctx.noteAnswer(answer.body);
+    const noted = ctx.noteAnswer(answer.body);
+    if (noted) await noted;
   }
   if (def.money && errorCodeOf(answer) === 'insufficient_funds')
     answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, answer.params ?? {}, extra.signal)] };
@@ -391,8 +392,9 @@ async function answerOf(
   delete params[IDEMPOTENCY_KEY];
   const invalid = moneyParams(def, ctx, params, extra);
   if (invalid) return invalid.response();
-  const call = async (): Promise<ApiResponse | InputRequiredResult> => {
-    const gate = def.money ? await moneyGate(ctx, def, params, extra, audit) : {};
+  // Only a money call passes a gate first: any other is the backend's call itself.
+  const call = !def.money ? () => ctx.call(def.name, params, opts) : async (): Promise<ApiResponse | InputRequiredResult> => {
+    const gate = await moneyGate(ctx, def, params, extra, audit);
     if ('refusal' in gate) return gate.refusal.response();
     if ('ask' in gate) return gate.ask;
     const res = await ctx.call(def.name, params, opts);
