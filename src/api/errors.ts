@@ -38,7 +38,7 @@ export const ERRORS = {
   /** Refused by the HTTP server before routing: headers or URL too large. */
   headers_too_large: { status: 431, keys: ['message'] },
   server_error: { status: 500, keys: ['message'] },
-  /** The database cannot be reached for now (a shared database's connection lost): nothing was changed (unless it was lost during the COMMIT itself); Retry-After says when to try again. */
+  /** The database cannot be reached for now (a shared database's connection lost): nothing was changed; Retry-After says when to try again. (A connection lost during COMMIT whose outcome could not be learnt answers `outcome_unknown` with status 503 instead.) */
   service_unavailable: { status: 503, keys: ['message'] },
   /** A feature this server was started without (an MCP server with no workspace directory). */
   not_available: { status: 501, keys: ['message'] },
@@ -46,7 +46,7 @@ export const ERRORS = {
   // carry the status the exchange ended with (504 for a timeout, the remote's for a bad page).
   /** The call was cancelled by the caller before an answer came. */
   cancelled: { status: 499, keys: ['message', 'error', 'code'], upstream: true },
-  /** A write may have reached the remote API but its answer was lost: check before retrying. */
+  /** A write may have reached the remote API (or, 503, the database's COMMIT) but its answer was lost: check before retrying. */
   outcome_unknown: { status: 502, keys: ['message', 'error', 'code'], upstream: true },
   /** The remote API could not be reached (the call was not carried out). */
   upstream_unreachable: { status: 502, keys: ['message', 'error', 'code'], upstream: true },

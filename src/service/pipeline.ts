@@ -10,7 +10,7 @@ import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
 import { validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/owners.js';
-import { StoreConflict, StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/contract.js';
 import type { Logger } from '../log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
@@ -139,7 +139,8 @@ export class Service {
         }
         return e.response(headers);
       }
-      // The store rolled the transaction back: nothing was changed, the client may try again.
+      // The store rolled the transaction back: nothing was changed, the client may try again
+      // (or a COMMIT's outcome could not be learnt, and the answer says so).
       if (e instanceof StoreUnavailable) return unavailable(e, headers, this.opts.logger, def?.name ?? req.method);
       this.opts.logger?.error({ err: e, method: def?.name ?? req.method }, 'unexpected error');
       return new ApiError('server_error', 'Server Error').response(headers);
@@ -209,7 +210,23 @@ function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
 function unavailable(e: StoreUnavailable, headers: Record<string, string>, logger: Logger | undefined, method: string): ApiResponse {
   // A conflict inside an outer transaction is no outage: that transaction runs again.
   if (!(e instanceof StoreConflict)) logger?.warn({ err: e.message, method }, 'database unavailable');
-  return new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': String(e.retryAfter) }).response(headers);
+  return unavailableAnswer(e, headers);
+}
+
+/**
+ * The 503 with Retry-After for a store that could not answer. Nothing was changed, except when
+ * the connection was lost during COMMIT and the outcome could not be learnt: then the answer
+ * says so, in the shape of every `outcome_unknown`, so that no client sends a change (a debit)
+ * again before reading it back.
+ */
+export function unavailableAnswer(e: StoreUnavailable, headers: Record<string, string> = {}): ApiResponse {
+  const retry = { 'Retry-After': String(e.retryAfter) };
+  if (e instanceof StoreOutcomeUnknown) {
+    const message =
+      'Service Unavailable: the connection to the database was lost while the change was being committed, so it may or may not have been made. Read it back before sending it again.';
+    return new ApiError('outcome_unknown', message, undefined, retry, 503).response(headers);
+  }
+  return new ApiError('service_unavailable', 'Service Unavailable', undefined, retry).response(headers);
 }
 
 /** The verbs a method's route takes (GET brings HEAD), worked out once a method. */

@@ -5,10 +5,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { log } from '../log.js';
+import { StoreUnavailable } from '../store/contract.js';
 import { PgStore } from '../store/pg/index.js';
 import { unavailable, type PoolRequest, type PoolSetup } from './pool.js';
 import { answerAudited } from './backend.js';
-import { Service } from './pipeline.js';
+import { Service, unavailableAnswer } from './pipeline.js';
 
 const setup = workerData as PoolSetup;
 const store = PgStore.open(setup.url, { statementTimeoutMs: setup.statementTimeoutMs });
@@ -29,9 +30,10 @@ port.on('message', (m: PoolRequest | { close: true }) => {
     res = answerAudited(service, m.req, m.audit);
   } catch (e) {
     // The service answers its own failures; what escapes it (the audit row's transaction lost
-    // with its connection) rolled back whole: a 503 the caller may retry, not a dead thread.
+    // with its connection) rolled back whole, or its COMMIT's outcome is unknown: a 503 (that
+    // says which), not a dead thread.
     log.error({ err: e }, 'a service thread could not answer');
-    res = unavailable();
+    res = e instanceof StoreUnavailable ? unavailableAnswer(e) : unavailable();
   }
   port.postMessage({ id: m.id, res });
 });

@@ -67,6 +67,13 @@ export class StoreUnavailable extends Error {
  */
 export class StoreConflict extends StoreUnavailable {}
 
+/**
+ * The connection was lost while a transaction's COMMIT was under way, and whether it committed
+ * could not be learnt: a 503 all the same, but the change may have been made, so the client
+ * reads it back before sending it again.
+ */
+export class StoreOutcomeUnknown extends StoreUnavailable {}
+
 export interface StoreApi {
   readonly owners: Surface<OwnerStore>;
   readonly projects: Surface<ProjectStore>;

@@ -72,8 +72,9 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
   tryMove(m: { id: number; ownerId: number; delta: number; max: number; operation: Operation; description: string; now: string }): AccountRow | undefined {
     const debit = m.operation === 'Debit via API';
     // One statement, one round trip: the row lock is held from here to COMMIT only, so moves
-    // of one account follow each other as closely as the commits allow.
-    const row = this.c.one<AccountRow>(
+    // of one account follow each other as closely as the commits allow. It returns the
+    // transaction's id too, which COMMIT needs should its answer be lost (connection.ts).
+    const moved = this.c.one<AccountRow & { txid: number }>(
       `WITH moved AS (
          UPDATE contact_accounts SET amount = amount + $2, updated_at = $3
          WHERE id = $1 AND amount + $2 BETWEEN 0 AND $4 AND (NOT $5 OR blocked_at IS NULL)
@@ -83,11 +84,16 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
        journal AS (
          INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
          SELECT id, $7, $2, $8, amount, $3 FROM moved)
-       SELECT * FROM moved`,
+       SELECT *, txid_current() AS txid FROM moved`,
       [m.id, m.delta, m.now, m.max, debit, m.ownerId, m.operation, m.description],
     );
     // At READ COMMITTED another move could commit between the caller's reads and its write.
-    if (!row) this.c.query('SELECT 1 FROM contact_accounts WHERE id = $1 FOR UPDATE', [m.id]);
+    if (!moved) {
+      this.c.query('SELECT 1 FROM contact_accounts WHERE id = $1 FOR UPDATE', [m.id]);
+      return undefined;
+    }
+    const { txid, ...row } = moved;
+    this.c.knowTxid(txid);
     return row;
   }
 

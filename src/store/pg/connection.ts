@@ -12,10 +12,17 @@
  * serialisation failure or deadlock rolls back and runs the closure again. A lost connection,
  * a refused one or a statement timeout is a `StoreUnavailable` (the API answers 503 with
  * Retry-After); PostgreSQL rolls back whatever the transaction had done.
+ *
+ * Except when the connection is lost while COMMIT is under way: the server may have committed
+ * and the answer alone been lost. So a writing transaction knows its id before COMMIT (a write
+ * that returns `txid_current()` hands it over with `knowTxid`, else one `SELECT
+ * txid_current_if_assigned()`), and when COMMIT gets no answer, `txid_status` asked on a new
+ * connection decides: committed, the transaction's result stands; aborted, the 503 as for any
+ * lost connection; anything else, a `StoreOutcomeUnknown` (503, read back before retrying).
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { StoreConflict, StoreUnavailable } from '../contract.js';
+import { StoreConflict, StoreOutcomeUnknown, StoreUnavailable } from '../contract.js';
 import { IO_THREAD_SOURCE } from './io-thread.js';
 
 export { StoreUnavailable };
@@ -43,6 +50,8 @@ type Answer = { rows: unknown[]; rowCount: number; generation: number } | { erro
 const RETRY = new Set(['40001', '40P01']);
 /** Query cancelled by statement_timeout. */
 const TIMED_OUT = '57014';
+/** How long a transaction whose COMMIT answer was lost may stay 'in progress' (its server session still finishing it) before its outcome is called unknown. */
+const SETTLE_MS = 2_000;
 
 const pgPath = createRequire(import.meta.url).resolve('pg');
 
@@ -64,6 +73,8 @@ export class PgConnection {
   private lastGeneration: number | undefined;
   /** A serialisation failure was caught inside the open transaction (in a savepoint): it must run again whole. */
   private doomed = false;
+  /** The open transaction's id, once known (`knowTxid`, or asked before COMMIT); null: it has written nothing. */
+  private txid: number | null | undefined;
   private closed = false;
 
   constructor(
@@ -164,12 +175,13 @@ export class PgConnection {
       this.generation = this.lastGeneration;
       this.depth = 1;
       this.doomed = false;
+      this.txid = undefined;
       try {
         const out = fn();
         // A caller inside may have answered a conflict of its savepoint (the service answers
         // every error): the transaction as a whole lost, so it runs again rather than commit.
         if (this.doomed) throw new StoreConflict('a statement of this transaction could not be serialised');
-        this.query('COMMIT');
+        this.commit(opts.snapshot === true);
         return out;
       } catch (e) {
         this.rollback();
@@ -180,7 +192,56 @@ export class PgConnection {
       } finally {
         this.depth = 0;
         this.generation = undefined;
+        this.txid = undefined;
       }
+    }
+  }
+
+  /**
+   * The open transaction's id, as one of its writes returned it (`txid_current()` folded into
+   * the statement): COMMIT then needs no extra round trip to learn what to ask about should
+   * its answer be lost. Outside a transaction, nothing.
+   */
+  knowTxid(txid: number): void {
+    if (this.depth > 0) this.txid = txid;
+  }
+
+  /**
+   * COMMIT the open transaction. When its answer never comes (connection lost, or no answer in
+   * time), whether it committed is asked on a new connection: committed, it returns as if
+   * COMMIT had answered; aborted, the StoreUnavailable stands; not known, StoreOutcomeUnknown.
+   */
+  private commit(readOnly: boolean): void {
+    if (!readOnly && this.txid === undefined) this.txid = this.one<{ t: number | null }>('SELECT txid_current_if_assigned() AS t')!.t;
+    try {
+      this.query('COMMIT');
+    } catch (e) {
+      // Nothing written (a read-only transaction): nothing to lose either.
+      if (!(e instanceof StoreUnavailable) || this.txid === null || this.txid === undefined) throw e;
+      const txid = this.txid;
+      // The old connection is done with (a lost one answers at once); the question goes on a new one.
+      this.rollback();
+      this.generation = undefined;
+      const status = this.status(txid);
+      if (status === 'committed') return;
+      if (status === 'aborted') throw e;
+      throw new StoreOutcomeUnknown(`PostgreSQL: the answer to COMMIT was lost and the transaction's outcome is ${status ?? 'unknown'}: ${e.message}`);
+    }
+  }
+
+  /** `txid_status` of a transaction, waiting out 'in progress' for a moment (its session may still be finishing the COMMIT); undefined when it cannot be asked. */
+  private status(txid: number): string | undefined {
+    const until = Date.now() + SETTLE_MS;
+    for (let nap = 5; ; nap = Math.min(2 * nap, 200)) {
+      let status: string | null | undefined;
+      try {
+        status = this.one<{ s: string | null }>('SELECT txid_status($1) AS s', [txid])?.s;
+      } catch (e) {
+        if (e instanceof StoreUnavailable || e instanceof PgError) return undefined;
+        throw e;
+      }
+      if (status !== 'in progress' || Date.now() + nap > until) return status ?? undefined;
+      Atomics.wait(this.nap, 0, 0, nap);
     }
   }
 
