@@ -13,9 +13,11 @@ export interface CommitCut {
    * `answer-lost`: the COMMIT goes to the server, then the client's socket is destroyed before
    * any answer passes (the server commits; the client never hears so). `before-commit`: the
    * client's socket is destroyed and the server's closed without the COMMIT, so the server
-   * rolls the transaction back.
+   * rolls the transaction back. `stalled`: the client's socket is destroyed, the COMMIT not
+   * sent, and the server's socket kept open until `release()`, so the server holds the
+   * transaction open (a client gone where the server cannot see it).
    */
-  mode: 'answer-lost' | 'before-commit';
+  mode: 'answer-lost' | 'before-commit' | 'stalled';
   /** Only a COMMIT on a connection that has sent this text since the cut was asked for (the transaction's own statements). */
   after: string;
   /** Refuse new connections from the cut on, until `accept()` (the store cannot ask anything afterwards). */
@@ -31,6 +33,8 @@ export interface PgProxy {
   connections(): number;
   /** Forward new connections again (after `refuseAfter`). */
   accept(): void;
+  /** Close the server's side of stalled connections: the server rolls their transactions back. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -41,6 +45,7 @@ export async function startPgProxy(pgPort: number): Promise<PgProxy> {
   let refusing = false;
   let accepted = 0;
   const sockets = new Set<Socket>();
+  const stalled: Socket[] = [];
 
   const server: Server = createServer((client) => {
     if (refusing) {
@@ -61,6 +66,7 @@ export async function startPgProxy(pgPort: number): Promise<PgProxy> {
     client.on('error', end);
     upstream.on('error', end);
     client.on('close', () => cutOff || upstream.end());
+    // (A stalled connection's server side is closed by `release` or `close` only.)
     upstream.on('close', () => client.destroy());
     upstream.on('data', (d) => {
       if (!cutOff) client.write(d);
@@ -101,7 +107,8 @@ export async function startPgProxy(pgPort: number): Promise<PgProxy> {
           if (cut.mode === 'answer-lost') upstream.write(message);
           client.destroy();
           // The COMMIT (if sent) goes first, then the end of the stream: the server reads both in order.
-          upstream.end();
+          if (cut.mode === 'stalled') stalled.push(upstream);
+          else upstream.end();
           cut.done();
           return;
         }
@@ -127,6 +134,9 @@ export async function startPgProxy(pgPort: number): Promise<PgProxy> {
     connections: () => accepted,
     accept() {
       refusing = false;
+    },
+    release() {
+      for (const s of stalled.splice(0)) s.end();
     },
     async close() {
       for (const s of sockets) s.destroy();

@@ -124,6 +124,22 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     expect(await ledger(db)).toEqual({ balance: 600, entries: 3, sum: 600 });
   });
 
+  it('a transaction the server still holds open after a moment (its client gone unseen) is not called rolled back: the outcome is unknown', async () => {
+    const { db, proxy, debit } = await served();
+    const cut = proxy.cut({ mode: 'stalled', after: MOVE });
+    const lost = await debit(300);
+    await cut;
+    expect(lost.status).toBe(503);
+    expect(lost.retryAfter).toBe('1');
+    expect(lost.body.code).toBe('outcome_unknown');
+    // The server rolls it back once it sees the connection closed; the account is free again.
+    proxy.release();
+    expect(await ledger(db)).toEqual({ balance: 1000, entries: 1, sum: 1000 });
+    const next = await debit(300);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(await ledger(db)).toEqual({ balance: 700, entries: 2, sum: 700 });
+  });
+
   it('any other writing transaction too (its id asked before COMMIT): a contact created whose COMMIT answer is lost answers 201 and exists once', async () => {
     const { db, url, proxy } = await seededBehindProxy();
     const s = await spawnServe(['--db', url], ENV);
