@@ -210,7 +210,7 @@ function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
 function unavailable(e: StoreUnavailable, headers: Record<string, string>, logger: Logger | undefined, method: string): ApiResponse {
   // A conflict inside an outer transaction is no outage: that transaction runs again.
   if (!(e instanceof StoreConflict)) logger?.warn({ err: e.message, method }, 'database unavailable');
-  return unavailableAnswer(e, headers);
+  return unavailableAnswer(e, headers, method);
 }
 
 /**
@@ -219,11 +219,14 @@ function unavailable(e: StoreUnavailable, headers: Record<string, string>, logge
  * says so, in the shape of every `outcome_unknown`, so that no client sends a change (a debit)
  * again before reading it back.
  */
-export function unavailableAnswer(e: StoreUnavailable, headers: Record<string, string> = {}): ApiResponse {
+export function unavailableAnswer(e: StoreUnavailable, headers: Record<string, string> = {}, method?: string): ApiResponse {
   const retry = { 'Retry-After': String(e.retryAfter) };
   if (e instanceof StoreOutcomeUnknown) {
-    const message =
-      'Service Unavailable: the connection to the database was lost while the change was being committed, so it may or may not have been made. Read it back before sending it again.';
+    const lost = 'Service Unavailable: the connection to the database was lost while the change was being committed, so';
+    const def = method === undefined ? undefined : findMethod(method);
+    const message = def?.money
+      ? `${lost} the money may or may not have moved. Check with ${def.checkWith ?? 'getContactAccounts'} before sending it again.`
+      : `${lost} it may or may not have been made. Read it back${def?.checkWith ? ` with ${def.checkWith}` : ''} before sending it again.`;
     return new ApiError('outcome_unknown', message, undefined, retry, 503).response(headers);
   }
   return new ApiError('service_unavailable', 'Service Unavailable', undefined, retry).response(headers);

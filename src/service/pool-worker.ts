@@ -33,7 +33,7 @@ port.on('message', (m: PoolRequest | { close: true }) => {
     // with its connection) rolled back whole, or its COMMIT's outcome is unknown: a 503 (that
     // says which), not a dead thread.
     log.error({ err: e }, 'a service thread could not answer');
-    res = e instanceof StoreUnavailable ? unavailableAnswer(e) : unavailable();
+    res = e instanceof StoreUnavailable ? unavailableAnswer(e, {}, m.req.method) : unavailable();
   }
   port.postMessage({ id: m.id, res });
 });

@@ -115,7 +115,7 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     await cut;
     expect(lost.status).toBe(503);
     expect(lost.retryAfter).toBe('1');
-    expect(lost.body).toEqual({ message: expect.stringMatching(/may or may not have been made\. Read it back/), error: lost.body.message, code: 'outcome_unknown' });
+    expect(lost.body).toEqual({ message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/), error: lost.body.message, code: 'outcome_unknown' });
     // It was made: the answer was right not to say "nothing changed".
     expect(await ledger(db)).toEqual({ balance: 700, entries: 2, sum: 700 });
     proxy.accept();
@@ -171,5 +171,14 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     const again = await deposit('cut-1');
     expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
     expect(await ledger(db)).toEqual({ balance: 400, entries: 1, sum: 400 });
+
+    // When the outcome cannot be learnt, the tool error says so, and how to check.
+    const unknown = proxy.cut({ mode: 'answer-lost', after: MOVE, refuseAfter: true });
+    const lost = await deposit('cut-2');
+    await unknown;
+    proxy.accept();
+    expect(lost.isError).toBe(true);
+    expect(firstJson(lost)).toMatchObject({ status: 503, code: 'outcome_unknown', message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/) });
+    expect(await ledger(db)).toEqual({ balance: 800, entries: 2, sum: 800 });
   });
 });
