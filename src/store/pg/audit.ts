@@ -8,8 +8,13 @@ import type { PgConnection } from './connection.js';
 export class PgAuditStore implements Surface<AuditStore> {
   constructor(private readonly c: PgConnection) {}
 
+  /** In a transaction, the last write before its COMMIT: it hands over the transaction's id, which COMMIT needs should its answer be lost (connection.ts), at no extra round trip. */
   append(e: AuditEntry): void {
-    this.c.query('INSERT INTO mcp_audit (at, tool, contact_id, entry) VALUES ($1, $2, $3, $4)', [e.at, e.tool, e.contact_id, JSON.stringify(e)]);
+    const { txid } = this.c.one<{ txid: number }>(
+      'INSERT INTO mcp_audit (at, tool, contact_id, entry) VALUES ($1, $2, $3, $4) RETURNING txid_current() AS txid',
+      [e.at, e.tool, e.contact_id, JSON.stringify(e)],
+    )!;
+    this.c.knowTxid(txid);
   }
 
   read(q: AuditQuery): AuditPage {
