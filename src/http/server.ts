@@ -10,6 +10,7 @@ import { ApiError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import { readBody, TooLarge } from '../read-body.js';
 import type { ApiRequest } from '../service/pipeline.js';
+import { jsonText } from '../service/rendered.js';
 
 /** Largest body accepted; past it, 413. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -118,11 +119,15 @@ async function parseBody(contentType: string, raw: Buffer): Promise<{ input: Rec
   return { input: {} };
 }
 
+/** Every answer's JSON text: from the answer's own cache when it was rendered before (`rendered.ts`). */
 export function writeResponse(res: ServerResponse, r: ApiResponse, head = false): void {
-  const body = r.body === undefined ? '' : JSON.stringify(r.body);
-  const headers: Record<string, string | number> = { ...r.headers };
-  if (r.body !== undefined) headers['Content-Type'] = 'application/json';
-  headers['Content-Length'] = Buffer.byteLength(body);
+  const body = r.body === undefined ? '' : jsonText(r.body);
+  // One flat list in the order the headers go out (the answer's, then type and length): no copy
+  // of the answer's headers made to add two.
+  const headers: string[] = [];
+  for (const k in r.headers) headers.push(k, r.headers[k]!);
+  if (r.body !== undefined) headers.push('Content-Type', 'application/json');
+  headers.push('Content-Length', String(Buffer.byteLength(body)));
   res.writeHead(r.status, headers);
   res.end(head ? undefined : body);
 }
@@ -138,60 +143,83 @@ export interface Answerer {
   call(req: ApiRequest): ApiResponse | Promise<ApiResponse>;
 }
 
-/** The request handler, for a server of one's own or tests. */
+const ROUTE = /^api\/v1\/([^/]+)\/?$/;
+
+/**
+ * The request handler, for a server of one's own or tests. A GET or HEAD (no body to wait for)
+ * is answered in the same tick it arrives, with no promise between; only a body, or a pool's
+ * answer, is awaited.
+ */
 export function createHandler(service: Answerer, opts: HttpOptions = {}) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const json = wantsJson(req.headers.accept, req.headers['x-requested-with'] as string | undefined);
+  const failed = (res: ServerResponse, e: unknown): void => {
+    opts.logger?.error({ err: e }, 'http handler failed');
+    if (!res.headersSent) writeResponse(res, new ApiError('server_error', 'Server Error').response());
+    else res.destroy();
+  };
+  /** Hand the request to the service and write its answer (awaited only when it is a promise). */
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    verb: string,
+    input: Record<string, unknown>,
+    note: string | undefined,
+  ): void | Promise<void> => {
+    const auth = req.headers.authorization;
+    const scheme = auth ? BEARER.exec(auth) : null;
+    const bearer = scheme ? auth!.slice(scheme[0].length).trim() : undefined;
+    const apiReq: ApiRequest = {
+      method,
+      verb,
+      input,
+      bearer,
+      wantsJson: wantsJson(req.headers.accept, req.headers['x-requested-with'] as string | undefined),
+      referer: req.headers.referer,
+      baseUrl: opts.publicBaseUrl ?? `http://${req.headers.host ?? 'localhost'}/api/v1`,
+      inputNote: note,
+    };
+    // The SQLite service answers at once; only a pool's answer is awaited.
+    const out = service.call(apiReq);
+    const head = verb === 'HEAD';
+    if (out instanceof Promise) return out.then((r) => writeResponse(res, r, head)).catch((e: unknown) => failed(res, e));
+    writeResponse(res, out, head);
+  };
+  /** A request with a body: read (up to MAX_BODY_BYTES), parsed, merged over the query's parameters. */
+  const withBody = async (req: IncomingMessage, res: ServerResponse, method: string, verb: string, query: Record<string, unknown>): Promise<void> => {
+    try {
+      let raw: Buffer;
+      try {
+        raw = await readBody(req, MAX_BODY_BYTES);
+      } catch (e) {
+        if (e instanceof TooLarge) {
+          res.setHeader('Connection', 'close');
+          writeResponse(res, new ApiError('payload_too_large', 'The request body is too large.').response());
+          return;
+        }
+        throw e;
+      }
+      const parsed = await parseBody(String(req.headers['content-type'] ?? ''), raw);
+      await answer(req, res, method, verb, { ...query, ...parsed.input }, parsed.note);
+    } catch (e) {
+      failed(res, e);
+    }
+  };
+  return (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     try {
       const target = req.url ?? '/';
       const q = target.indexOf('?');
       const path = (q < 0 ? target : target.slice(0, q)).replace(/^\/+/, '');
-      const search = q < 0 ? '' : target.slice(q + 1);
-      const match = /^api\/v1\/([^/]+)\/?$/.exec(path);
+      const match = ROUTE.exec(path);
       if (!match) {
         writeResponse(res, new ApiError('route_not_found', `The route ${path || '/'} could not be found.`).response());
         return;
       }
       const verb = (req.method ?? 'GET').toUpperCase();
-      let input: Record<string, unknown> = search ? parseParams(search) : {};
-      let note: string | undefined;
-      if (verb !== 'GET' && verb !== 'HEAD') {
-        let raw: Buffer;
-        try {
-          raw = await readBody(req, MAX_BODY_BYTES);
-        } catch (e) {
-          if (e instanceof TooLarge) {
-            res.setHeader('Connection', 'close');
-            writeResponse(res, new ApiError('payload_too_large', 'The request body is too large.').response());
-            return;
-          }
-          throw e;
-        }
-        const parsed = await parseBody(String(req.headers['content-type'] ?? ''), raw);
-        input = { ...input, ...parsed.input };
-        note = parsed.note;
-      }
-      const auth = req.headers.authorization;
-      const scheme = auth ? BEARER.exec(auth) : null;
-      const bearer = scheme ? auth!.slice(scheme[0].length).trim() : undefined;
-      const host = req.headers.host ?? 'localhost';
-      const apiReq: ApiRequest = {
-        method: match[1]!,
-        verb,
-        input,
-        bearer,
-        wantsJson: json,
-        referer: req.headers.referer,
-        baseUrl: opts.publicBaseUrl ?? `http://${host}/api/v1`,
-        inputNote: note,
-      };
-      // The SQLite service answers at once; only a pool's answer is awaited.
-      const out = service.call(apiReq);
-      writeResponse(res, out instanceof Promise ? await out : out, verb === 'HEAD');
+      const query: Record<string, unknown> = q < 0 || q === target.length - 1 ? {} : parseParams(target.slice(q + 1));
+      if (verb !== 'GET' && verb !== 'HEAD') return withBody(req, res, match[1]!, verb, query);
+      return answer(req, res, match[1]!, verb, query, undefined);
     } catch (e) {
-      opts.logger?.error({ err: e }, 'http handler failed');
-      if (!res.headersSent) writeResponse(res, new ApiError('server_error', 'Server Error').response());
-      else res.destroy();
+      failed(res, e);
     }
   };
 }

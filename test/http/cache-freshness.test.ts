@@ -83,6 +83,20 @@ describe('changes inside this process', () => {
     }
   });
 
+  it("getMe's answer, kept with the cached owner, shows a rename by another connection on the next request", async () => {
+    await warm(w.baseUrl, 'bob-key');
+    const before = (await getMe(w.baseUrl, 'bob-key')).body.data;
+    const other = Store.open(w.dbFile);
+    try {
+      other.db.prepare("UPDATE owners SET name = 'Roberta' WHERE id = 2").run();
+      expect((await getMe(w.baseUrl, 'bob-key')).body.data).toEqual({ ...before, name: 'Roberta' });
+      other.db.prepare('UPDATE owners SET name = ? WHERE id = 2').run(before.name);
+      expect((await getMe(w.baseUrl, 'bob-key')).body.data).toEqual(before);
+    } finally {
+      other.close();
+    }
+  });
+
   it('any statement on the same connection, not only the store methods, drops what it changed', async () => {
     await warm(w.baseUrl, 'bob-key');
     w.sqlite.db.prepare("UPDATE owners SET plan = 'free' WHERE id = 2").run();

@@ -1,0 +1,45 @@
+/**
+ * Answers kept with the cached row they are made of (the owner of `getMe`, the list of
+ * `getListSchema`), and their JSON text kept with the answer: a request that finds the row in
+ * the owner and deprecation cache (store/core-cache.ts) finds its answer, and its bytes, too.
+ * Both live in WeakMaps keyed by the row object itself, so they follow the row's freshness
+ * rules exactly: when the cache drops the row (a change on this connection, another
+ * connection's commit) the next lookup loads a new row object, whose answer is made anew; a row
+ * read past the cache (inside a transaction) is a new object each time and its answer is never
+ * seen again. Kept answers are frozen: the same object goes to every caller, and a caller that
+ * tried to change one would throw instead of changing the next caller's answer.
+ */
+
+const ANSWERS = new WeakMap<object, object>();
+/** The JSON text of each kept answer, made on its first write. */
+const TEXTS = new WeakMap<object, string | undefined>();
+
+/** The answer made of `row` by `make`, made once for as long as this row object lives. */
+export function answerOf<T extends object>(row: object, make: () => T): T {
+  let answer = ANSWERS.get(row) as T | undefined;
+  if (answer === undefined) {
+    answer = deepFreeze(make());
+    ANSWERS.set(row, answer);
+    TEXTS.set(answer, undefined);
+  }
+  return answer;
+}
+
+/** The JSON text of an answer's body: made once for a kept answer, else stringified. */
+export function jsonText(body: unknown): string {
+  if (body === null || typeof body !== 'object' || !TEXTS.has(body)) return JSON.stringify(body);
+  let text = TEXTS.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    TEXTS.set(body, text);
+  }
+  return text;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
