@@ -43,7 +43,10 @@ function listify(v: unknown): unknown {
 
 /** Parse a query string or form body with bracket notation. */
 export function parseParams(text: string): Record<string, unknown> {
-  return listify(parseFlat(text) ?? qs.parse(text, QS_OPTIONS)) as Record<string, unknown>;
+  const flat = parseFlat(text);
+  // Plain pairs are already what listify makes of them, unless the keys start at "0" (a list).
+  if (flat && !Object.hasOwn(flat, '0')) return flat;
+  return listify(flat ?? qs.parse(text, QS_OPTIONS)) as Record<string, unknown>;
 }
 
 /** Characters after which only qs knows the answer: brackets and escapes. */
@@ -127,7 +130,7 @@ export function writeResponse(res: ServerResponse, r: ApiResponse, head = false)
   const headers: string[] = [];
   for (const k in r.headers) headers.push(k, r.headers[k]!);
   if (r.body !== undefined) headers.push('Content-Type', 'application/json');
-  headers.push('Content-Length', String(Buffer.byteLength(body)));
+  headers.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
   res.writeHead(r.status, headers);
   res.end(head ? undefined : body);
 }

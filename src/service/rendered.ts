@@ -11,8 +11,8 @@
  */
 
 const ANSWERS = new WeakMap<object, object>();
-/** The JSON text of each kept answer, made on its first write. */
-const TEXTS = new WeakMap<object, string | undefined>();
+/** The JSON text of each kept answer as UTF-8 bytes, made on its first write. */
+const TEXTS = new WeakMap<object, Buffer | undefined>();
 
 /** The answer made of `row` by `make`, made once for as long as this row object lives. */
 export function answerOf<T extends object>(row: object, make: () => T): T {
@@ -25,15 +25,18 @@ export function answerOf<T extends object>(row: object, make: () => T): T {
   return answer;
 }
 
-/** The JSON text of an answer's body: made once for a kept answer, else stringified. */
-export function jsonText(body: unknown): string {
+/**
+ * The JSON text of an answer's body: for a kept answer its UTF-8 bytes, made once (neither
+ * stringified nor encoded again); else the text of JSON.stringify.
+ */
+export function jsonText(body: unknown): string | Buffer {
   if (body === null || typeof body !== 'object' || !TEXTS.has(body)) return JSON.stringify(body);
-  let text = TEXTS.get(body);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    TEXTS.set(body, text);
+  let bytes = TEXTS.get(body);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(body), 'utf8');
+    TEXTS.set(body, bytes);
   }
-  return text;
+  return bytes;
 }
 
 function deepFreeze<T>(value: T): T {
