@@ -410,8 +410,9 @@ async function answerOf(
   const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
   const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });
   if (key === undefined || key === null) return withParams(await answered());
-  if (typeof key !== 'string' || key.length < 1 || key.length > 255)
-    return fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters.').response();
+  // No NUL: a key is kept in the database, and PostgreSQL's text cannot hold one.
+  if (typeof key !== 'string' || key.length < 1 || key.length > 255 || key.includes('\0'))
+    return fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters, with no NUL character.').response();
   return withParams(await callOnce(ctx.keys, def, key, params, answered));
 }
 

@@ -8,9 +8,9 @@ import type { ApiResponse } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
 import { ApiError, fail } from '../api/errors.js';
-import { validate, type ErrorBag, type Shape } from '../api/rules.js';
+import { attributeName, validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/owners.js';
-import { StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/contract.js';
 import type { Logger } from '../log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
@@ -128,7 +128,9 @@ export class Service {
       if (out instanceof Reply) return reply(out.status, headers, out.body);
       if (def.status === 204) return reply(204, headers, undefined);
       return reply(def.status, headers, out);
-    } catch (e) {
+    } catch (thrown) {
+      // A text the database cannot hold (a NUL on PostgreSQL): bad input, refused as any other.
+      const e = thrown instanceof StoreBadText ? fail.validation(nulFields(req.input)) : thrown;
       if (e instanceof ApiError) {
         // Every validation failure, also one a handler finds (a slug already taken), is a
         // redirect for a client that did not ask for JSON.
@@ -203,6 +205,21 @@ function orderErrors(shape: Shape, bag: ErrorBag): ErrorBag {
     if (v) out.set(k, v);
   }
   for (const [k, v] of bag) if (!out.has(k)) out.set(k, v);
+  return out;
+}
+
+/** The input's texts that hold a NUL character, each with Laravel's wording, by its dot key. */
+function nulFields(input: Record<string, unknown>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const walk = (v: unknown, key: string): void => {
+    if (typeof v === 'string') {
+      if (v.includes('\0')) out.set(key, [`The ${attributeName(key)} field must not contain the NUL character.`]);
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) walk(x, key === '' ? k : `${key}.${k}`);
+    }
+  };
+  for (const [k, v] of Object.entries(input)) if (k !== 'api_token') walk(v, k);
+  if (out.size === 0) out.set('input', ['The input must not contain the NUL character.']);
   return out;
 }
 

@@ -74,6 +74,13 @@ export class StoreConflict extends StoreUnavailable {}
  */
 export class StoreOutcomeUnknown extends StoreUnavailable {}
 
+/**
+ * A text the database cannot hold: PostgreSQL's text (and jsonb) refuse the NUL character, where
+ * SQLite keeps it. Thrown before the statement is sent, so the transaction rolls back whole and the
+ * request is refused as bad input (422), never a 500 or a half-written change.
+ */
+export class StoreBadText extends Error {}
+
 export interface StoreApi {
   readonly owners: Surface<OwnerStore>;
   readonly projects: Surface<ProjectStore>;

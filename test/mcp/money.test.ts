@@ -1,6 +1,6 @@
 /** Money safety: idempotency keys on the money tools, kept in the MCP server's own state file. */
 import { expect, test } from 'vitest';
-import { seedStore } from '../helpers/store.js';
+import { seedStore, TEST_STORE } from '../helpers/store.js';
 import { firstJson, mcpFixture, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();
@@ -152,4 +152,28 @@ test('insufficient_funds on an account no answer has shown yet: the warning says
   const world = await startMcp();
   const refused = await world.call('withdrawFundsFromContactAccount', { account_id: 500, amount: 5000, description: 'Big buy' });
   expect(firstJson(refused).warnings).toEqual([expect.stringContaining('getContactAccounts')]);
+});
+
+test('a description holding the NUL character: kept on SQLite; on PostgreSQL, which cannot store one, a 422 naming the field, nothing moves and the key is free again', async () => {
+  const world = await startMcp();
+  const nul = { ...topUp, description: 'Bonus\u0000', idempotency_key: 'nul-1' };
+  const r = await world.call('addFundsToContactAccount', nul);
+  if (TEST_STORE === 'sqlite') {
+    expect(r.isError).toBeFalsy();
+    expect(await balance(world)).toBe(1250);
+    return;
+  }
+  expect(r.isError).toBe(true);
+  expect(firstJson(r)).toMatchObject({ status: 422, errors: { description: ['The description field must not contain the NUL character.'] } });
+  expect(await balance(world)).toBe(1000);
+  const fixed = await world.call('addFundsToContactAccount', { ...nul, description: 'Bonus' });
+  expect(fixed.isError).toBeFalsy();
+  expect(await balance(world)).toBe(1250);
+});
+
+test('an idempotency key holding the NUL character is refused on either store, and nothing moves', async () => {
+  const world = await startMcp();
+  const r = await world.call('addFundsToContactAccount', { ...topUp, idempotency_key: 'k\u0000' });
+  expect(firstJson(r)).toMatchObject({ status: 422, errors: { idempotency_key: [expect.stringContaining('no NUL character')] } });
+  expect(await balance(world)).toBe(1000);
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { baseFixture, useWorld } from '../helpers/world.js';
+import { queryRows, TEST_STORE } from '../helpers/store.js';
 
 const w = useWorld(baseFixture);
 
@@ -58,5 +59,29 @@ describe('addContactAccount: an unknown currency is listed with the other failin
       contact_id: ['The contact id field must be an integer.'],
       currency: ['The selected currency is invalid.'],
     });
+  });
+});
+
+describe('a text holding the NUL character ("never a 500"): PostgreSQL cannot store one, SQLite keeps it', () => {
+  const lists = () => Number(queryRows<{ n: number }>(w.store, 'SELECT count(*) AS n FROM list_schemas')[0]!.n);
+
+  it('as a list id to look up: no such list on SQLite (404); on PostgreSQL a 422 naming the field', async () => {
+    const r = await w.call('addListSchemaField', { schema_id: '\u0000', field: { name: 'A', slug: 'a', type: 'string' } });
+    if (TEST_STORE === 'sqlite') expect(r.status).toBe(404);
+    else expect([r.status, r.body.errors]).toEqual([422, { schema_id: ['The schema id field must not contain the NUL character.'] }]);
+  });
+
+  it('in a text to store: kept as sent on SQLite; on PostgreSQL a 422 naming the field, and nothing is made', async () => {
+    const before = lists();
+    const r = await w.call('createListSchema', { name: 'L\u0000x', bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] });
+    if (TEST_STORE === 'sqlite') {
+      expect(r.status).toBe(201);
+      expect(r.body.data.name).toBe('L\u0000x');
+      expect(lists()).toBe(before + 1);
+    } else {
+      expect(r.status).toBe(422);
+      expect(r.body.errors).toEqual({ name: ['The name field must not contain the NUL character.'] });
+      expect(lists()).toBe(before);
+    }
   });
 });

@@ -390,3 +390,18 @@ describe('record methods in the catalog', () => {
     expect(findMethod('deleteListItem')!.annotations.destructiveHint).toBe(true);
   });
 });
+
+describe('a value holding the NUL character ("never a 500"): PostgreSQL cannot store one, SQLite keeps it', () => {
+  it('kept on SQLite; on PostgreSQL a 422 naming data.title, and the list\'s filtered reads still answer', async () => {
+    const id = await list([F('title')]);
+    await addId(id, { title: 'plain' });
+    const res = await add(id, { title: 'a\u0000b' });
+    if (TEST_STORE === 'sqlite') expect(res.status).toBe(201);
+    else expect([res.status, res.body.errors]).toEqual([422, { 'data.title': ['The data.title field must not contain the NUL character.'] }]);
+    const found = await w.call('getListItems', { schema_id: id, filters: { title: 'plain' } });
+    expect(found.status).toBe(200);
+    expect(found.body.data.map((r: { title: string }) => r.title)).toEqual(['plain']);
+    const nul = await w.call('getListItems', { schema_id: id, filters: { title: 'a\u0000b' } });
+    expect(nul.status).toBe(TEST_STORE === 'sqlite' ? 200 : 422);
+  });
+});

@@ -22,7 +22,7 @@
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { StoreConflict, StoreOutcomeUnknown, StoreUnavailable } from '../contract.js';
+import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable } from '../contract.js';
 import { IO_THREAD_SOURCE } from './io-thread.js';
 
 export { StoreUnavailable };
@@ -131,6 +131,7 @@ export class PgConnection {
 
   /** Run one statement; its rows (objects by column, or arrays with `array`). */
   query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], opts: { array?: boolean } = {}): { rows: R[]; rowCount: number } {
+    if (params.some(holdsNul)) throw new StoreBadText('a text holds the NUL character, which PostgreSQL cannot store');
     const a = this.roundTrip({ sql, params, array: opts.array === true, generation: this.generation });
     if ('error' in a) {
       if (a.error.lost || a.error.code === TIMED_OUT) throw new StoreUnavailable(`PostgreSQL unavailable: ${a.error.message}`);
@@ -286,4 +287,22 @@ export class PgConnection {
     this.port.close();
     void this.worker.terminate();
   }
+}
+
+function holdsNul(p: unknown): boolean {
+  if (typeof p === 'string') return p.includes('\0');
+  return Array.isArray(p) && p.some(holdsNul);
+}
+
+/** A NUL escaped in JSON text (`\u0000`, not itself escaped), which `::jsonb` refuses. */
+const ESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
+
+/**
+ * JSON text of a value kept as text and read as jsonb (list records): one holding a NUL is
+ * refused before it is stored, or every later jsonb read of its list would fail.
+ */
+export function jsonbText(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (text.includes('\\u0000') && ESCAPED_NUL.test(text)) throw new StoreBadText('a text holds the NUL character, which PostgreSQL cannot store');
+  return text;
 }

@@ -6,7 +6,7 @@
  */
 import type { Surface } from '../contract.js';
 import type { ListRow, ListStore, RecordQuery, RecordRow, RecordWithList, StoredField } from '../lists.js';
-import type { PgConnection } from './connection.js';
+import { jsonbText, type PgConnection } from './connection.js';
 
 const LIST_COLUMNS = 's.seq, s.id, s.project_uuid, s.bot_id, s.name, s.is_menu, s.fields, s.created_at, s.updated_at, p.owner_id';
 const RECORD_COLUMNS = 'r.seq, r.id, r.schema_seq, r.data, r.created_at, r.updated_at';
@@ -101,10 +101,10 @@ export class PgListStore implements Surface<ListStore> {
     );
   }
   insertRecord(rec: { id: string; schema_seq: number; data: Record<string, unknown>; now: string }): void {
-    this.c.query('INSERT INTO list_records (id, schema_seq, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [rec.id, rec.schema_seq, JSON.stringify(rec.data), rec.now]);
+    this.c.query('INSERT INTO list_records (id, schema_seq, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [rec.id, rec.schema_seq, jsonbText(rec.data), rec.now]);
   }
   updateRecord(seq: number, data: Record<string, unknown>, now: string): void {
-    this.c.query('UPDATE list_records SET data = $1, updated_at = $2 WHERE seq = $3', [JSON.stringify(data), now, seq]);
+    this.c.query('UPDATE list_records SET data = $1, updated_at = $2 WHERE seq = $3', [jsonbText(data), now, seq]);
   }
   deleteRecord(seq: number): boolean {
     return this.c.query('DELETE FROM list_records WHERE seq = $1', [seq]).rowCount > 0;
@@ -112,7 +112,7 @@ export class PgListStore implements Surface<ListStore> {
   recordPage(q: RecordQuery): { rows: RecordRow[]; total: number } {
     const params: unknown[] = [
       q.schemaSeq,
-      q.filters && Object.keys(q.filters).length > 0 ? JSON.stringify(q.filters) : null,
+      q.filters && Object.keys(q.filters).length > 0 ? jsonbText(q.filters) : null,
       q.bot ? q.bot.id : null,
       q.bot?.slugs ?? [],
       q.contact ? q.contact.id : null,
