@@ -13,10 +13,10 @@ import { RemoteDirectory, type RemoteConfig } from '../mcp/remote-directory.js';
 import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';
 import type { Backend } from '../api/backend.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, fail } from '../api/errors.js';
 import { ContactMirror } from '../store/contact-mirror.js';
 import type { LocalBackend } from '../service/backend.js';
-import { StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { StoreBadText, StoreUnavailable, type StoreApi } from '../store/contract.js';
 import { isoTime } from '../store/time.js';
 
 export interface SearchParts {
@@ -45,6 +45,11 @@ function unavailableRefused<T extends object>(part: T): T {
       try {
         return await call(...args);
       } catch (e) {
+        if (e instanceof StoreBadText) {
+          // A NUL in the query, which PostgreSQL's text cannot hold: bad input, as the API says it.
+          const res = fail.invalid('query', 'The query field must not contain the NUL character.').response();
+          throw new IndexRefused(res.status, res.body, res.headers);
+        }
         if (!(e instanceof StoreUnavailable)) throw e;
         const res = new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': String(e.retryAfter) }).response();
         throw new IndexRefused(res.status, res.body, res.headers);

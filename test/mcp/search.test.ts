@@ -134,6 +134,14 @@ describe(`findContacts on a bot of ${FILLER} contacts (${TEST_BACKEND})`, () => 
     expect(body.meta.total).toBe(0);
   });
 
+  test('a query holding the NUL character is never a 500: found or not (SQLite), or a 422 on query (PostgreSQL, which cannot hold one)', async () => {
+    for (const query of ['Anna\u0000', 'anna\u0000@example.com', '@ann\u0000a', '+7 916\u0000']) {
+      const r = await world.call('findContacts', { query });
+      if (r.isError) expect(firstJson(r), JSON.stringify(query)).toMatchObject({ status: 422, errors: { query: [expect.stringContaining('NUL')] } });
+      else expect(firstJson(r).data, JSON.stringify(query)).toBeInstanceOf(Array);
+    }
+  });
+
   test('bad arguments are a 422 in the API shape', async () => {
     for (const args of [{}, { query: '' }, { query: 'x'.repeat(201) }, { query: 'a', limit: 51 }, { query: 'a', limit: 0 }, { query: 'a', colour: 1 }]) {
       const r = await world.call('findContacts', args);
