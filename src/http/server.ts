@@ -9,7 +9,7 @@ import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import type { Logger } from '../log.js';
 import { readBody, TooLarge } from '../read-body.js';
-import type { ApiRequest } from '../service/pipeline.js';
+import { arrived, type ApiRequest } from '../service/pipeline.js';
 import { jsonText } from '../service/rendered.js';
 
 /** Largest body accepted; past it, 413. */
@@ -149,15 +149,37 @@ export interface Answerer {
 const ROUTE = /^api\/v1\/([^/]+)\/?$/;
 
 /**
- * The request handler, for a server of one's own or tests. A GET or HEAD (no body to wait for)
- * is answered in the same tick it arrives, with no promise between; only a body, or a pool's
- * answer, is awaited.
+ * The request handler, for a server of one's own or tests. A request is answered once it has
+ * come in whole (a GET or HEAD at once, one with a body when the body is read), in the check
+ * phase of that turn of the event loop, together with every other request that came in during
+ * the turn, in the order they came: they are stamped on arrival (`arrived`), so the first one's
+ * freshness check of the service's caches (`PRAGMA data_version`, which costs as much as the
+ * rest of a cheap request) is made after all of them arrived and serves all of them. No promise
+ * between, but a body's read or a pool's answer.
  */
 export function createHandler(service: Answerer, opts: HttpOptions = {}) {
   const failed = (res: ServerResponse, e: unknown): void => {
     opts.logger?.error({ err: e }, 'http handler failed');
     if (!res.headersSent) writeResponse(res, new ApiError('server_error', 'Server Error').response());
     else res.destroy();
+  };
+  /** The requests that came in whole during this turn, answered at its check phase. */
+  let batch: Array<{ res: ServerResponse; job: () => void }> = [];
+  const runBatch = (): void => {
+    const jobs = batch;
+    batch = [];
+    for (const { res, job } of jobs) {
+      // One request's failure never keeps the others of its turn unanswered.
+      try {
+        job();
+      } catch (e) {
+        try {
+          failed(res, e);
+        } catch {
+          res.destroy();
+        }
+      }
+    }
   };
   /** Hand the request to the service and write its answer (awaited only when it is a promise). */
   const answer = (
@@ -167,7 +189,8 @@ export function createHandler(service: Answerer, opts: HttpOptions = {}) {
     verb: string,
     input: Record<string, unknown>,
     note: string | undefined,
-  ): void | Promise<void> => {
+    arrival: number,
+  ): void => {
     const auth = req.headers.authorization;
     const scheme = auth ? BEARER.exec(auth) : null;
     const bearer = scheme ? auth!.slice(scheme[0].length).trim() : undefined;
@@ -180,12 +203,19 @@ export function createHandler(service: Answerer, opts: HttpOptions = {}) {
       referer: req.headers.referer,
       baseUrl: opts.publicBaseUrl ?? `http://${req.headers.host ?? 'localhost'}/api/v1`,
       inputNote: note,
+      arrival,
     };
     // The SQLite service answers at once; only a pool's answer is awaited.
     const out = service.call(apiReq);
     const head = verb === 'HEAD';
-    if (out instanceof Promise) return out.then((r) => writeResponse(res, r, head)).catch((e: unknown) => failed(res, e));
-    writeResponse(res, out, head);
+    if (out instanceof Promise) void out.then((r) => writeResponse(res, r, head)).catch((e: unknown) => failed(res, e));
+    else writeResponse(res, out, head);
+  };
+  /** Answer with the turn's other requests (see above); the stamp is taken now, the request being whole. */
+  const answerLater = (req: IncomingMessage, res: ServerResponse, method: string, verb: string, input: Record<string, unknown>, note: string | undefined): void => {
+    const arrival = arrived();
+    if (batch.length === 0) setImmediate(runBatch);
+    batch.push({ res, job: () => answer(req, res, method, verb, input, note, arrival) });
   };
   /** A request with a body: read (up to MAX_BODY_BYTES), parsed, merged over the query's parameters. */
   const withBody = async (req: IncomingMessage, res: ServerResponse, method: string, verb: string, query: Record<string, unknown>): Promise<void> => {
@@ -202,7 +232,7 @@ export function createHandler(service: Answerer, opts: HttpOptions = {}) {
         throw e;
       }
       const parsed = await parseBody(String(req.headers['content-type'] ?? ''), raw);
-      await answer(req, res, method, verb, { ...query, ...parsed.input }, parsed.note);
+      answerLater(req, res, method, verb, { ...query, ...parsed.input }, parsed.note);
     } catch (e) {
       failed(res, e);
     }
@@ -220,7 +250,7 @@ export function createHandler(service: Answerer, opts: HttpOptions = {}) {
       const verb = (req.method ?? 'GET').toUpperCase();
       const query: Record<string, unknown> = q < 0 || q === target.length - 1 ? {} : parseParams(target.slice(q + 1));
       if (verb !== 'GET' && verb !== 'HEAD') return withBody(req, res, match[1]!, verb, query);
-      return answer(req, res, match[1]!, verb, query, undefined);
+      answerLater(req, res, match[1]!, verb, query, undefined);
     } catch (e) {
       failed(res, e);
     }

@@ -17,6 +17,8 @@ import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
 import { MAX_DEPTH, normalizeInput, tooDeep } from './input.js';
 import { RateLimiter } from './rate-limit.js';
 
+export { arrived } from '../store/core-cache.js';
+
 export interface ApiRequest {
   /** The last path segment: a method name or alias. */
   method: string;
@@ -43,6 +45,12 @@ export interface ApiRequest {
   baseUrl: string;
   /** Added to a 422's message, e.g. that the body was not valid JSON. */
   inputNote?: string;
+  /**
+   * From `arrived()`, taken by the HTTP layer once the request has come in whole: the request
+   * may trust a freshness check of the caches made after it (`CoreCache.hold`). Without it the
+   * caches are checked for this request.
+   */
+  arrival?: number;
 }
 
 export interface ServiceOptions {
@@ -71,7 +79,7 @@ export class Service {
     const headers: Record<string, string> = {};
     let def: MethodDef | undefined;
     // One freshness check of the owner and deprecation cache for the whole request.
-    this.store.cache.hold();
+    this.store.cache.hold(req.arrival);
     try {
       def = findMethod(req.method);
       if (!def) throw new ApiError('route_not_found', `The route ${API_PREFIX}${req.method} could not be found.`);

@@ -101,10 +101,11 @@ export interface StoreApi {
   readonly rateWindows: RateWindows;
   /**
    * Caches kept between requests (owners, deprecations): `hold` checks once whether another
-   * connection committed and trusts the cache until `release`. A store without caches makes
+   * connection committed and trusts the cache until `release`; a request stamped at `arrival`
+   * (`arrived()`) trusts a check made after it arrived instead. A store without caches makes
    * both do nothing.
    */
-  readonly cache: { hold(): void; release(): void };
+  readonly cache: { hold(arrival?: number): void; release(): void };
   /** Run `fn` in one transaction: all of it is written, or none. Nested calls are savepoints. */
   tx<T>(fn: () => T, opts?: TxOptions): T;
   /** Run reads that must see one snapshot (a total and its page agree). Nothing in `fn` may write. */

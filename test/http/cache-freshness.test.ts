@@ -4,7 +4,9 @@
  * a change made by another process, another connection in this one, or any statement on the
  * same connection shows on the very next request, however warm the cache was.
  */
+import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { arrived } from '../../src/service/pipeline.js';
 import { Store } from '../../src/store/index.js';
 import { runCli, spawnServe } from '../helpers/cli.js';
 import { accountFixture, baseFixture, seedDb, useWorld } from '../helpers/world.js';
@@ -137,6 +139,54 @@ describe('changes inside this process', () => {
       expect((await read()).status).toBe(200);
       other.lists.delete(row.seq);
       expect((await read()).status).toBe(404);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('requests that come in together share one check, made after all of them arrived', async () => {
+    await warm(w.baseUrl, 'bob-key');
+    const { port } = new URL(w.baseUrl);
+    const one = 'GET /api/v1/getMe HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nAuthorization: Bearer bob-key\r\n\r\n';
+    const before = w.sqlite.cache.checks;
+    // Ten pipelined requests in one write: read off the socket in one turn, answered together.
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let got = '';
+      socket.on('data', (d) => {
+        got += d.toString();
+        if (got.split('HTTP/1.1 200 OK').length - 1 === 10) {
+          socket.destroy();
+          resolve(got);
+        }
+      });
+      socket.on('error', reject);
+      socket.write(one.repeat(10));
+    });
+    expect(text.split('{"data":{"id":2,').length - 1).toBe(10);
+    // One check (two if the write was split on its way), not ten.
+    expect(w.sqlite.cache.checks - before).toBeLessThanOrEqual(2);
+  });
+
+  it('a request that arrived after another connection committed always sees the commit, however recent the last check', async () => {
+    await warm(w.baseUrl, 'bob-key');
+    const other = Store.open(w.dbFile);
+    try {
+      // A check made now serves requests stamped before it, not one stamped after a later commit.
+      const early = arrived();
+      const req = (arrival: number) => ({ method: 'getMe', verb: 'GET', input: {}, bearer: 'bob-key', wantsJson: true, baseUrl: 'http://x/api/v1', arrival });
+      expect(w.service.call(req(arrived())).status).toBe(200);
+      const checks = w.sqlite.cache.checks;
+      other.db.prepare("UPDATE owners SET plan = 'free' WHERE id = 2").run();
+      // Stamped before that check: it may trust it (it arrived before the commit, as if answered first).
+      expect(w.service.call(req(early)).status).toBe(200);
+      expect(w.sqlite.cache.checks).toBe(checks);
+      // Stamped after the commit: checked again, and refused at once.
+      expect(w.service.call(req(arrived())).status).toBe(402);
+      expect(w.sqlite.cache.checks).toBe(checks + 1);
+      other.db.prepare("UPDATE owners SET plan = 'pro' WHERE id = 2").run();
+      // Unstamped (an in-process caller): always checked.
+      expect(w.service.call({ ...req(0), arrival: undefined }).status).toBe(200);
     } finally {
       other.close();
     }

@@ -77,7 +77,7 @@ export class PgStore implements StoreApi {
   }
 
   /** Nothing is cached between requests here: every instance reads owners and deprecations afresh. */
-  readonly cache = { hold(): void {}, release(): void {} };
+  readonly cache = { hold(_arrival?: number): void {}, release(): void {} };
 
   tx<T>(fn: () => T, opts?: TxOptions): T {
     return this.conn.tx(fn, { readCommitted: opts?.rowLocks });
