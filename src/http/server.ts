@@ -160,8 +160,12 @@ const ROUTE = /^api\/v1\/([^/]+)\/?$/;
 export function createHandler(service: Answerer, opts: HttpOptions = {}) {
   const failed = (res: ServerResponse, e: unknown): void => {
     opts.logger?.error({ err: e }, 'http handler failed');
-    if (!res.headersSent) writeResponse(res, new ApiError('server_error', 'Server Error').response());
-    else res.destroy();
+    try {
+      if (!res.headersSent) writeResponse(res, new ApiError('server_error', 'Server Error').response());
+      else res.destroy();
+    } catch {
+      res.destroy();
+    }
   };
   /** The requests that came in whole during this turn, answered at its check phase. */
   let batch: Array<{ res: ServerResponse; job: () => void }> = [];
@@ -173,11 +177,7 @@ export function createHandler(service: Answerer, opts: HttpOptions = {}) {
       try {
         job();
       } catch (e) {
-        try {
-          failed(res, e);
-        } catch {
-          res.destroy();
-        }
+        failed(res, e);
       }
     }
   };

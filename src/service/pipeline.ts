@@ -78,9 +78,10 @@ export class Service {
   call(req: ApiRequest): ApiResponse {
     const headers: Record<string, string> = {};
     let def: MethodDef | undefined;
-    // One freshness check of the owner and deprecation cache for the whole request.
-    this.store.cache.hold(req.arrival);
     try {
+      // One freshness check of the owner and deprecation cache for the whole request (a failed
+      // read of it is an unexpected error, answered below).
+      this.store.cache.hold(req.arrival);
       def = findMethod(req.method);
       if (!def) throw new ApiError('route_not_found', `The route ${API_PREFIX}${req.method} could not be found.`);
       const now = this.now();

@@ -4,7 +4,7 @@
  * list schemas the list methods look up first (with their project's owner); all dropped the
  * moment they may be stale:
  * - another connection (the `admin` command, another server on the file) committed: SQLite's
- *   `PRAGMA data_version` changes, read once per request, so a rotated key answers 401 and a
+ *   `PRAGMA data_version` changes, read once per request (`hold`) or per lookup outside one, so a rotated key answers 401 and a
  *   deprecation applies on the very next request. A request stamped by `arrived()` (the HTTP
  *   layer stamps each one when it has come in whole) trusts a check made after its stamp: every
  *   commit that could have happened before the request was sent is seen by that check. The HTTP
@@ -126,9 +126,12 @@ export class CoreCache implements OwnerCache, DeprecationCache, ListCache {
   }
 
   private check(): void {
-    this.checkedAfter = arrivals;
-    this.checks++;
+    // The requests stamped by now are served by this check, once it has been made: a read that
+    // throws moves nothing.
+    const upTo = arrivals;
     const v = this.dataVersion.get();
+    this.checkedAfter = upTo;
+    this.checks++;
     if (v !== this.seen) {
       this.seen = v;
       this.clear();
