@@ -33,7 +33,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * What the caller should know beside the body: the backend's own notes (a remote write whose
- * outcome is unknown), when a rate-limited (429) call may be retried, and, from the
+ * outcome is unknown), when a rate-limited (429) or unavailable (503) call may be retried, and, from the
  * `Deprecation` and `Sunset` headers, that the method is deprecated and when it is switched
  * off. The same for both backends.
  */
@@ -46,6 +46,11 @@ export function responseWarnings(method: string | undefined, res: ApiResponse): 
       `Rate limited: ${name} was not carried out; retry in ${retryAfterSeconds(res.headers)} s` +
         `${limit ? ` (the limit is ${limit} requests a minute per owner, every method counted)` : ''}.`,
     );
+  }
+  if (res.status === 503 && headerOf(res.headers, 'retry-after') !== undefined && !(isObject(res.body) && res.body.code === 'outcome_unknown')) {
+    // The database could not be reached and the call was rolled back (an outcome the server
+    // could not learn is `outcome_unknown`, whose message says what to read back first).
+    out.push(`Service unavailable: ${name} was not carried out; retry in ${retryAfterSeconds(res.headers)} s.`);
   }
   if (headerOf(res.headers, 'deprecation') === 'true') {
     const sunset = headerOf(res.headers, 'sunset');

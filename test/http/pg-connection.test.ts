@@ -113,7 +113,11 @@ describe('a PostgreSQL connection dropped mid-request', () => {
     // The move is made, then its audit line in the same transaction: the audit trail is held.
     const lost = await dropMidRequest(url, db, 'mcp_audit', 'contact_accounts', () => deposit('drop-1'));
     expect(lost.isError).toBe(true);
-    expect(firstJson(lost)).toMatchObject({ status: 503, message: 'Service Unavailable' });
+    expect(firstJson(lost)).toEqual({
+      status: 503,
+      message: 'Service Unavailable',
+      warnings: ['Service unavailable: addFundsToContactAccount was not carried out; retry in 1 s.'],
+    });
     expect(await ledger()).toEqual(before);
     // The audit trail records the call as it ended (its line in the lost transaction went with it).
     expect(await rows(db, "SELECT entry::json->>'status' AS status FROM mcp_audit WHERE entry::json->>'idempotency_key' = 'drop-1'")).toEqual([{ status: '503' }]);
@@ -127,7 +131,7 @@ describe('a PostgreSQL connection dropped mid-request', () => {
     const find = () => c.callTool({ name: 'findContacts', arguments: { query: 'Anna Smith' } });
     const cut = await dropMidRequest(url, db, 'contact_words', undefined, find, 'ACCESS EXCLUSIVE');
     expect(cut.isError).toBe(true);
-    expect(firstJson(cut)).toEqual({ status: 503, message: 'Service Unavailable' });
+    expect(firstJson(cut)).toEqual({ status: 503, message: 'Service Unavailable', warnings: ['Service unavailable: findContacts was not carried out; retry in 1 s.'] });
     const found = await find();
     expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
     expect((found.structuredContent as any).data[0]).toMatchObject({ id: 1001, name: 'Anna Smith' });
