@@ -13,9 +13,10 @@ import { RemoteDirectory, type RemoteConfig } from '../mcp/remote-directory.js';
 import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';
 import type { Backend } from '../api/backend.js';
-import { ApiError, fail } from '../api/errors.js';
+import { fail } from '../api/errors.js';
 import { ContactMirror } from '../store/contact-mirror.js';
 import type { LocalBackend } from '../service/backend.js';
+import { unavailableAnswer } from '../service/pipeline.js';
 import { StoreBadText, StoreUnavailable, type StoreApi } from '../store/contract.js';
 import { isoTime } from '../store/time.js';
 
@@ -51,7 +52,7 @@ function unavailableRefused<T extends object>(part: T): T {
           throw new IndexRefused(res.status, res.body, res.headers);
         }
         if (!(e instanceof StoreUnavailable)) throw e;
-        const res = new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': String(e.retryAfter) }).response();
+        const res = unavailableAnswer(e);
         throw new IndexRefused(res.status, res.body, res.headers);
       }
     };

@@ -4,13 +4,14 @@
  * list schemas the list methods look up first (with their project's owner); all dropped the
  * moment they may be stale:
  * - another connection (the `admin` command, another server on the file) committed: SQLite's
- *   `PRAGMA data_version` changes, read once per request (`hold`) or per lookup outside one, so a rotated key answers 401 and a
- *   deprecation applies on the very next request. A request stamped by `arrived()` (the HTTP
- *   layer stamps each one when it has come in whole) trusts a check made after its stamp: every
- *   commit that could have happened before the request was sent is seen by that check. The HTTP
- *   layer answers the requests that came in during one turn of the event loop together, after
- *   they all arrived, so one check serves all of them;
- * - this connection wrote to `owners` or `deprecations` by any statement at all: TEMP triggers
+ *   `PRAGMA data_version` changes, read once per request (`hold`) or per lookup outside one,
+ *   so a rotated key answers 401 and a deprecation applies on the very next request. A
+ *   request stamped by `arrived()` (the HTTP layer stamps each one when it has come in whole)
+ *   trusts a check made after its stamp: every commit that could have happened before the
+ *   request was sent is seen by that check. The HTTP layer answers the requests that came in
+ *   during one turn of the event loop together, after they all arrived, so one check serves
+ *   all of them;
+ * - this connection wrote to one of the `WATCHED` tables by any statement at all: TEMP triggers
  *   (this connection's only, no schema change) call back into JS and drop the cache.
  * Inside a transaction the cache is neither read nor filled: what a transaction sees may be
  * rolled back.

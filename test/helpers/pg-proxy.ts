@@ -27,8 +27,8 @@ export interface CommitCut {
 export interface PgProxy {
   /** The URL of `target` with the host and port of the proxy in it. */
   url(target: string): string;
-  /** Cut the next COMMIT that matches; resolves once it is cut. */
-  cut(c: CommitCut): Promise<void>;
+  /** Run `during` with the next COMMIT that matches cut: its answer, once the COMMIT is cut. */
+  cut<T>(c: CommitCut, during: () => Promise<T>): Promise<T>;
   /** Connections the proxy has accepted and forwarded so far. */
   connections(): number;
   /** Forward new connections again (after `refuseAfter`). */
@@ -126,10 +126,13 @@ export async function startPgProxy(pgPort: number): Promise<PgProxy> {
       u.host = `127.0.0.1:${port}`;
       return u.toString();
     },
-    cut(c) {
-      return new Promise((resolve) => {
+    async cut(c, during) {
+      const cut = new Promise<void>((resolve) => {
         armed = { ...c, done: resolve };
       });
+      const answer = await during();
+      await cut;
+      return answer;
     },
     connections: () => accepted,
     accept() {

@@ -80,10 +80,8 @@ async function served() {
 describe('a PostgreSQL connection lost during COMMIT', () => {
   it('a debit that committed answers 200 with the account as moved, once, and the next request runs on a new connection', async () => {
     const { db, proxy, debit } = await served();
-    const cut = proxy.cut({ mode: 'answer-lost', after: MOVE });
     const before = proxy.connections();
-    const lost = await debit(300);
-    await cut;
+    const lost = await proxy.cut({ mode: 'answer-lost', after: MOVE }, () => debit(300));
     expect(lost.status, JSON.stringify(lost.body)).toBe(200);
     expect(lost.body.data).toMatchObject({ id: ACCOUNT, amount: 700, currency: 'EUR' });
     expect(await ledger(db)).toEqual({ balance: 700, entries: 2, sum: 700 });
@@ -97,9 +95,7 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
 
   it('a debit whose COMMIT never reached the server answers 503 with Retry-After and moves nothing', async () => {
     const { db, proxy, debit } = await served();
-    const cut = proxy.cut({ mode: 'before-commit', after: MOVE });
-    const lost = await debit(300);
-    await cut;
+    const lost = await proxy.cut({ mode: 'before-commit', after: MOVE }, () => debit(300));
     expect(lost).toEqual({ status: 503, retryAfter: '1', body: { message: 'Service Unavailable' } });
     expect(await ledger(db)).toEqual({ balance: 1000, entries: 1, sum: 1000 });
     const again = await debit(300);
@@ -110,9 +106,7 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
   it('when whether it committed cannot be learnt, a 503 with Retry-After that says the outcome is unknown and to read back first', async () => {
     const { db, proxy, debit } = await served();
     // The COMMIT reaches the server, and then no new connection can be made to ask.
-    const cut = proxy.cut({ mode: 'answer-lost', after: MOVE, refuseAfter: true });
-    const lost = await debit(300);
-    await cut;
+    const lost = await proxy.cut({ mode: 'answer-lost', after: MOVE, refuseAfter: true }, () => debit(300));
     expect(lost.status).toBe(503);
     expect(lost.retryAfter).toBe('1');
     expect(lost.body).toEqual({ message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/), error: lost.body.message, code: 'outcome_unknown' });
@@ -126,9 +120,7 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
 
   it('a transaction the server still holds open after a moment (its client gone unseen) is not called rolled back: the outcome is unknown', async () => {
     const { db, proxy, debit } = await served();
-    const cut = proxy.cut({ mode: 'stalled', after: MOVE });
-    const lost = await debit(300);
-    await cut;
+    const lost = await proxy.cut({ mode: 'stalled', after: MOVE }, () => debit(300));
     expect(lost.status).toBe(503);
     expect(lost.retryAfter).toBe('1');
     expect(lost.body.code).toBe('outcome_unknown');
@@ -144,9 +136,9 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     const { db, url, proxy } = await seededBehindProxy();
     const s = await spawnServe(['--db', url], ENV);
     running.push(s);
-    const cut = proxy.cut({ mode: 'answer-lost', after: 'contact_search_keys' });
-    const created = await post(s.baseUrl, 'createOrUpdateContact', { bot_id: 11, messenger: 'telegram', telegram_id: '5550002', name: 'Cut At Commit' });
-    await cut;
+    const created = await proxy.cut({ mode: 'answer-lost', after: 'contact_search_keys' }, () =>
+      post(s.baseUrl, 'createOrUpdateContact', { bot_id: 11, messenger: 'telegram', telegram_id: '5550002', name: 'Cut At Commit' }),
+    );
     expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
     expect(created.body.data).toMatchObject({ name: 'Cut At Commit', telegram_id: '5550002' });
     expect(await rows(db, "SELECT name FROM contacts WHERE telegram_id = '5550002'")).toEqual([{ name: 'Cut At Commit' }]);
@@ -159,9 +151,7 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     const c = await connectHttp('2026-07-28', m.url);
     clients.push(c);
     const deposit = (key: string) => c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: ACCOUNT, amount: 400, description: 'Cut at COMMIT', idempotency_key: key } });
-    const cut = proxy.cut({ mode: 'answer-lost', after: MOVE });
-    const moved = await deposit('cut-1');
-    await cut;
+    const moved = await proxy.cut({ mode: 'answer-lost', after: MOVE }, () => deposit('cut-1'));
     expect(moved.isError, JSON.stringify(moved.content)).toBeFalsy();
     expect(firstJson(moved)).toMatchObject({ data: { id: ACCOUNT, amount: 400 } });
     expect(await ledger(db)).toEqual({ balance: 400, entries: 1, sum: 400 });
@@ -173,9 +163,7 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     expect(await ledger(db)).toEqual({ balance: 400, entries: 1, sum: 400 });
 
     // When the outcome cannot be learnt, the tool error says so, and how to check.
-    const unknown = proxy.cut({ mode: 'answer-lost', after: MOVE, refuseAfter: true });
-    const lost = await deposit('cut-2');
-    await unknown;
+    const lost = await proxy.cut({ mode: 'answer-lost', after: MOVE, refuseAfter: true }, () => deposit('cut-2'));
     proxy.accept();
     expect(lost.isError).toBe(true);
     expect(firstJson(lost)).toMatchObject({ status: 503, code: 'outcome_unknown', message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/) });
