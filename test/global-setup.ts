@@ -7,6 +7,7 @@
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { placePostgresBinaries } from './helpers/pg-binaries.js';
 
 const VARS = ['TMPDIR', 'TMP', 'TEMP'] as const;
 
@@ -20,7 +21,9 @@ export default function setup(): () => void {
   chmodSync(root, 0o755);
   process.env.WORKSPACE_TEST_TMP = root;
   for (const k of VARS) process.env[k] = root;
+  const unplace = placePostgresBinaries(root);
   return () => {
+    unplace();
     const left = readdirSync(root);
     rmSync(root, { recursive: true, force: true });
     delete process.env.WORKSPACE_TEST_TMP;

