@@ -5,10 +5,10 @@
  */
 import { spawn, spawnSync, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { chmodSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import type { Readable } from 'node:stream';
-import { track } from './temp.js';
+import { removeTempDir, tempDir, track } from './temp.js';
 import { ROOT } from './world.js';
 import { rawWithinBudget } from './budget.js';
 
@@ -66,7 +66,10 @@ export interface CliRun {
  * answer it). stdin is closed at once, so a server that did start stops at end of input.
  */
 export function runCliAsync(args: string[], env: Record<string, string>, opts: { uid?: number; gid?: number; cwd?: string } = {}): Promise<CliRun> {
-  const proc = track(spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...opts }));
+  // As another user, from where that user can read the CLI.
+  const copy = opts.uid !== undefined && !reachableByAll(ROOT) ? linkedCheckout() : undefined;
+  const proc = track(spawn(process.execPath, [copy ? join(copy, 'dist', 'cli', 'main.js') : CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...opts }));
+  if (copy) proc.once('close', () => removeTempDir(copy));
   let stdout = '';
   let stderr = '';
   proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -75,6 +78,29 @@ export function runCliAsync(args: string[], env: Record<string, string>, opts: {
     proc.once('error', reject);
     proc.once('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** Whether every user may pass every folder down to `dir` (a checkout in a private folder, as `mktemp -d` makes, is out of their reach). */
+function reachableByAll(dir: string): boolean {
+  for (let d = dir; ; d = dirname(d)) {
+    if ((statSync(d).mode & 0o001) === 0) return false;
+    if (dirname(d) === d) return true;
+  }
+}
+
+/**
+ * The built CLI and what it loads (`dist`, `node_modules`, `package.json`) in a temp folder any
+ * user may pass: hard links where the file system allows (nothing copied), else copies.
+ */
+function linkedCheckout(): string {
+  const dir = tempDir();
+  chmodSync(dir, 0o755);
+  const parts = ['dist', 'node_modules', 'package.json'].map((p) => join(ROOT, p));
+  if (spawnSync('cp', ['-al', ...parts, dir]).status !== 0) {
+    const r = spawnSync('cp', ['-a', ...parts, dir], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`could not copy the CLI where another user can run it: ${r.stderr}`);
+  }
+  return dir;
 }
 
 /**
