@@ -55,7 +55,7 @@ const fieldShape = {
   name: r.string().required().max(255).describe('Shown to people'),
   slug: r.alphaDash().required().max(255).describe(SLUG_NOTE),
   type: r.oneOf(FIELD_TYPES).required(),
-  is_required: r.boolean().describe('Default true'),
+  is_required: r.boolean().describe('Default true: every addListItem must fill it'),
   is_hidden: r.boolean().describe('Default false'),
   is_encryptable: r.boolean().describe('Then not filterable or sortable; default false'),
 };
@@ -100,7 +100,8 @@ export const createListSchema = defineMethod({
   title: 'Create a list',
   description:
     "Creates a list (a named set of typed fields, like a table) in a project, or in a bot (bot_id wins; the list goes to the bot's project). " +
-    `Returns it with its id. At most ${MAX_LISTS_PER_PROJECT} lists a project.`,
+    `Returns it with its id. At most ${MAX_LISTS_PER_PROJECT} lists a project. ` +
+    'A field is required unless is_required: false.',
   params: {
     name: r.string().required().max(255),
     project_uuid: r.string().requiredWithout('bot_id').describe('Required without bot_id'),
@@ -141,7 +142,9 @@ export const addListSchemaField = defineMethod({
   verbs: ['GET', 'POST'],
   status: 204,
   title: 'Add a field to a list',
-  description: 'Appends a field to a list. Existing records read null in it; a required one must be filled by every later addListItem.',
+  description:
+    'Appends a field to a list, required unless is_required: false. ' +
+    'Existing records read null in it; a required one must be filled by every later addListItem.',
   params: {
     schema_id: schemaId,
     field: r

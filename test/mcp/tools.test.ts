@@ -97,6 +97,28 @@ describe('tools/list', () => {
     }
     expect(tools.find((t) => t.name === 'getContacts')?.description).toMatch(/Every one at once: exportContacts\./);
   });
+
+  test('createListSchema and addListSchemaField say a field is required unless is_required: false, and it is so', async () => {
+    const world = await startMcp();
+    const { tools } = await world.client.listTools();
+    const tool = (name: string) => tools.find((t) => t.name === name)!;
+    const fieldOf = (name: string): any => {
+      const p = tool(name).inputSchema.properties as any;
+      return name === 'createListSchema' ? p.fields.items : p.field;
+    };
+    for (const name of ['createListSchema', 'addListSchemaField']) {
+      expect(tool(name).description, name).toContain('required unless is_required: false');
+      expect(fieldOf(name).properties.is_required.description, name).toMatch(/^Default true: every addListItem must fill it$/);
+    }
+    // What the text says: a field given without is_required is required by the next addListItem.
+    const made = firstJson(await world.call('createListSchema', { name: 'Notes', bot_id: 10, fields: [{ name: 'Title', slug: 'title', type: 'string' }] }));
+    const schemaId = made.data.id;
+    expect(made.data.fields.title.is_required).toBe(true);
+    expect((await world.call('addListSchemaField', { schema_id: schemaId, field: { name: 'Note', slug: 'note', type: 'string' } })).isError).toBeFalsy();
+    const refused = await world.call('addListItem', { schema_id: schemaId, data: { title: 'A' } });
+    expect(refused.isError).toBe(true);
+    expect(firstJson(refused)).toMatchObject({ status: 422, errors: { 'data.note': ['The data.note field is required.'] } });
+  });
 });
 
 describe('a list cut to the result budget says so, as the method\'s paging policy says', () => {
