@@ -61,8 +61,8 @@ export const CONTACTS_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 
 const filterParams = {
   bot_id: r.integer().describe('Default: all your bots; a bot not yours gives none'),
-  date_from: r.integer().describe('Created at or after (Unix seconds)'),
-  date_to: r.integer().describe('Created at or before (Unix seconds)'),
+  date_from: r.unixSeconds().describe('Created at or after (Unix seconds)'),
+  date_to: r.unixSeconds().describe('Created at or before (Unix seconds)'),
 };
 
 export const getContacts = defineMethod({

@@ -29,6 +29,8 @@ export interface RuleState {
   excludeWith?: readonly string[];
   /** A predicate on the value (after the type checks), with its message; `:attribute` is replaced. */
   check?: { fn: (v: never) => boolean; message: string };
+  /** An integer of Unix seconds: a date string given instead is told the seconds it means. */
+  unixSeconds?: boolean;
 }
 
 /** A parameter rule; `T` is the value after validation, `R` whether it is always present. */
@@ -101,6 +103,8 @@ export const r = {
   alphaDash: () => new Rule<string>({ kind: 'string', required: false, format: 'alpha_dash' }),
   uuid: () => new Rule<string>({ kind: 'string', required: false, format: 'uuid' }),
   integer: () => new Rule<number>({ kind: 'integer', required: false }),
+  /** An integer of Unix seconds (a time); Laravel's `integer`, with the seconds a date string means. */
+  unixSeconds: () => new Rule<number>({ kind: 'integer', required: false, unixSeconds: true }),
   number: () => new Rule<number>({ kind: 'number', required: false }),
   boolean: () => new Rule<boolean>({ kind: 'boolean', required: false }),
   array: <I extends Rule<unknown, boolean>>(items: I) =>
@@ -159,6 +163,32 @@ function nullItemMessage(rule: RuleState, key: string): string {
     default:
       return `The ${key} field must be an array.`;
   }
+}
+
+/** An ISO 8601 date, or date and time (UTC unless it names an offset): what a person may send for a time. */
+const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Laravel's "must be an integer", and for a date string the Unix seconds it means:
+ * `The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.`
+ */
+function unixSecondsMessage(attr: string, v: unknown): string {
+  const base = `The ${attr} field must be an integer`;
+  const m = typeof v === 'string' ? ISO_DATE.exec(v.trim()) : null;
+  if (!m) return `${base}.`;
+  const zone = m[3] ? (m[3].length === 5 ? `${m[3].slice(0, 3)}:${m[3].slice(3)}` : m[3].toUpperCase()) : 'Z';
+  const ms = Date.parse(`${m[1]}T${m[2] ?? '00:00'}${zone}`);
+  // A date that does not exist (2024-02-30 reads as March) is not named.
+  if (!Number.isFinite(ms) || new Date(ms + offsetMs(zone)).toISOString().slice(0, 10) !== m[1]) return `${base}.`;
+  const seconds = Math.floor(ms / 1000);
+  return `${base}: Unix seconds, e.g. ${seconds} for ${new Date(seconds * 1000).toISOString().replace('.000Z', 'Z')}.`;
+}
+
+/** Milliseconds east of UTC of an offset (`Z`, `+03:00`, `-0530`). */
+function offsetMs(zone: string): number {
+  if (zone === 'Z') return 0;
+  const sign = zone.startsWith('-') ? -1 : 1;
+  return sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2))) * 60_000;
 }
 
 /** String length in characters (code points), as PHP's mb_strlen counts. */
@@ -220,7 +250,7 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
       const numeric = typeof v === 'number' ? (Number.isFinite(v) ? v : undefined) : typeof v === 'string' && NUMBER_TEXT.test(v) ? Number(v) : undefined;
       if (rule.kind === 'integer') {
         const ok = (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && INTEGER_TEXT.test(v) && Number.isSafeInteger(Number(v)));
-        if (!ok) fail(`The ${attr} field must be an integer.`);
+        if (!ok) fail(rule.unixSeconds ? unixSecondsMessage(attr, v) : `The ${attr} field must be an integer.`);
       } else if (numeric === undefined) {
         fail(`The ${attr} field must be a number.`);
       }

@@ -31,8 +31,8 @@ export const EXPORT_NAME = /^contacts-[A-Za-z0-9_-]+\.(jsonl|csv)$/;
 
 const params = {
   bot_id: r.integer(),
-  date_from: r.integer().min(0),
-  date_to: r.integer().min(0),
+  date_from: r.unixSeconds().min(0),
+  date_to: r.unixSeconds().min(0),
   format: r.oneOf(['jsonl', 'csv'] as const).describe('Default jsonl: a contact a line'),
 };
 

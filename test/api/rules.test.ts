@@ -104,6 +104,29 @@ describe('every rule of a field runs (no bail), as Laravel does', () => {
   });
 });
 
+describe('Unix seconds (date_from, date_to)', () => {
+  const message = (v: unknown) => {
+    const res = validate({ date_from: r.unixSeconds() }, { date_from: v });
+    return res.ok ? 'accepted' : res.errors.get('date_from');
+  };
+  it('a date string is refused with the seconds it means, computed from it', () => {
+    expect(message('2024-01-01')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.']);
+    expect(message('2026-03-02')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1772409600 for 2026-03-02T00:00:00Z.']);
+    // A time without an offset is UTC, whatever the server's zone; an offset is honoured.
+    expect(message('2024-01-01T10:30')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704105000 for 2024-01-01T10:30:00Z.']);
+    expect(message('2024-01-01 10:30:15Z')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704105015 for 2024-01-01T10:30:15Z.']);
+    expect(message('2024-01-01T03:00:00+03:00')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.']);
+    expect(message('2024-01-01T00:00:00-0530')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704087000 for 2024-01-01T05:30:00Z.']);
+  });
+  it('what is not a date keeps Laravel\'s message alone; an integer passes', () => {
+    for (const bad of ['x', '2024-02-30', '2024-13-01', '01', '1.5', 1.5, 'yesterday', '2024-01-01T25:00']) {
+      expect(message(bad), String(bad)).toEqual(['The date from field must be an integer.']);
+    }
+    expect(message('1704067200')).toBe('accepted');
+    expect(message(1704067200)).toBe('accepted');
+  });
+});
+
 describe('attribute names in messages', () => {
   it('underscores become spaces, except in keys expanded from an array', async () => {
     const { attributeName } = await import('../../src/api/rules.js');

@@ -27,6 +27,16 @@ describe('errors that teach', () => {
     expect(await balance(world)).toBe(before);
   });
 
+  test('date_from given as a date ("2024-01-01"): the 422 names the Unix seconds it means, in getContacts, getNumberOfContacts and exportContacts', async () => {
+    const world = await startMcp();
+    const want = ['The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.'];
+    for (const name of ['getContacts', 'getNumberOfContacts', 'exportContacts']) {
+      const r = await world.call(name, { bot_id: 10, date_from: '2024-01-01' });
+      expect(r.isError, name).toBe(true);
+      expect(firstJson(r), name).toMatchObject({ status: 422, errors: { date_from: want } });
+    }
+  });
+
   test('an amount sent as the text "1000" is taken as 1000, and the result says so', async () => {
     const world = await startMcp();
     const before = await balance(world);

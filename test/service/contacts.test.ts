@@ -326,6 +326,21 @@ describe('getNumberOfContacts', () => {
     expect((await w.call('getNumberOfContacts', { bot_id: 11, date_from: at, date_to: at }, DANA)).body).toEqual({ count: 1 });
     expect((await w.call('getNumberOfContacts', { date_from: 'x' }, DANA)).status).toBe(422);
   });
+
+  it('date_from / date_to given as a date: 422 naming the Unix seconds the date means, for getContacts and getNumberOfContacts', async () => {
+    for (const method of ['getContacts', 'getNumberOfContacts']) {
+      const r = await w.call(method, { date_from: '2024-01-01', date_to: '2026-03-02T15:00:00Z' }, DANA);
+      expect(r.status, method).toBe(422);
+      expect(r.body, method).toEqual({
+        message: 'The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z. (and 1 more error)',
+        errors: {
+          date_from: ['The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.'],
+          date_to: [`The date to field must be an integer: Unix seconds, e.g. ${ts('2026-03-02T15:00:00Z')} for 2026-03-02T15:00:00Z.`],
+        },
+      });
+    }
+    expect((await w.call('getNumberOfContacts', { date_from: 'x' }, DANA)).body.errors).toEqual({ date_from: ['The date from field must be an integer.'] });
+  });
 });
 
 describe('contact methods behind the key', () => {
