@@ -60,6 +60,23 @@ function checkWith(def: MethodDef | undefined): string {
   return def?.checkWith ?? 'a read of the same object';
 }
 
+/** A key this long is redacted wherever it appears: no word of other text holds it by chance. */
+const REDACT_ANYWHERE = 16;
+/** A character that continues a word: a letter, digit, `_` or `-`; a `.` between two of them does too (127.0.0.1, a host name). */
+const WORD = String.raw`[\p{L}\p{N}_-]`;
+
+/**
+ * `text` with `key` as `[redacted]`. A short key only where it stands as a whole word, never
+ * inside a longer run of word characters: the key "1" goes from "key 1." but "127.0.0.1:9" stays.
+ */
+export function redactKey(text: string, key: string): string {
+  if (key === '') return text;
+  if (key.length >= REDACT_ANYWHERE) return text.split(key).join('[redacted]');
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const whole = new RegExp(`(?<!${WORD})(?<!${WORD}\\.)${escaped}(?!${WORD})(?!\\.${WORD})`, 'gu');
+  return text.replace(whole, '[redacted]');
+}
+
 export class RemoteBackend implements Backend {
   private readonly pool: Pool;
   private readonly origin: string;
@@ -85,7 +102,7 @@ export class RemoteBackend implements Backend {
 
   /** Redact the key from any text that might carry it (error messages, URLs). */
   private redact(text: string): string {
-    return this.o.apiKey ? text.split(this.o.apiKey).join('[redacted]') : text;
+    return this.o.apiKey ? redactKey(text, this.o.apiKey) : text;
   }
 
   async call(method: string, params: Record<string, unknown>, opts: CallOptions = {}): Promise<ApiResponse> {

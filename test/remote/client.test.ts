@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { RemoteBackend, checkRemote, toQuery } from '../../src/remote/client.js';
+import { RemoteBackend, checkRemote, redactKey, toQuery } from '../../src/remote/client.js';
 import { Pacer } from '../../src/remote/pacer.js';
 import { LocalBackend } from '../../src/service/backend.js';
 import { accountFixture, useWorld } from '../helpers/world.js';
@@ -119,6 +119,37 @@ describe('a server that misbehaves on purpose', () => {
     expect(String(err)).toMatch(/could not be reached/);
     expect(String(err)).not.toContain(KEY);
     await backend.close();
+  });
+
+  it('a short key is redacted as a whole word only: an unreachable 127.0.0.1 keeps its address with the key "1", "0" or "127"', async () => {
+    const f = await faultServer(() => undefined);
+    await f.close();
+    const port = new URL(f.baseUrl).port;
+    for (const key of ['1', '0', '127']) {
+      const { backend } = remote(f.baseUrl, { apiKey: key });
+      const r = await backend.call('getMe', {});
+      expect(r.status, key).toBe(502);
+      expect((r.body as { message: string }).message, key).toBe(`The service could not be reached for getMe (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}).`);
+      await backend.close();
+    }
+  });
+
+  it('redactKey: the key alone, or between non-word characters, goes; inside a longer word it stays; a long key goes anywhere', () => {
+    expect(redactKey('ECONNREFUSED 127.0.0.1:9', '1')).toBe('ECONNREFUSED 127.0.0.1:9');
+    expect(redactKey('1', '1')).toBe('[redacted]');
+    expect(redactKey('key 1. Bearer 1, ?api_token=1&x "1" (1) 1:9 /1/', '1')).toBe(
+      'key [redacted]. Bearer [redacted], ?api_token=[redacted]&x "[redacted]" ([redacted]) [redacted]:9 /[redacted]/',
+    );
+    expect(redactKey('k1 1k 1_ -1 1.5 v.1 a1b', '1')).toBe('k1 1k 1_ -1 1.5 v.1 a1b');
+    // Characters a regular expression would read are the key's own.
+    expect(redactKey('a+b, ab, aab', 'a+b')).toBe('[redacted], ab, aab');
+    expect(redactKey('Bearer ab.c', 'ab.c')).toBe('Bearer [redacted]');
+    expect(redactKey('abXc', 'ab.c')).toBe('abXc');
+    expect(redactKey('Bearer ключ.', 'ключ')).toBe('Bearer [redacted].');
+    expect(redactKey('x-ключи', 'ключ')).toBe('x-ключи');
+    // A real key's length: wherever it appears, even glued to other text.
+    expect(redactKey(`Bearer%20${KEY}%22`, KEY)).toBe('Bearer%20[redacted]%22');
+    expect(redactKey('text', '')).toBe('text');
   });
 
   it('429 means not carried out: wait Retry-After and send it again', async () => {
