@@ -86,6 +86,8 @@ export interface McpWorld {
   /** Builds server instances over this world (for another client or transport). */
   factory: McpServerFactory;
   client: McpClient;
+  /** Remote backend: the base URL of the service it talks to ('' for the local backend). */
+  baseUrl: string;
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
   /** Close it (again is a no-op). */
   close(): Promise<void>;
@@ -107,6 +109,11 @@ export interface StartOptions {
   defaultBotId?: number;
   /** Remote backend: the client's options (pacing, clock) and the search index's sync options. */
   remote?: Partial<RemoteOptions>;
+  /**
+   * Remote backend: the running service to talk to (another world's `baseUrl`) instead of one of
+   * its own. With that world's `dbFile`, two MCP servers share one `serve` and one data folder.
+   */
+  serveUrl?: string;
   sync?: SyncOptions;
   /** The service's clock. */
   now?: () => Date;
@@ -135,9 +142,12 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   let inner: Backend;
   let baseUrl = '';
   if (kind === 'remote') {
-    const served = await listen(service, '127.0.0.1', 0);
-    http = served.server;
-    baseUrl = served.baseUrl;
+    if (o.serveUrl) baseUrl = o.serveUrl;
+    else {
+      const served = await listen(service, '127.0.0.1', 0);
+      http = served.server;
+      baseUrl = served.baseUrl;
+    }
     // Owner 1 of the fixtures is Alice. 429s pass through as they do locally (no waiting),
     // and no pacing: the service under test has its own limit.
     inner = new RemoteBackend({ baseUrl, apiKey: apiKey ?? 'alice-key', pacePerMinute: 0, max429Retries: 0, ...o.remote });
@@ -171,6 +181,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     tools,
     factory,
     client,
+    baseUrl,
     call: (name, args = {}) => client.callTool({ name, arguments: args }),
     async close() {
       if (closed) return;

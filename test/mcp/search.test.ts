@@ -4,6 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { firstJson, mcpFixture, startMcp, TEST_BACKEND, type McpWorld } from './harness.js';
+import { removeStore, seedStore } from '../helpers/store.js';
 
 /** Every find reads the end of the remote list again: contacts written a moment ago are found. */
 const SYNC = { catchUpMs: 0 };
@@ -225,6 +226,46 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
     expect(ids(await find(world, { query: 'Bob fan' }))).toEqual([]);
     expect(ids(await find(world, { query: '200' }))).toEqual([]);
     expect(ids(await find(world, { query: 'Bob fan', bot_id: 20 }))).toEqual([]);
+  });
+});
+
+describe('two owners of one serve, two MCP servers in remote mode on one data folder', () => {
+  // Alice (bot 10) has Ann 100; Bob (bot 20) gets an Ann of his own, with Ann's telegram id.
+  const BOBS_ANN = { id: 201, bot_id: 20, messenger: 'telegram', name: 'Ann Bobson', telegram_id: '5001', created_at: '2026-01-02T00:00:00Z' };
+  let dbFile: string | undefined;
+  const worlds: McpWorld[] = [];
+  afterEach(async () => {
+    // The world that serves closes last.
+    for (const w of worlds.splice(0).reverse()) await w.close();
+    if (dbFile) removeStore(dbFile);
+    dbFile = undefined;
+  });
+
+  const ids = (body: any) => body.data.map((c: { id: number }) => c.id).sort((a: number, b: number) => a - b);
+
+  test("each finds only its owner's contacts: the search index is the owner's, not the folder's", async () => {
+    const f = mcpFixture();
+    dbFile = seedStore({ ...f, contacts: [...(f.contacts as unknown[]), BOBS_ANN] });
+    // Bob's server syncs first, so Alice's would find his copy complete if the index were shared.
+    const bob = await startMcp({ dbFile, backend: 'remote', apiKey: 'bob-key' });
+    worlds.push(bob);
+    const alice = await startMcp({ dbFile, backend: 'remote', apiKey: 'alice-key', serveUrl: bob.baseUrl });
+    worlds.push(alice);
+    expect(alice.baseUrl).toBe(bob.baseUrl);
+    expect(alice.dir).toBe(bob.dir);
+    for (let round = 0; round < 2; round++) {
+      expect(ids(await find(bob, { query: 'Ann' })), `round ${round}`).toEqual([201]);
+      expect(ids(await find(alice, { query: 'Ann' })), `round ${round}`).toEqual([100]);
+      expect(ids(await find(bob, { query: '5001' })), `round ${round}`).toEqual([201]);
+      expect(ids(await find(alice, { query: '5001' })), `round ${round}`).toEqual([100]);
+      expect(ids(await find(alice, { query: 'Bob fan' })), `round ${round}`).toEqual([]);
+      expect(ids(await find(bob, { query: 'Bob fan' })), `round ${round}`).toEqual([200]);
+      expect(ids(await find(bob, { query: 'Ben' })), `round ${round}`).toEqual([]);
+    }
+    // getWorkspace's bots come from the index too: each its own.
+    const bots = async (w: McpWorld) => (firstJson(await w.call('getWorkspace')).bots as Array<{ id: number }>).map((b) => b.id);
+    expect(await bots(bob)).toEqual([20]);
+    expect(await bots(alice)).toEqual([10]);
   });
 });
 
