@@ -1,4 +1,4 @@
-/** The Laravel-style validator: coercion, messages, key order, as laravel-conventions.md says. */
+/** The Laravel-style validator: coercion, messages, key order, as the Laravel backend behind the platform answers (docs/http-service.md). */
 import { describe, expect, it } from 'vitest';
 import { r, validate } from '../../src/api/rules.js';
 import { summarize } from '../../src/api/errors.js';

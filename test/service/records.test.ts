@@ -1,6 +1,6 @@
 /**
- * The list record methods of extended-methods.md (getListItems, addListItem, updateListItem,
- * deleteListItem) and the spec's record transitions, sentence by sentence, over real HTTP;
+ * The list record methods (getListItems, addListItem, updateListItem, deleteListItem; docs/api.md)
+ * and the spec's record transitions, sentence by sentence, over real HTTP;
  * encryption at rest checked in the SQLite file itself.
  */
 import { readFileSync, existsSync } from 'node:fs';
