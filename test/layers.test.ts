@@ -1,5 +1,5 @@
 /**
- * The layers of src/ as the README's "Layout" states them: lower layers never import upper
+ * The layers of src/ as docs/layout.md states them: lower layers never import upper
  * ones, and the adapters (`remote`, `mcp`) import the contract (`api`) only. Imports are read
  * with the TypeScript parser (static, type-only, re-exports and dynamic `import()` alike); a
  * forbidden edge or an import cycle fails here, naming the files.
@@ -127,9 +127,9 @@ describe('src/', () => {
     expect(cycles(graph)).toEqual([]);
   });
 
-  test('the README\'s Layout section states these same rules', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const layout = readme.slice(readme.indexOf('## Layout'));
+  test('docs/layout.md states these same rules', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'layout.md'), 'utf8');
+    const layout = doc.slice(doc.indexOf('## Layout'));
     const stated: Record<string, readonly string[] | '*'> = {};
     for (const m of layout.matchAll(/^\| `(\w+)` \| (.+) \|$/gm)) {
       stated[m[1]!] = m[2] === 'everything' ? '*' : m[2] === 'nothing' ? [] : [...m[2]!.matchAll(/`(\w+)`/g)].map((x) => x[1]!);

@@ -27,7 +27,7 @@ async function call(s: Served, method: string, key: string, body?: object): Prom
 describe('two serve instances on one PostgreSQL database', () => {
   it('share the ledger, the rate window, the keys and deprecations', async () => {
     const url = await pg.server().database();
-    // As the README starts them: seed, then both at once, from DATABASE_URL (a, --db).
+    // As docs/hosting.md starts them: seed, then both at once, from DATABASE_URL (a, --db).
     const seeded = await runCliAsync(['seed', DEMO_FIXTURE], cliEnv({ DATABASE_URL: url }));
     expect(seeded.status, seeded.stderr).toBe(0);
     const [a, b] = await Promise.all([spawnServe(['--db', url], SECRET), spawnServe([], { ...SECRET, DATABASE_URL: url })]);
