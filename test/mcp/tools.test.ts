@@ -230,7 +230,7 @@ describe('every tool fails in the API error shape', () => {
     expect(firstJson(r)).toEqual({ status: 422, message: expect.any(String), errors: { amount: [expect.any(String)] } });
   });
 
-  test('a 404 and a 403 come back as {status, error}: the status and the API body, nothing else (as the README says)', async () => {
+  test('a 404 and a 403 come back as {status, error}: the status and the API body, nothing else (as docs/mcp-server.md says)', async () => {
     const world = await startMcp();
     expect(firstJson(await world.call('getContactAccounts', { contact_id: 999 }))).toEqual({ status: 404, error: expect.any(String) });
     expect(firstJson(await world.call('getContactAccounts', { contact_id: 200 }))).toEqual({ status: 403, error: expect.any(String) });
