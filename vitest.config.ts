@@ -5,10 +5,11 @@ const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/budget.test.ts', 'test/
 
 /**
  * What else runs on PostgreSQL too: the API's behaviour suites (every method over HTTP, the
- * concurrent debits through four `serve` processes on one database among them), the pipeline's,
+ * concurrent debits through four `serve` processes on one database among them), key order
+ * through the built `serve`'s service threads, the pipeline's,
  * and the reliability suite's isolation sweep and fuzzing ("a refused request changes nothing").
  */
-const POSTGRES_TOO = ['test/service/**/*.test.ts', 'test/http/pipeline.test.ts', 'test/http/params.test.ts', 'test/reliability/isolation.test.ts', 'test/reliability/fuzz.test.ts'];
+const POSTGRES_TOO = ['test/service/**/*.test.ts', 'test/http/served-key-order.test.ts', 'test/http/pipeline.test.ts', 'test/http/params.test.ts', 'test/reliability/isolation.test.ts', 'test/reliability/fuzz.test.ts'];
 
 
 export default defineConfig({

@@ -5,7 +5,8 @@
  * is a Proxy whose own keys come in the given order, so JSON.stringify, Object.keys and every
  * transport that serialises it (HTTP, stdio, Streamable HTTP) write the API's order; otherwise
  * a plain object, which keeps insertion order anyway. An empty map is `[]`, as PHP writes an
- * empty array.
+ * empty array. Between threads (a structured clone, which cannot copy a Proxy) it travels
+ * through `toCloneable` / `fromCloneable`.
  */
 
 /** Keys a JS object would move to the front (array-index-like). */
@@ -112,4 +113,68 @@ export function parseOrderedJson(text: string): unknown {
     return JSON.parse(m![0]) as unknown;
   };
   return value();
+}
+
+function isPlainObject(v: object): boolean {
+  const p: unknown = Object.getPrototypeOf(v);
+  return p === Object.prototype || p === null;
+}
+
+/** Sets own property `k`, also `__proto__` (which an assignment would take as the prototype). */
+function put(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
+}
+
+/**
+ * `v` made ready for a structured clone (postMessage to another thread), which cannot copy an
+ * `orderedObject` (a Proxy: DataCloneError) and would put the integer-like keys of any other
+ * object first: each plain object with an index-like key becomes a Map, which keeps its order
+ * through the clone. `v` itself when nothing needed that (most answers); else a copy, which
+ * `fromCloneable` turns back on the other side.
+ */
+export function toCloneable(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = toCloneable(v[i]);
+      if (x !== v[i]) (out ??= v.slice())[i] = x;
+    }
+    return out ?? v;
+  }
+  if (!isPlainObject(v)) return v;
+  const entries = Object.entries(v);
+  let indexLike = false;
+  let changed = false;
+  for (const e of entries) {
+    if (!indexLike && INDEX_KEY.test(e[0])) indexLike = true;
+    const x = toCloneable(e[1]);
+    if (x !== e[1]) {
+      e[1] = x;
+      changed = true;
+    }
+  }
+  if (indexLike) return new Map(entries);
+  if (!changed) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of entries) put(out, k, x);
+  return out;
+}
+
+/** The value `toCloneable` made, as structured clone gave it on this side: its Maps `orderedObject`s again (in place). */
+export function fromCloneable(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (v instanceof Map) return orderedObject([...(v as Map<string, unknown>)].map(([k, x]) => [k, fromCloneable(x)] as const));
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = fromCloneable(v[i]);
+    return v;
+  }
+  if (!isPlainObject(v)) return v;
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const x = fromCloneable(o[k]);
+    if (x !== o[k]) put(o, k, x);
+  }
+  return v;
 }

@@ -5,12 +5,20 @@
  * database itself. The SQLite service needs none of this: its queries take microseconds on
  * the thread that asks.
  *
- * A thread that dies (its database gone at start, a crash) answers what it held with 503 and
- * Retry-After, and is started again for the next request.
+ * What crosses between threads is a structured clone, which cannot copy an `orderedObject` (a
+ * list's fields with a slug "10") and would reorder integer-like keys: requests and answers go
+ * through `toCloneable` / `fromCloneable` (api/ordered.ts).
+ *
+ * A thread that dies (its database gone at start, a crash) logs why, with its stack, and is
+ * started again for the next request. What it held is answered with a 503 and Retry-After: the
+ * request it had in hand, when that is a change, with `outcome_unknown` (it may have been made);
+ * the rest, which it had not begun, as not carried out.
  */
 import { Worker } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
+import { findMethod } from '../api/catalog.js';
 import { ApiError } from '../api/errors.js';
+import { fromCloneable, toCloneable } from '../api/ordered.js';
 import type { Logger } from '../log.js';
 import type { Secrets } from './context.js';
 import type { ApiRequest } from './pipeline.js';
@@ -28,14 +36,52 @@ export interface PoolRequest {
   req: ApiRequest;
   /** The MCP server's audit record of the call, written in the change's transaction. */
   audit?: AuditEntry;
+  /** `req` and `audit` went through `toCloneable` and changed: `fromCloneable` them. */
+  ordered?: true;
+}
+
+/** A thread's answer to request `id` (`ordered`: `res` went through `toCloneable` and changed). */
+export interface PoolAnswer {
+  id: number;
+  res: ApiResponse;
+  ordered?: true;
 }
 
 interface Thread {
   worker: Worker;
-  pending: Map<number, (res: ApiResponse) => void>;
+  /** The requests posted and not answered, in the order posted (the thread answers them in that order). */
+  pending: Map<number, { method: string; answer: (res: ApiResponse) => void }>;
+  /** It said it was ready: the first pending request may be under way. */
+  ready: boolean;
+  /** Why it failed, when its 'error' event said. */
+  error?: unknown;
 }
 
 export const unavailable = (): ApiResponse => new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': '1' }).response();
+
+/** Whether `method` may change something (an unknown method changes nothing). */
+function isChange(method: string): boolean {
+  const def = findMethod(method);
+  return def !== undefined && !def.annotations.readOnlyHint;
+}
+
+/**
+ * The answer of a change that may have been made, whose own answer was lost (its thread died
+ * with it in hand, or could not send it): a 503 that says so, in the shape of every
+ * `outcome_unknown`, so that no client sends it again before reading it back.
+ */
+export function lostAnswer(method: string): ApiResponse {
+  const def = findMethod(method);
+  const message = def?.money
+    ? `Service Unavailable: the answer was lost, and the money may or may not have moved. Check with ${def.checkWith ?? 'getContactAccounts'} before sending it again.`
+    : `Service Unavailable: the answer was lost, and the change may or may not have been made. Read it back${def?.checkWith ? ` with ${def.checkWith}` : ''} before sending it again.`;
+  return new ApiError('outcome_unknown', message, undefined, { 'Retry-After': '1' }, 503).response();
+}
+
+/** What a request left unanswered gets: `lostAnswer` when it is a change that may be under way, else not carried out. */
+export function unanswered(method: string, mayHaveBegun: boolean): ApiResponse {
+  return mayHaveBegun && isChange(method) ? lostAnswer(method) : unavailable();
+}
 
 export class ServicePool {
   private readonly threads: Array<Thread | undefined>;
@@ -78,21 +124,36 @@ export class ServicePool {
     const existing = this.threads[i];
     if (existing) return existing;
     const worker = new Worker(new URL('./pool-worker.js', import.meta.url), { workerData: this.setup });
-    const t: Thread = { worker, pending: new Map() };
-    worker.on('message', (m: { id?: number; res?: ApiResponse }) => {
+    const t: Thread = { worker, pending: new Map(), ready: false };
+    worker.on('message', (m: Partial<PoolAnswer> & { ready?: true }) => {
+      if (m.ready) t.ready = true;
       if (m.id === undefined) return;
-      const answer = t.pending.get(m.id);
+      const p = t.pending.get(m.id);
       t.pending.delete(m.id);
-      answer?.(m.res!);
+      p?.answer(m.ordered ? (fromCloneable(m.res) as ApiResponse) : m.res!);
     });
-    const gone = (why: unknown) => {
+    // An uncaught error: the thread has logged it with its stack where it could (pool-worker.ts);
+    // what came across is logged too. Its requests are answered at 'exit', once every answer it
+    // posted before it ended has come in.
+    worker.on('error', (why) => {
       if (this.threads[i] === t) this.threads[i] = undefined;
-      if (!this.closed && t.pending.size > 0) this.logger?.error({ err: why }, 'a service thread ended with requests in hand');
-      for (const answer of t.pending.values()) answer(unavailable());
+      t.error = why;
+      if (!this.closed) this.logger?.error({ err: why }, 'a service thread failed');
+    });
+    worker.on('exit', (code) => {
+      if (this.threads[i] === t) this.threads[i] = undefined;
+      if (t.pending.size === 0) return;
+      if (!this.closed) {
+        const methods = [...t.pending.values()].map((p) => p.method);
+        this.logger?.error({ exit_code: code, methods, ...(t.error === undefined ? {} : { err: t.error }) }, 'a service thread ended with requests in hand');
+      }
+      let first = true;
+      for (const p of t.pending.values()) {
+        p.answer(unanswered(p.method, first && t.ready));
+        first = false;
+      }
       t.pending.clear();
-    };
-    worker.on('error', gone);
-    worker.on('exit', gone);
+    });
     this.threads[i] = t;
     return t;
   }
@@ -108,9 +169,19 @@ export class ServicePool {
     this.next = (best + 1) % this.size;
     const t = this.thread(best);
     const id = ++this.seq;
+    const r = toCloneable(req) as ApiRequest;
+    const a = audit && (toCloneable(audit) as AuditEntry);
+    const message: PoolRequest = { id, req: r, ...(a ? { audit: a } : {}), ...(r !== req || a !== audit ? { ordered: true } : {}) };
     return new Promise((resolve) => {
-      t.pending.set(id, resolve);
-      t.worker.postMessage({ id, req, ...(audit ? { audit } : {}) } satisfies PoolRequest);
+      t.pending.set(id, { method: req.method, answer: resolve });
+      try {
+        t.worker.postMessage(message);
+      } catch (e) {
+        // Not sent, so not begun: nothing was changed.
+        t.pending.delete(id);
+        this.logger?.error({ err: e, method: req.method }, 'a request could not be handed to a service thread');
+        resolve(unavailable());
+      }
     });
   }
 

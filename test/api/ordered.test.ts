@@ -1,6 +1,7 @@
 /** PHP keeps map keys in insertion order even when they look like numbers; so must we. */
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { orderedObject, parseOrderedJson } from '../../src/api/ordered.js';
+import { fromCloneable, orderedObject, parseOrderedJson, toCloneable } from '../../src/api/ordered.js';
 
 describe('orderedObject', () => {
   it('keeps {"b","10","a","2"} in insertion order through JSON.stringify and Object.keys, nested too', () => {
@@ -35,5 +36,39 @@ describe('parseOrderedJson', () => {
     const plain = '{"a":1,"b":[1,2,{"c":"d"}]}';
     expect(parseOrderedJson(plain)).toEqual(JSON.parse(plain));
     expect(() => parseOrderedJson('{"a":')).toThrow(SyntaxError);
+  });
+});
+
+describe('toCloneable / fromCloneable: across threads (a structured clone, as postMessage makes)', () => {
+  /** `v` posted through a real MessagePort and received on the other end. */
+  function post(v: unknown): unknown {
+    const { port1, port2 } = new MessageChannel();
+    try {
+      port1.postMessage(v);
+      return receiveMessageOnPort(port2)!.message;
+    } finally {
+      port1.close();
+    }
+  }
+  const fields = () => orderedObject<unknown>([['b', { name: 'b' }], ['10', { name: '10' }], ['2', { name: '2' }], ['a', { name: 'a' }]]);
+  const answer = () => ({ status: 200, headers: { 'X-A': '1' }, body: { data: [{ id: 'x', fields: fields(), n: null }, { id: 'y', fields: { c: 1 } }], meta: { total: 2 } } });
+
+  it('an orderedObject cannot cross as it is (the service thread died of this); through them it crosses with its order', () => {
+    expect(() => post(answer())).toThrow(/could not be cloned/);
+    const back = fromCloneable(post(toCloneable(answer())));
+    expect(JSON.stringify(back)).toBe(JSON.stringify(answer()));
+    expect(Object.keys((back as ReturnType<typeof answer>).body.data[0]!.fields)).toEqual(['b', '10', '2', 'a']);
+  });
+
+  it('a plain object with keys that look like numbers keeps its order too; a __proto__ key stays an own key', () => {
+    const v = { map: { '2': 'two', '10': 'ten' }, odd: JSON.parse('{"__proto__":{"polluted":true},"1":1}') as object };
+    const back = fromCloneable(post(toCloneable(v))) as typeof v;
+    expect(JSON.stringify(back)).toBe(JSON.stringify(v));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a value with no key that looks like a number is posted as it is, not copied', () => {
+    const v = { data: [{ id: 'x', fields: { b: 1, имя: 2 } }], bytes: new Uint8Array([1, 2]) };
+    expect(toCloneable(v)).toBe(v);
   });
 });
