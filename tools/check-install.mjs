@@ -8,12 +8,13 @@
  *             the client skips them, a stricter one may not: the README says so)
  *   npm link  `npm link` into a throw-away prefix (nothing global is touched), then
  *             `workspace-mcp` from PATH
- *   tarball   `npm pack`, then `npm install <tgz>` in an empty folder, then the installed
- *             `node_modules/.bin/workspace-mcp` and `node …/node_modules/workspace-mcp/dist/cli/main.js`
+ *   tarball   `npm pack` (into a temp folder), then `npm install <tgz>` in an empty folder, then the installed
+ *             `node_modules/.bin/workspace-mcp` and `node …/node_modules/workspace-mcp/dist/cli/main.js`,
+ *             and `workspace-mcp demo` (the shipped demo fixture), whose printed config must start the server
  *
  * Each route also reads an MCP Apps view (ui://workspace/contacts.html) from the installed files.
- * It also holds the tarball to its contents (dist/ without source maps, the views' HTML, README, LICENSE,
- * package.json) and the user install to runtime dependencies (no devDependency pulled), and
+ * It also holds the tarball to its contents (dist/ without source maps, the views' HTML, the demo
+ * fixture, README, LICENSE, package.json) and the user install to runtime dependencies (no devDependency pulled), and
  * prints the user route's install time and size. A failure names its route, shows the
  * server's stderr, and exits 1. Every temp folder is removed at the end, however it ends.
  *
@@ -150,9 +151,10 @@ const tgz = join(packDir, manifest.filename);
 const files = manifest.files.map((f) => f.path);
 /** A view's HTML, built from views/NAME.ts. */
 const VIEW = /^dist\/apps\/([a-z]+)\.html$/;
-const stray = files.filter((f) => !['package.json', 'README.md', 'LICENSE'].includes(f) && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f));
-if (stray.length) fail(`the tarball holds more than dist/*.js, the views' HTML, README, LICENSE and package.json: ${stray.join(', ')}`);
-for (const f of ['README.md', 'LICENSE', PKG.bin['workspace-mcp'], 'dist/apps/contacts.html', 'dist/apps/account.html', 'dist/apps/list.html'])
+const SHIPPED = ['package.json', 'README.md', 'LICENSE', 'fixtures/demo.json'];
+const stray = files.filter((f) => !SHIPPED.includes(f) && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f));
+if (stray.length) fail(`the tarball holds more than dist/*.js, the views' HTML, the demo fixture, README, LICENSE and package.json: ${stray.join(', ')}`);
+for (const f of [...SHIPPED.slice(1), PKG.bin['workspace-mcp'], 'dist/apps/contacts.html', 'dist/apps/account.html', 'dist/apps/list.html'])
   if (!files.includes(f)) fail(`the tarball lacks ${f}`);
 // Each built file has its source: a module or view left in dist/ from a deleted source would ship.
 const sourceOf = (f) => (VIEW.test(f) ? join(ROOT, 'views', `${VIEW.exec(f)[1]}.ts`) : join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts')));
@@ -187,6 +189,19 @@ await mcpCheck('tarball: node_modules/.bin/workspace-mcp with WORKSPACE_DB', bin
 await mcpCheck('tarball: node …/node_modules/workspace-mcp/dist/cli/main.js mcp --db FILE', 'node', [
   join(app, 'node_modules', 'workspace-mcp', 'dist', 'cli', 'main.js'), 'mcp', '--db', join(work, 'tarball2.db'),
 ]);
+// `workspace-mcp demo` from the install: the shipped fixture seeded into the data folder (twice:
+// the second run changes nothing), and the config it prints starts the server on it.
+for (const round of ['first', 'second']) {
+  const demo = run(`tarball: workspace-mcp demo (${round} run)`, bin, ['demo'], { cwd: app, env: serverEnv() });
+  const block = /^\{\n[\s\S]*?\n\}$/m.exec(demo.stdout)?.[0];
+  if (!block || !/^claude mcp add /m.test(demo.stdout.replace(/^ +/gm, ''))) fail(`tarball: workspace-mcp demo printed no config block and claude mcp add line:\n${demo.stdout}`);
+  if (round === 'second' && !/already/.test(demo.stdout)) fail(`tarball: a second workspace-mcp demo did not say the data is already there:\n${demo.stdout}`);
+  if (round === 'second') {
+    const { command, args } = JSON.parse(block).mcpServers.workspace;
+    await mcpCheck('tarball: the config workspace-mcp demo printed', command, args, { cwd: app });
+  }
+}
+say('tarball: workspace-mcp demo seeded the shipped fixture, and said so on its second run');
 
 const missed = [installed.seconds < 60 ? '' : 'over 60 s', mb < 100 ? '' : 'over 100 MB'].filter(Boolean);
 const goal = missed.length ? `goal missed: ${missed.join(', ')}` : 'within the goal of 60 s and 100 MB';

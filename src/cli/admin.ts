@@ -4,22 +4,7 @@ import { openStore } from './open.js';
 import { locateDb } from './paths.js';
 import { normalizeTime } from '../store/time.js';
 import { intFlag, parse, UsageError } from './args.js';
-
-const COMMANDS = [
-  'regenerate-key',
-  'reset-password',
-  'set-plan',
-  'block-owner',
-  'unblock-owner',
-  'block-account',
-  'unblock-account',
-  'delete-contact',
-  'delete-bot',
-  'journal',
-  'conversation',
-  'deprecate',
-  'audit',
-] as const;
+import { ADMIN_COMMANDS as COMMANDS, COMMANDS as HELP } from './help.js';
 
 function out(line: string): void {
   process.stdout.write(line + '\n'); // stdout-ok: admin command output
@@ -29,17 +14,7 @@ export async function runAdmin(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (!command || !(COMMANDS as readonly string[]).includes(command))
     throw new UsageError(`admin needs a command: ${COMMANDS.join(', ')}`);
-  const { values } = parse(rest, {
-    db: { type: 'string' },
-    owner: { type: 'string' },
-    account: { type: 'string' },
-    contact: { type: 'string' },
-    bot: { type: 'string' },
-    plan: { type: 'string' },
-    method: { type: 'string' },
-    sunset: { type: 'string' },
-    since: { type: 'string' },
-  });
+  const { values } = parse(rest, HELP.admin.flags);
   const need = (name: 'owner' | 'account' | 'contact' | 'bot'): number => {
     const v = intFlag(values[name], name, 1);
     if (v === undefined) throw new UsageError(`admin ${command} needs --${name} ID`);

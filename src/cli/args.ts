@@ -1,5 +1,6 @@
 /** Flag parsing for the commands (node's parseArgs), with usage errors that exit 2. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Flags } from './help.js';
 
 export class UsageError extends Error {}
 
@@ -36,7 +37,9 @@ function parseMessage(e: Error & { code?: string }, options: ParseArgsConfig['op
   return e.message;
 }
 
-export function parse(args: string[], options: ParseArgsConfig['options'], positionals = 0): Parsed {
+/** The flags of a command's table (help.ts): the table is the parser's, so the help cannot drift from it. */
+export function parse(args: string[], flags: Flags, positionals = 0): Parsed {
+  const options: ParseArgsConfig['options'] = Object.fromEntries(Object.entries(flags).map(([name, f]) => [name, { type: f.type }]));
   let parsed;
   try {
     parsed = parseArgs({ args: joinNegativeNumbers(args, options), options, allowPositionals: positionals > 0, strict: true });

@@ -1,31 +1,21 @@
 #!/usr/bin/env node
 /**
- * The `workspace-mcp` command: mcp (default), serve, seed, admin. Bad usage is one line on
- * stderr and exit status 2. Only deliberate command output goes to stdout.
+ * The `workspace-mcp` command: mcp (default), demo, serve, seed, admin; `--help` (also after a
+ * command) and `--version`. Bad usage is one line on stderr and exit status 2. Only deliberate
+ * command output goes to stdout.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { openService, openStore, StartError } from './open.js';
+import { openService, StartError } from './open.js';
 import { locateDb } from './paths.js';
 import type { Answerer } from '../http/server.js';
 import { log } from '../log.js';
 import { intFlag, parse, UsageError } from './args.js';
-import { printBanner } from './banner.js';
+import { createdEmptyHint, newKeyInfo, printBanner } from './banner.js';
+import { commandHelp, COMMANDS, mainHelp, version, type CommandName } from './help.js';
+import { reachableUrls } from './hosts.js';
 import { pgEnv } from './pg-env.js';
 
-const USAGE = `usage:
-  workspace-mcp [mcp] [--db FILE|URL [--rate-limit N] | --remote BASE_URL] [--http [--port N] [--host H]]
-                [--read-only] [--tools a,b,...] [--exclude-tools a,b,...] [--max-result-chars N] [--no-ui]
-  workspace-mcp serve [--db FILE|URL] [--port N] [--host H] [--rate-limit N]
-  workspace-mcp seed FIXTURE.json [--db FILE|URL]
-  workspace-mcp admin COMMAND [--db FILE|URL] ...`;
-
 async function serve(args: string[]): Promise<void> {
-  const { values } = parse(args, {
-    db: { type: 'string' },
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'rate-limit': { type: 'string' },
-  });
+  const { values } = parse(args, COMMANDS.serve.flags);
   const port = intFlag(values.port, 'port', 0, 65535) ?? 8080;
   // The spec's limit: 120 requests a minute per owner, every method counted.
   const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 120;
@@ -56,12 +46,16 @@ async function serve(args: string[]): Promise<void> {
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
     throw e;
   }
-  const { server, baseUrl } = listening;
+  const { server } = listening;
+  // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
+  const [baseUrl, ...others] = reachableUrls(listening.baseUrl, host) as [string, ...string[]];
+  const created = opened.created || (loc.url !== undefined && opened.newKey !== undefined);
   printBanner({
-    ready: `Workspace API ready at ${baseUrl} (${rateLimit > 0 ? `${rateLimit} requests a minute per owner` : 'no rate limit'})`,
-    database: { file: opened.file, created: opened.created },
+    ready: `Workspace API ready at ${baseUrl}${others.length ? ` (also ${others.join(', ')})` : ''} (${rateLimit > 0 ? `${rateLimit} requests a minute per owner` : 'no rate limit'})`,
+    database: { file: opened.file, created },
+    ...(created ? { createdEmpty: createdEmptyHint(loc.source) } : {}),
     owner: opened.owner,
-    newKey: opened.newKey,
+    newKey: newKeyInfo(opened.newKey, opened.owner?.id, opened.file),
     connectLabel: 'try',
     connect: `curl -H 'Accept: application/json' -H 'Authorization: Bearer <key>' ${baseUrl}/getMe`,
   });
@@ -76,54 +70,31 @@ async function serve(args: string[]): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-async function seed(args: string[]): Promise<void> {
-  // Loaded by the command that needs it: the MCP server's cold start loads neither this nor
-  // the HTTP server (and qs with its dependencies) nor the admin commands.
-  const { FixtureError, loadFixture } = await import('../store/seed.js');
-  const { values, positionals } = parse(args, { db: { type: 'string' } }, 1);
-  const file = positionals[0];
-  if (!file) throw new UsageError('seed needs a fixture file: workspace-mcp seed FIXTURE.json [--db FILE]');
-  let fixture: unknown;
-  try {
-    fixture = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`cannot read fixture ${file}: ${(e as Error).message}`);
-  }
-  if (values.db === '') throw new UsageError('--db needs a file path');
-  const loc = locateDb(values.db as string | undefined);
-  // A PostgreSQL database is never removed: it was there before the seed.
-  const existed = loc.url !== undefined || existsSync(loc.file);
-  const store = await openStore(loc, { create: true });
-  let failed = false;
-  try {
-    const counts = loadFixture(store, fixture);
-    const summary = Object.entries(counts)
-      .map(([k, n]) => `${n} ${k}`)
-      .join(', ');
-    process.stderr.write(`seeded: ${summary || 'nothing'}\n`);
-  } catch (e) {
-    failed = true;
-    if (e instanceof FixtureError) throw new UsageError(`fixture ${file}: ${e.message}; nothing was written`);
-    throw e;
-  } finally {
-    store.close();
-    // "Nothing is written": a database this seed made is not left behind, empty, by a bad fixture.
-    if (failed && !existed) for (const f of [loc.file, `${loc.file}-wal`, `${loc.file}-shm`]) rmSync(f, { force: true });
-  }
-}
-
 async function mcp(args: string[]): Promise<void> {
   const { runMcp } = await import('./mcp.js');
   await runMcp(args);
 }
 
+function out(text: string): void {
+  process.stdout.write(text + '\n'); // stdout-ok: help and version
+}
+
+/** `--help` or `-h` among a command's arguments (before a `--`). */
+function asksHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
+  if (first !== undefined && Object.hasOwn(COMMANDS, first) && asksHelp(rest)) return out(commandHelp(first as CommandName));
   switch (first) {
     case 'serve':
       return serve(rest);
     case 'seed':
-      return seed(rest);
+      return (await import('./seed.js')).runSeed(rest);
+    case 'demo':
+      return (await import('./seed.js')).runDemo(rest);
     case 'admin':
       return (await import('./admin.js')).runAdmin(rest);
     case 'mcp':
@@ -131,9 +102,13 @@ export async function main(argv: string[]): Promise<void> {
     case '-h':
     case '--help':
     case 'help':
-      process.stdout.write(USAGE + '\n'); // stdout-ok: help text
-      return;
+      return out(rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0]) ? commandHelp(rest[0] as CommandName) : mainHelp());
+    case '-v':
+    case '--version':
+    case 'version':
+      return out(version());
     default:
+      if (asksHelp(argv)) return out(commandHelp('mcp'));
       if (first === undefined || first.startsWith('-')) return mcp(argv);
       throw new UsageError(`unknown command: ${first}`);
   }

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { makeDataDir, openChecked, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
+import { makeDataDir, openChecked, removeMade, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import type { ToolFilter } from '../mcp/filter.js';
@@ -25,7 +25,9 @@ import { log } from '../log.js';
 import { McpStateStore } from '../store/mcp-state.js';
 import type { PgStore } from '../store/pg/index.js';
 import { intFlag, parse, UsageError } from './args.js';
-import { printBanner, stdioConfig, type BannerInfo } from './banner.js';
+import { COMMANDS } from './help.js';
+import { claudeMcpAdd, createdEmptyHint, createdEmptyWarning, mcpServersJson, newKeyInfo, printBanner, stdioEntry, type BannerInfo } from './banner.js';
+import { reachableUrls } from './hosts.js';
 import { pgEnv } from './pg-env.js';
 import type { SearchParts } from './search.js';
 
@@ -59,7 +61,9 @@ export interface BackendSetup {
   wire(): Promise<Wired>;
   close(): Promise<void>;
   /** For the start-up banner. */
-  banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey' | 'money'>;
+  banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey' | 'money' | 'createdEmpty'>;
+  /** What the model must be told from start-up (the database was created empty), in tool results' warnings. */
+  startNote?: string;
   /** The server's own state, when the backend keeps it (PostgreSQL); else a file in `dataDir`. */
   state?: McpState;
   /** On PostgreSQL: what every instance must share beside the database, for questions sealed by one to be answered through another. */
@@ -120,12 +124,20 @@ async function openLocal(dbFlag: string | undefined, rateLimit: number, configur
   if (configured.botId !== undefined) {
     const bot = store.projects.bot(configured.botId);
     if (!bot || bot.deleted_at || (opened.owner !== undefined && bot.owner_id !== opened.owner.id)) {
+      const bots = opened.owner ? store.directory.bots(opened.owner.id).map((b) => `${b.id} (${b.name ?? 'no name'})`) : [];
       store.close();
-      throw new StartError(`${configured.botSource} ${configured.botId} is not a bot of ${opened.owner ? `owner ${opened.owner.id}` : 'this owner'}: getWorkspace lists the bots`);
+      if (opened.created && pgUrl === undefined) removeMade(opened.file);
+      const whose = opened.owner ? `owner ${opened.owner.id}` : 'this owner';
+      throw new StartError(`${configured.botSource} ${configured.botId} is not a bot of ${whose}: ${bots.length ? `give one of its bots: ${bots.join(', ')}` : `${whose} has no bot`}`);
     }
   }
-  const owner: (OwnerSummary & { via?: string }) | undefined =
-    opened.owner && ('apiKey' in opened.identity ? { ...opened.owner, via: 'WORKSPACE_API_KEY' } : opened.owner);
+  // The default bot as getWorkspace answers it (McpContext.defaultBot): the configured one, else the owner's only bot.
+  const bots = opened.owner?.bots ?? [];
+  const defaultBot = configured.botId ?? (bots.length === 1 ? bots[0]! : null);
+  const owner: (OwnerSummary & { via?: string; defaultBot?: number | null }) | undefined =
+    opened.owner && { ...opened.owner, ...('apiKey' in opened.identity ? { via: 'WORKSPACE_API_KEY' } : {}), defaultBot };
+  // A start that made the database (a first run, or a mistyped --db) says so where the model looks too.
+  const created = opened.created || (pgUrl !== undefined && opened.newKey !== undefined);
   const ownerId = opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0);
   // PostgreSQL: the state in the database every instance shares, loaded only here (as the pool).
   const pg = pgUrl !== undefined ? await postgresParts(store) : undefined;
@@ -162,7 +174,13 @@ async function openLocal(dbFlag: string | undefined, rateLimit: number, configur
       store.close();
       await (await pool)?.close();
     },
-    banner: { database: { file: opened.file, created: opened.created }, owner, newKey: opened.newKey },
+    banner: {
+      database: { file: opened.file, created },
+      owner,
+      newKey: newKeyInfo(opened.newKey, opened.owner?.id, opened.file),
+      ...(created ? { createdEmpty: createdEmptyHint(loc.source) } : {}),
+    },
+    ...(created ? { startNote: createdEmptyWarning(opened.file, loc.source) } : {}),
     ...(pg ?? {}),
   };
 }
@@ -224,7 +242,10 @@ async function openRemote(raw: string, source: string, configured: Configured, s
       await search.contacts.close?.();
       await backend.close();
     },
-    banner: { remote: baseUrl, owner: me.id ? { id: me.id, name: me.name, via: 'WORKSPACE_API_KEY' } : undefined },
+    banner: {
+      remote: baseUrl,
+      owner: me.id ? { id: me.id, name: me.name, via: 'WORKSPACE_API_KEY', ...(configured.botId !== undefined ? { defaultBot: configured.botId } : {}) } : undefined,
+    },
   };
 }
 
@@ -276,25 +297,7 @@ function moneyLine(p: MoneyPolicy): string {
 }
 
 export async function runMcp(args: string[]): Promise<void> {
-  const { values } = parse(args, {
-    db: { type: 'string' },
-    'rate-limit': { type: 'string' },
-    remote: { type: 'string' },
-    http: { type: 'boolean' },
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'read-only': { type: 'boolean' },
-    'max-amount': { type: 'string' },
-    'max-daily': { type: 'string' },
-    'money-policy': { type: 'string' },
-    'no-confirm': { type: 'boolean' },
-    'no-ui': { type: 'boolean' },
-    tools: { type: 'string' },
-    'exclude-tools': { type: 'string' },
-    bot: { type: 'string' },
-    project: { type: 'string' },
-    'max-result-chars': { type: 'string' },
-  });
+  const { values } = parse(args, COMMANDS.mcp.flags);
   const remoteSource = values.remote !== undefined ? '--remote' : 'WORKSPACE_BASE_URL';
   const remote = (values.remote as string | undefined) ?? (values.db === undefined ? process.env.WORKSPACE_BASE_URL || undefined : undefined);
   if (values.remote !== undefined && values.db !== undefined) throw new UsageError('--db and --remote cannot be used together');
@@ -370,6 +373,7 @@ export async function runMcp(args: string[]): Promise<void> {
       questionKey: setup.shared?.questionKey,
       money: { policy, window: state.moves(setup.scope) },
       defaultBotId: configured.botId,
+      startNote: setup.startNote,
       seen,
       maxResultChars,
       ui: values['no-ui'] !== true,
@@ -393,14 +397,17 @@ export async function runMcp(args: string[]): Promise<void> {
       throw e;
     }
     const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
+    // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
+    const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
     printBanner({
-      ready: `MCP server ready at ${http.url} (Streamable HTTP)`,
+      ready: `MCP server ready at ${url}${others.length ? ` (also ${others.join(', ')})` : ''} (Streamable HTTP)`,
       ...setup.banner,
       // A token made here is shown: clients need it, and it changes with every start.
       ...(token !== undefined && !chosen ? { token: `${token} (clients must send "Authorization: Bearer ${token}"; set WORKSPACE_MCP_TOKEN to choose it)` } : {}),
-      connect: `claude mcp add --transport http workspace ${http.url}${header}`,
+      config: JSON.stringify({ mcpServers: { workspace: { type: 'http', url, ...(token !== undefined ? { headers: { Authorization: `Bearer ${chosen ? '<WORKSPACE_MCP_TOKEN>' : token}` } } : {}) } } }),
+      connect: `claude mcp add --transport http workspace ${url}${header}`,
     });
-    process.stdout.write(`${http.url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
+    process.stdout.write(`${url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
     const stop = () => {
       void http.close().then(() => setup.close()).finally(() => process.exit(0));
     };
@@ -434,15 +441,18 @@ export async function runMcp(args: string[]): Promise<void> {
   process.stdin.once('close', stop);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const entry = stdioEntry(
+    stdioArgs(values, remote, setup),
+    remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY',
+    // The URL holds a password and the secret is one: both named, never shown.
+    setup.shared ? { DATABASE_URL: '<your postgres:// URL>', WORKSPACE_SECRET: '<the shared secret>' } : {},
+  );
   printBanner({
     ready: 'MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)',
     ...setup.banner,
-    connect: stdioConfig(
-      stdioArgs(values, remote, setup),
-      remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY',
-      // The URL holds a password and the secret is one: both named, never shown.
-      setup.shared ? { DATABASE_URL: '<your postgres:// URL>', WORKSPACE_SECRET: '<the shared secret>' } : {},
-    ),
+    // The whole block for a client's config file, and Claude Code's command.
+    config: mcpServersJson(entry),
+    connect: claudeMcpAdd(entry),
   });
 }
 

@@ -21,6 +21,7 @@ import {
   saveSecret,
   sealCheck,
   SECRET_CHECK_SETTING,
+  secretFileOf,
   SecretError,
   type SecretSource,
 } from '../service/secrets.js';
@@ -51,9 +52,10 @@ export interface OpenOptions {
 export interface OwnerSummary {
   id: number;
   name: string;
-  /** The owner's first project and its first live bot, when it has them. */
+  /** The owner's first project, when it has one. */
   project?: string;
-  bot?: number;
+  /** The owner's live bots (getWorkspace's default bot is the only one, unless one is configured). */
+  bots?: number[];
 }
 
 /** A database that passed every start-up check, its service not made yet (see `serviceOver`). */
@@ -202,7 +204,7 @@ function checkSecrets(store: StoreApi, file: string, given?: SecretSource): { se
 
 function summary(store: StoreApi, owner: OwnerRow): OwnerSummary {
   const p = store.projects.firstProject(owner.id);
-  return { id: owner.id, name: owner.name, ...(p ? { project: p.uuid, ...(p.bot_id !== null ? { bot: p.bot_id } : {}) } : {}) };
+  return { id: owner.id, name: owner.name, ...(p ? { project: p.uuid } : {}), bots: store.projects.ownerBotIds(owner.id) };
 }
 
 /** Map a file the store will not open to the line that says why and what to do. */
@@ -211,8 +213,17 @@ function openCheckedStore<T>(file: string, create: boolean, check: (store: Store
     return Store.openChecked(file, { create, lockWaitMs: LOCK_WAIT_MS }, check);
   } catch (e) {
     if (e instanceof DbProblem) throw new StartError(problemLine(e, file));
+    // A path the checks let through that the system still refuses (/proc/…, a file system gone read-only).
+    const { code, syscall } = e as NodeJS.ErrnoException;
+    if (syscall !== undefined || code === 'SQLITE_CANTOPEN')
+      throw new StartError(`${create ? 'no database can be made' : 'the database cannot be opened'} at ${file} (${code ?? (e as Error).message}): give --db a file in a folder of your own`);
     throw e;
   }
+}
+
+/** Remove a database this start made (and its journal and secret): a refused start leaves nothing behind. */
+export function removeMade(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, secretFileOf(file)]) rmSync(f, { force: true });
 }
 
 /**

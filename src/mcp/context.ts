@@ -50,6 +50,8 @@ export interface McpContextOptions {
   maxResultChars?: number;
   /** MCP Apps views (apps.ts); on unless `--no-ui`. */
   ui?: boolean;
+  /** A start-up fact the model must see (the database was created empty): in warnings, see `startNotes`. */
+  startNote?: string;
 }
 
 export class McpContext {
@@ -73,6 +75,8 @@ export class McpContext {
   private ownerId: number | undefined;
   readonly maxResultChars: number;
   private readonly listeners = new Set<() => void>();
+  private startNote?: string;
+  private startNoteGiven = false;
 
   constructor(opts: McpContextOptions) {
     this.backend = opts.backend;
@@ -89,6 +93,14 @@ export class McpContext {
     this.questions = new QuestionSeal(opts.questionKey);
     this.maxResultChars = opts.maxResultChars ?? RESULT_BUDGET;
     this.ui = opts.ui ?? true;
+    this.startNote = opts.startNote;
+  }
+
+  /** The start-up note for a result's warnings: on every getWorkspace answer, and on the first result of any other tool. */
+  startNotes(tool: string): string[] {
+    if (this.startNote === undefined || (this.startNoteGiven && tool !== 'getWorkspace')) return [];
+    this.startNoteGiven = true;
+    return [this.startNote];
   }
 
   /** The owner the backend acts as, when known without asking. */

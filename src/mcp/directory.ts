@@ -82,7 +82,7 @@ export function workspaceTool(ctx: McpContext): ToolSpec {
       const checked = checkArguments({}, args);
       if ('error' in checked) return checked.error;
       const view = await workspaceView(ctx);
-      return 'owner' in view ? toolResult({ status: 200, headers: {}, body: view }, { budget: ctx.maxResultChars }) : view;
+      return 'owner' in view ? toolResult({ status: 200, headers: {}, body: view }, { budget: ctx.maxResultChars, notes: ctx.startNotes('getWorkspace') }) : view;
     },
   };
 }

@@ -253,7 +253,7 @@ async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Re
     replayed: answer.replayed,
     budget: ctx.maxResultChars,
     continuation: { tool: def.name, args: answer.params ?? args, paging: def.paging },
-    notes: argumentNotes(shape, answer.params ?? args, answer),
+    notes: [...argumentNotes(shape, answer.params ?? args, answer), ...ctx.startNotes(def.name)],
   });
 }
 

@@ -166,11 +166,32 @@ describe('seed after serve', () => {
     const dir = tempDir();
     const db = join(dir, 'used.db');
     const fixture = join(dir, 'one.json');
+    const other = join(dir, 'other.json');
     writeFileSync(fixture, JSON.stringify({ owners: [{ id: 1, name: 'A', api_key: 'a-key' }] }));
+    writeFileSync(other, JSON.stringify({ owners: [{ id: 1, name: 'B', api_key: 'b-key' }] }));
     expect(runCli(['seed', fixture, '--db', db]).status).toBe(0);
-    const again = runCli(['seed', fixture, '--db', db]);
+    const again = runCli(['seed', other, '--db', db]);
     expect(again.status).toBe(2);
     expect(again.stderr).toContain('owners[0] (id 1)');
+  });
+
+  it('a fixture already loaded is said to be so, not refused as a clash: nothing is written, exit status 0', () => {
+    const db = join(tempDir(), 'twice.db');
+    expect(runCli(['seed', DEMO_FIXTURE, '--db', db]).status).toBe(0);
+    const count = () => {
+      const conn = new Database(db, { readonly: true });
+      try {
+        return (conn.prepare('SELECT (SELECT count(*) FROM owners) + (SELECT count(*) FROM contacts) AS n').get() as { n: number }).n;
+      } finally {
+        conn.close();
+      }
+    };
+    const before = count();
+    const again = runCli(['seed', DEMO_FIXTURE, '--db', db]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toBe(`${DEMO_FIXTURE} is already loaded in ${db} (its owners 1, 2, 3 are there): nothing was written\n`);
+    expect(again.stderr).not.toMatch(/already used/);
+    expect(count()).toBe(before);
   });
 });
 

@@ -28,7 +28,7 @@ describe('the default bot', () => {
     const db = seeded();
     const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key' });
     for (const [args, says] of [
-      [['--db', db, '--bot', '20'], /--bot 20 is not a bot of owner 1: getWorkspace lists the bots/],
+      [['--db', db, '--bot', '20'], /--bot 20 is not a bot of owner 1: give one of its bots: 10 \(Shop bot\)/],
       [['--db', db, '--bot', 'Shop'], /--bot must be a whole number 1 or more, not Shop/],
       [['--db', db, '--project', 'Shop'], /--project must be a project uuid, not Shop/],
     ] as const) {

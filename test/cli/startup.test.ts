@@ -79,7 +79,7 @@ function rows(banner: string): Record<string, string> {
 }
 
 describe('the banner', () => {
-  it('stdio on a new database: path, owner, default project and bot, the key once, and a client config that works', async () => {
+  it('stdio on a new database: path, owner, default project and bot, the key once, and a whole client config that works', async () => {
     const dir = freshDir();
     const db = join(dir, 'new.db');
     const first = await stdioBanner(['--db', db], cliEnv());
@@ -87,16 +87,18 @@ describe('the banner', () => {
     expect(first.stdout).toBe('');
     expect(first.banner.split('\n')[0]).toBe('workspace-mcp: MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)');
     const r = rows(first.banner);
-    expect(r.database).toBe(`${db} (new)`);
-    expect(r.owner).toMatch(new RegExp(`^1 Default owner · project ${UUID.source} · bot 1$`));
-    const key = /^(\S+) \(the new default owner's; shown this once\)$/.exec(r['API key']!)?.[1];
-    expect(key).toBeTruthy();
-    const config = JSON.parse(/^MCP client config (\{.*\})$/.exec(r.connect!)![1]!) as { command: string; args: string[] };
+    expect(r.database).toBe(`${db} (new, empty: if you meant an existing database, check --db)`);
+    expect(r.owner).toMatch(new RegExp(`^1 Default owner · project ${UUID.source} · default bot 1$`));
+    const key = /^(\S+) \(the new default owner's; shown this once\) · to make a new one later: workspace-mcp admin regenerate-key --owner 1 --db (\S+)$/.exec(r['API key']!);
+    expect(key?.[2]).toBe(db);
+    // The whole block a client's config file takes, and Claude Code's command for the same.
+    const config = (JSON.parse(r.config!) as { mcpServers: { workspace: { command: string; args: string[] } } }).mcpServers.workspace;
     expect(config.args.slice(-2)).toEqual(['--db', db]);
+    expect(r.connect).toBe(`claude mcp add --transport stdio workspace -- ${[config.command, ...config.args].join(' ')}`);
 
     // The config from the banner starts the server again; the key shown acts as that owner,
     // and a second start shows no key.
-    const transport = new StdioClientTransport({ command: config.command, args: config.args, env: cliEnv({ WORKSPACE_API_KEY: key! }), stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: config.command, args: config.args, env: cliEnv({ WORKSPACE_API_KEY: key![1]! }), stderr: 'pipe' });
     const err = collect(transport.stderr as Readable);
     const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
@@ -108,8 +110,9 @@ describe('the banner', () => {
       expect(err.text()).not.toMatch(/API key/);
       expect(rows(err.text()).database).toBe(db);
       // The key in use is named in the config, never shown.
-      expect(JSON.parse(rows(err.text()).connect!.replace(/^MCP client config /, '')).env).toEqual({ WORKSPACE_API_KEY: '<your key>' });
-      expect(err.text()).not.toContain(key!);
+      expect(JSON.parse(rows(err.text()).config!).mcpServers.workspace.env).toEqual({ WORKSPACE_API_KEY: '<your key>' });
+      expect(rows(err.text()).connect).toMatch(/^claude mcp add --transport stdio --env 'WORKSPACE_API_KEY=<your key>' workspace -- /);
+      expect(err.text()).not.toContain(key![1]!);
     } finally {
       await client.close();
     }
@@ -135,7 +138,7 @@ describe('the banner', () => {
       expect(stderr()).toContain(`workspace-mcp: MCP server ready at ${url} (Streamable HTTP)\n`);
       const r = rows(stderr());
       expect(r.database).toBe(db);
-      expect(r.owner).toBe('2 Bob (WORKSPACE_API_KEY) · project 5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11 · bot 20');
+      expect(r.owner).toBe('2 Bob (WORKSPACE_API_KEY) · project 5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11 · default bot 20');
       expect(r.connect).toBe(`claude mcp add --transport http workspace ${url}`);
       expect(out.text()).toBe('');
     } finally {
@@ -159,14 +162,14 @@ describe('the banner', () => {
     if (!POSIX) return;
     const home = freshDir();
     const { banner } = await stdioBanner([], homeEnv(home));
-    const file = rows(banner).database!.replace(/ \(new\)$/, '');
+    const file = rows(banner).database!.replace(/ \(new, empty: no --db was given; to use an existing database, give --db\)$/, '');
     expect(file.startsWith(home)).toBe(true);
     expect(mode(join(file, '..'))).toBe('700');
   });
 
   it('~ in --db and WORKSPACE_DB is the home folder', async () => {
     const home = freshDir();
-    expect(rows((await stdioBanner(['--db', '~/tilde.db'], homeEnv(home))).banner).database).toBe(`${join(home, 'tilde.db')} (new)`);
+    expect(rows((await stdioBanner(['--db', '~/tilde.db'], homeEnv(home))).banner).database).toBe(`${join(home, 'tilde.db')} (new, empty: if you meant an existing database, check --db)`);
     expect(rows((await stdioBanner([], homeEnv(home, { WORKSPACE_DB: '~/tilde.db' }))).banner).database).toBe(join(home, 'tilde.db'));
   });
 });
