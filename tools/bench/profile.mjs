@@ -21,10 +21,10 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_KEY, CLI, httpFixture, median, ROOT, seedDb, spawnServer, tempDir } from './lib.mjs';
+import { benchRequire } from './tools.mjs';
 
 const HERE = import.meta.dirname;
 
@@ -283,7 +283,7 @@ async function profileMcpStart(dir) {
 if (values.summary) {
   process.stdout.write(summarize(JSON.parse(readFileSync(values.summary, 'utf8'))) + '\n');
 } else {
-  const autocannon = createRequire(join(ROOT, 'package.json'))('autocannon');
+  const autocannon = benchRequire()('autocannon');
   const dir = tempDir();
   try {
     writeFileSync(join(dir, 'fixture.json'), JSON.stringify(httpFixture()));

