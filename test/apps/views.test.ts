@@ -1,10 +1,11 @@
 /**
  * The MCP Apps views as a person sees them: a test host page (test/apps/host.ts, the ext-apps
- * AppBridge) in real headless Chromium (Debian's `chromium`, driven by puppeteer-core; nothing
- * downloaded) embeds each view in a sandboxed frame and speaks the MCP Apps messages to the
- * real server, through an MCP client that declared MCP Apps. Each view gets a real tool result;
- * the test reads what it renders, clicks next page, and clicks Confirm: the money moves once and
- * the journal shows it. With SCREENSHOTS=1 it also writes docs/screenshots/*.png (light, dark).
+ * AppBridge) in real headless Chromium (driven by puppeteer-core; test/helpers/browser.ts finds
+ * it: CHROMIUM_PATH, one installed here, or the one inside the @sparticuz/chromium package) embeds
+ * each view in a sandboxed frame and speaks the MCP Apps messages to the real server, through an
+ * MCP client that declared MCP Apps. Each view gets a real tool result; the test reads what it
+ * renders, clicks next page, and clicks Confirm: the money moves once and the journal shows it.
+ * With SCREENSHOTS=1 it also writes docs/screenshots/*.png (light, dark).
  *
  * Chromium must start: when it cannot, the suite fails and says why (it is never skipped).
  */
@@ -12,17 +13,16 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import puppeteer, { type Browser, type Frame, type Page } from 'puppeteer-core';
+import type { Browser, Frame, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { COMMIT_TOOL, UI_EXTENSION, UI_MIME } from '../../src/mcp/apps.js';
 import { connectInMemory, type McpClient } from '../mcp/clients.js';
 import { startMcp, type McpWorld } from '../mcp/harness.js';
+import { launchBrowser } from '../helpers/browser.js';
 import { demoFixture } from '../helpers/world.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHOTS = join(HERE, '..', '..', 'docs', 'screenshots');
-/** Debian's package puts it here; CHROMIUM_PATH names another. */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HOST_CAPS = { extensions: { [UI_EXTENSION]: { mimeTypes: [UI_MIME] } } };
 type Theme = 'light' | 'dark';
 // The callbacks given to page.evaluate and frame.$eval run in the browser; the tests are
@@ -43,19 +43,7 @@ const forwarded: Array<{ method: string; params: any }> = [];
 const errors: string[] = [];
 
 beforeAll(async () => {
-  try {
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // As root (CI) Chromium's own sandbox cannot start; the views' frames keep their sandbox.
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'],
-    });
-  } catch (e) {
-    throw new Error(
-      `Chromium could not start from ${CHROMIUM}: ${(e as Error).message.split('\n')[0]}. ` +
-        'Install it (Debian: apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary.',
-    );
-  }
+  browser = (await launchBrowser()).browser;
   const script = (
     await build({ entryPoints: [join(HERE, 'host.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' })
   ).outputFiles[0]!.text;
