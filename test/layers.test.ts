@@ -95,6 +95,39 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * The rooms of src/mcp from the top down: a file imports only files of its own room or of a
+ * room below it. The shared few at the top of src/mcp sit in two rooms: `context.ts` and
+ * `tool-spec.ts` (what every tool gets) above money and results, the rest (the state's
+ * interfaces, logging, the search shapes, ids seen, the tool text's figures) at the bottom.
+ */
+export const MCP_ROOMS: ReadonlyArray<readonly string[]> = [
+  ['serve/'],
+  ['composite/'],
+  ['tools/'],
+  ['context.ts', 'tool-spec.ts'],
+  ['money/', 'remote/'],
+  ['result/'],
+  ['state.ts', 'logging.ts', 'contact-search.ts', 'seen.ts', 'tool-text.ts'],
+];
+
+function mcpRoomOf(file: string): number {
+  const inner = file.slice('mcp/'.length);
+  const i = MCP_ROOMS.findIndex((room) => room.some((r) => (r.endsWith('/') ? inner.startsWith(r) : inner === r)));
+  if (i < 0) throw new Error(`${file} is in no room of src/mcp: add it to MCP_ROOMS and docs/layout.md`);
+  return i;
+}
+
+/** Imports inside src/mcp that run up (to a room above) or sideways between two rooms of one rank's different folders. */
+export function mcpRoomEdgesUp(graph: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [from, targets] of graph) {
+    if (!from.startsWith('mcp/')) continue;
+    for (const to of targets) if (to.startsWith('mcp/') && mcpRoomOf(to) < mcpRoomOf(from)) out.push(`${from} -> ${to}`);
+  }
+  return out;
+}
+
 describe('the checker', () => {
   test('flags an adapter reaching past the contract, and a cycle', () => {
     const g = new Map([
@@ -107,6 +140,15 @@ describe('the checker', () => {
     ]);
     expect(forbiddenEdges(g)).toEqual(['mcp/tools.ts -> store/index.ts', 'remote/client.ts -> service/backend.ts', 'log.ts -> read-body.ts']);
     expect(cycles(g)).toEqual([['store/index.ts', 'store/admin.ts']]);
+  });
+
+  test('flags an import that runs up the rooms of src/mcp, and a file in no room', () => {
+    const g = new Map([
+      ['mcp/result/results.ts', ['mcp/tools/schemas.ts', 'mcp/state.ts']],
+      ['mcp/serve/server.ts', ['mcp/composite/apps.ts', 'mcp/result/results.ts']],
+    ]);
+    expect(mcpRoomEdgesUp(g)).toEqual(['mcp/result/results.ts -> mcp/tools/schemas.ts']);
+    expect(() => mcpRoomEdgesUp(new Map([['mcp/stray.ts', ['mcp/state.ts']]]))).toThrow(/in no room/);
   });
 });
 
@@ -125,6 +167,10 @@ describe('src/', () => {
 
   test('no import cycles', () => {
     expect(cycles(graph)).toEqual([]);
+  });
+
+  test('inside src/mcp each room imports only the rooms below it (docs/layout.md)', () => {
+    expect(mcpRoomEdgesUp(graph)).toEqual([]);
   });
 
   test('docs/layout.md states these same rules', () => {

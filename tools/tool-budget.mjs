@@ -9,7 +9,7 @@
  *
  *   npm run build && node tools/tool-budget.mjs [--json | --markdown]
  *
- * Exit status 1 when a figure is over its budget (src/mcp/tool-budget.ts, which the budget test
+ * Exit status 1 when a figure is over its budget (src/mcp/tool-text.ts, which the budget test
  * reads too).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Client as V2Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
-import { measureTools, overBudget, TOOL_BUDGET } from '../dist/mcp/tool-budget.js';
+import { measureTools, overBudget, TOOL_BUDGET } from '../dist/mcp/tool-text.js';
 
 const INFO = { name: 'tool-budget', version: '1.0.0' };
 

@@ -1,7 +1,7 @@
 /**
  * Parameter rules: the one place a method's parameters are described, and the Laravel-style
  * validation they drive (type coercion the way Laravel does it, English messages, dot-path
- * error keys). The MCP layer reads the same rules for its tool schemas (`mcp/schemas.ts`), so
+ * error keys). The MCP layer reads the same rules for its tool schemas (`mcp/tools/schemas.ts`), so
  * a limit is written once. Rules are immutable: every builder call returns a copy.
  */
 

@@ -5,7 +5,7 @@
  * once, for `workspace-mcp --help`.
  */
 import { readFileSync } from 'node:fs';
-import { RESULT_BUDGET } from '../mcp/budget.js';
+import { RESULT_BUDGET } from '../mcp/result/budget.js';
 
 /** A flag: its parser type, the value it takes (for the help), and what it does. */
 export interface Flag {

@@ -11,13 +11,13 @@ import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/s
 import { makeDataDir, openChecked, removeMade, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
-import type { ToolFilter } from '../mcp/filter.js';
-import { instanceFactory, type Wiring } from '../mcp/instance.js';
-import { instructionsFor } from '../mcp/instructions.js';
-import { checkLimit, hasCaps, limitsOf, REMOTE_DEFAULTS, type MoneyPolicy } from '../mcp/caps.js';
-import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/budget.js';
+import type { ToolFilter } from '../mcp/serve/tool-filter.js';
+import { instanceFactory, type Wiring } from '../mcp/serve/instance.js';
+import { instructionsFor } from '../mcp/serve/instructions.js';
+import { checkLimit, hasCaps, limitsOf, REMOTE_DEFAULTS, type MoneyPolicy } from '../mcp/money/caps.js';
+import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/result/budget.js';
 import type { McpContext } from '../mcp/context.js';
-import type { ToolSpec } from '../mcp/tools.js';
+import type { ToolSpec } from '../mcp/tool-spec.js';
 import type { AuditTrail, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
@@ -229,7 +229,7 @@ async function openRemote(raw: string, source: string, configured: Configured, s
     throw new StartError((e as Error).message);
   }
   if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
-  const [{ remoteSearch }, { JsonlAuditTrail }] = await Promise.all([import('./search.js'), import('../mcp/audit.js')]);
+  const [{ remoteSearch }, { JsonlAuditTrail }] = await Promise.all([import('./search.js'), import('../mcp/money/audit.js')]);
   const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen });
   const wired: Wired = { backend, audit: new JsonlAuditTrail(join(dataDir, AUDIT_FILE)), ...search };
   return {
@@ -321,7 +321,7 @@ export async function runMcp(args: string[]): Promise<void> {
   // tool: both backends here give findContacts and getWorkspace their search and directory.
   let isServed: (name: string) => boolean = () => true;
   if (filter.readOnly || filter.tools || filter.excludeTools) {
-    const { checkToolFilter } = await import('../mcp/filter.js');
+    const { checkToolFilter } = await import('../mcp/serve/tool-filter.js');
     try {
       const names = checkToolFilter(filter);
       isServed = (name) => names.includes(name);
@@ -360,7 +360,7 @@ export async function runMcp(args: string[]): Promise<void> {
   };
   /** The context and the tools over the wired backend; the MCP layer's code is loaded here. */
   const serving = async (): Promise<{ ctx: McpContext; tools: ToolSpec[]; wiringOf: (ctx: McpContext, tools: ToolSpec[]) => Wiring }> => {
-    const [wired, { McpContext }, { selectTools, wiringOf }] = await Promise.all([setup.wire(), import('../mcp/context.js'), import('../mcp/server.js')]);
+    const [wired, { McpContext }, { selectTools, wiringOf }] = await Promise.all([setup.wire(), import('../mcp/context.js'), import('../mcp/serve/server.js')]);
     const ctx = new McpContext({
       backend: wired.backend,
       keys: state.keys(setup.scope),
@@ -383,7 +383,7 @@ export async function runMcp(args: string[]): Promise<void> {
 
   if (values.http) {
     // The Streamable HTTP transport is loaded only when asked for: stdio starts faster.
-    const [{ isLoopback, serveMcpHttp }, { ctx, tools }] = await Promise.all([import('../mcp/http.js'), serving()]);
+    const [{ isLoopback, serveMcpHttp }, { ctx, tools }] = await Promise.all([import('../mcp/serve/http.js'), serving()]);
     const chosen = process.env.WORKSPACE_MCP_TOKEN || undefined;
     const token = chosen ?? (isLoopback(host) ? undefined : randomBytes(24).toString('base64url'));
     let http;

@@ -4,14 +4,14 @@
  *   write); each call first passes the pipeline's owner checks, so a blocked owner, a lapsed
  *   plan or a rate limit stops a search as it stops any other call;
  * - remote: a search index file in the data folder per base URL and owner, synced from the API
- *   (`src/mcp/remote-index.ts`), and what getMe, the configuration and earlier answers showed.
+ *   (`src/mcp/remote/contact-index.ts`), and what getMe, the configuration and earlier answers showed.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { WorkspaceDirectory } from '../mcp/state.js';
-import { RemoteDirectory, type RemoteConfig } from '../mcp/remote-directory.js';
-import { SyncedContactIndex, type SyncOptions } from '../mcp/remote-index.js';
-import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/search.js';
+import { RemoteDirectory, type RemoteConfig } from '../mcp/remote/workspace.js';
+import { SyncedContactIndex, type SyncOptions } from '../mcp/remote/contact-index.js';
+import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/contact-search.js';
 import type { Backend } from '../api/backend.js';
 import { fail } from '../api/errors.js';
 import { ContactMirror } from '../store/contact-mirror.js';

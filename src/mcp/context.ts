@@ -9,14 +9,14 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { ApiError } from '../api/errors.js';
-import { AccountBook, type AccountView } from './accounts.js';
-import { QuestionSeal } from './elicit.js';
-import { RESULT_BUDGET } from './budget.js';
+import { AccountBook, type AccountView } from './money/accounts.js';
+import { QuestionSeal } from './money/elicit.js';
+import { RESULT_BUDGET } from './result/budget.js';
 import { logWithin } from './logging.js';
-import { toolResult } from './results.js';
-import type { ContactIndex } from './search.js';
+import { toolResult } from './result/results.js';
+import type { ContactIndex } from './contact-search.js';
 import { contactsIn, SeenIds } from './seen.js';
-import type { MoneyPolicy } from './caps.js';
+import type { MoneyPolicy } from './money/caps.js';
 import type { AuditTrail, IdempotencyKeys, MoneyWindow, WorkspaceDirectory } from './state.js';
 
 export interface McpContextOptions {

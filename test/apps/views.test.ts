@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { Browser, Frame, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { COMMIT_TOOL, UI_EXTENSION, UI_MIME } from '../../src/mcp/apps.js';
+import { COMMIT_TOOL, UI_EXTENSION, UI_MIME } from '../../src/mcp/composite/apps.js';
 import { connectInMemory, type McpClient } from '../mcp/clients.js';
 import { startMcp, type McpWorld } from '../mcp/harness.js';
 import { launchBrowser } from '../helpers/browser.js';

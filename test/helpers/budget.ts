@@ -5,7 +5,7 @@
  * raw JSON-RPC answer goes through `rawWithinBudget`.
  */
 import { expect } from 'vitest';
-import { RESULT_BUDGET } from '../../src/mcp/budget.js';
+import { RESULT_BUDGET } from '../../src/mcp/result/budget.js';
 
 interface Calls {
   callTool(...args: any[]): Promise<unknown>;

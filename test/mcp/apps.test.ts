@@ -5,8 +5,8 @@
  * (test/apps/views.test.ts shows the views themselves in a browser.)
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { COMMIT_TOOL, UI_EXTENSION, UI_MIME, VIEWS } from '../../src/mcp/apps.js';
-import { measureTools, overBudget } from '../../src/mcp/tool-budget.js';
+import { COMMIT_TOOL, UI_EXTENSION, UI_MIME, VIEWS } from '../../src/mcp/composite/apps.js';
+import { measureTools, overBudget } from '../../src/mcp/tool-text.js';
 import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
 import { stop } from '../helpers/temp.js';
 import { accountFixture, seedDb, tempDir } from '../helpers/world.js';

@@ -35,7 +35,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { McpServerFactory } from '../../src/mcp/server.js';
+import type { McpServerFactory } from '../../src/mcp/serve/server.js';
 import { withinBudget } from '../helpers/budget.js';
 
 /** The protocol revision a client speaks. */

@@ -11,8 +11,8 @@ import Database from 'better-sqlite3';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { serveMcpHttp } from '../../src/mcp/http.js';
-import type { ToolSpec } from '../../src/mcp/tools.js';
+import { serveMcpHttp } from '../../src/mcp/serve/http.js';
+import type { ToolSpec } from '../../src/mcp/tool-spec.js';
 import { CLI, cliEnv, collect, INITIALIZE, spawnAnnounced, spawnRpc } from '../helpers/cli.js';
 import { rawWithinBudget } from '../helpers/budget.js';
 import { stop } from '../helpers/temp.js';
@@ -194,7 +194,7 @@ const confirmTool: ToolSpec = {
   },
 };
 
-describe('elicitation: one API of this project for both eras (src/mcp/elicit.ts)', () => {
+describe('elicitation: one API of this project for both eras (src/mcp/money/elicit.ts)', () => {
   const start = useMcp();
 
   async function connect(era: Era, how: 'in-memory' | 'http'): Promise<McpClient> {

@@ -1,14 +1,14 @@
 /**
  * The stdio server answers its opening message before its tools and the service under them are
- * loaded (src/mcp/instance.ts): the built CLI over a pipe, in raw JSON-RPC. What it answers must
+ * loaded (src/mcp/serve/instance.ts): the built CLI over a pipe, in raw JSON-RPC. What it answers must
  * not change by a byte for that: the instructions are the ones instructions.ts makes for the
  * tools tools/list then lists, with and without the tool flags, and a request sent at once,
  * before anything was loaded, is answered as a later one is.
  */
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { instructionsFor } from '../../src/mcp/instructions.js';
-import { RESULT_BUDGET } from '../../src/mcp/budget.js';
+import { instructionsFor } from '../../src/mcp/serve/instructions.js';
+import { RESULT_BUDGET } from '../../src/mcp/result/budget.js';
 import { INITIALIZE, spawnRpc } from '../helpers/cli.js';
 import { tempDir } from '../helpers/world.js';
 

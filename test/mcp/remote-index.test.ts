@@ -7,7 +7,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { SyncedContactIndex } from '../../src/mcp/remote-index.js';
+import { SyncedContactIndex } from '../../src/mcp/remote/contact-index.js';
 import type { Backend } from '../../src/api/backend.js';
 import type { ApiResponse } from '../../src/api/backend.js';
 import { ContactMirror } from '../../src/store/contact-mirror.js';

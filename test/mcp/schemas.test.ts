@@ -1,7 +1,7 @@
 /** The tool schemas read the contract's rules: the same limits, enums and string formats. */
 import { describe, expect, it } from 'vitest';
 import { r } from '../../src/api/rules.js';
-import { shapeToZod, toJsonSchema } from '../../src/mcp/schemas.js';
+import { shapeToZod, toJsonSchema } from '../../src/mcp/tools/schemas.js';
 
 const shape = {
   name: r.string().required().max(5),

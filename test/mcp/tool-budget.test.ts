@@ -3,7 +3,7 @@
  * tools/list through the SDK's clients of both protocol eras, with every tool on.
  */
 import { describe, expect, test } from 'vitest';
-import { measureTools, overBudget, TOOL_BUDGET } from '../../src/mcp/tool-budget.js';
+import { measureTools, overBudget, TOOL_BUDGET } from '../../src/mcp/tool-text.js';
 import { connectInMemory, ERAS, type McpClient } from './clients.js';
 import { useMcp } from './harness.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createMcpServer, selectTools } from '../../dist/mcp/server.js';
+import { createMcpServer, selectTools } from '../../dist/mcp/serve/server.js';
 import { McpContext } from '../../dist/mcp/context.js';
 import { RemoteBackend } from '../../dist/remote/client.js';
 import { McpStateStore } from '../../dist/store/mcp-state.js';

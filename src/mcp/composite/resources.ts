@@ -13,16 +13,16 @@ import {
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
 } from '@modelcontextprotocol/server';
-import { isSuccess } from '../api/backend.js';
-import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './directory.js';
-import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditPageUri, auditQueryOf, isAuditUri } from './audit.js';
-import { fitStrings, longestPrefix, PROTOCOL_ROOM, resultSize, shortenStrings } from './budget.js';
+import { isSuccess } from '../../api/backend.js';
+import { readWorkspace, WORKSPACE_RESOURCE, WORKSPACE_URI } from './workspace.js';
+import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditPageUri, auditQueryOf, isAuditUri } from '../money/audit.js';
+import { fitStrings, longestPrefix, PROTOCOL_ROOM, resultSize, shortenStrings } from '../result/budget.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 import { readView, uiResources } from './apps.js';
-import { partRoom, readPart, type Part } from './parts.js';
+import { partRoom, readPart, type Part } from '../result/parts.js';
 
-import type { McpContext } from './context.js';
-import type { AuditQuery } from './state.js';
+import type { McpContext } from '../context.js';
+import type { AuditQuery } from '../state.js';
 
 export const LIST_URI_PREFIX = 'workspace://lists/';
 export const LIST_TEMPLATE = `${LIST_URI_PREFIX}{schema_id}`;

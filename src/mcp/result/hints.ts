@@ -6,9 +6,9 @@
  * ("1000" as 1000), the caller is told so. The notes depend only on the arguments and the
  * API's answer, so both backends give the same.
  */
-import type { ApiResponse } from '../api/backend.js';
-import { isCurrency } from '../api/currency.js';
-import type { Rule, Shape } from '../api/rules.js';
+import type { ApiResponse } from '../../api/backend.js';
+import { isCurrency } from '../../api/currency.js';
+import type { Rule, Shape } from '../../api/rules.js';
 
 type AnyRule = Rule<unknown, boolean>;
 

@@ -8,16 +8,16 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { isSuccess } from '../api/backend.js';
-import { r } from '../api/rules.js';
-import { checkArguments } from './arguments.js';
-import type { McpContext } from './context.js';
-import { logWithin } from './logging.js';
-import { toolResult } from './results.js';
-import { lazySchemas, shapeToZod } from './schemas.js';
-import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from './search.js';
-import type { ToolSpec } from './tools.js';
-import { FIND_TOOL_INFO } from './filter.js';
+import { isSuccess } from '../../api/backend.js';
+import { r } from '../../api/rules.js';
+import { checkArguments } from '../tools/arguments.js';
+import type { McpContext } from '../context.js';
+import { logWithin } from '../logging.js';
+import { toolResult } from '../result/results.js';
+import { lazySchemas, shapeToZod } from '../tools/schemas.js';
+import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from '../contact-search.js';
+import type { ToolSpec } from '../tool-spec.js';
+import { FIND_TOOL_INFO } from './identities.js';
 
 /** A findContacts result stays under this many characters, text and structuredContent alike. */
 export const FIND_BUDGET = 20_000;

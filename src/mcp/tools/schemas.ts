@@ -9,9 +9,10 @@
  * without prose.
  */
 import { z } from 'zod';
-import { FORMAT_PATTERNS, type Rule, type Shape } from '../api/rules.js';
+import { FORMAT_PATTERNS, type Rule, type Shape } from '../../api/rules.js';
 
-export type JsonSchema = { type: 'object'; [k: string]: unknown };
+import type { JsonSchema } from '../tool-spec.js';
+export type { JsonSchema };
 type Node = Record<string, unknown>;
 
 function stringOf(rule: Rule<unknown, boolean>): z.ZodType {

@@ -11,27 +11,28 @@
  * both load without this module, which the stdio server loads on the first request needing it.
  */
 import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, isInputRequiredResult, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
-import { log } from '../log.js';
-import { METHODS } from '../api/catalog.js';
-import { ApiError } from '../api/errors.js';
-import type { MethodDef } from '../api/define.js';
-import { commitTool, isAppOnly, supportsApps, uiMetaOf } from './apps.js';
+import { log } from '../../log.js';
+import { METHODS } from '../../api/catalog.js';
+import { ApiError } from '../../api/errors.js';
+import type { MethodDef } from '../../api/define.js';
+import { commitTool, isAppOnly, supportsApps, uiMetaOf } from '../composite/apps.js';
 import { complete } from './completions.js';
-import { workspaceTool } from './directory.js';
-import { exportTool } from './export.js';
-import { findContactsTool } from './find-contacts.js';
-import { pick, type ToolFilter } from './filter.js';
+import { workspaceTool } from '../composite/workspace.js';
+import { exportTool } from '../composite/export.js';
+import { findContactsTool } from '../composite/find-contacts.js';
+import { pick, type ToolFilter } from './tool-filter.js';
 import { instanceFactory, type InstanceOptions, type McpServerFactory, type Wiring } from './instance.js';
 import { instructionsFor } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
-import { logWithin, withRequestLog } from './logging.js';
-import { listResources, readResource, TEMPLATES } from './resources.js';
-import { refusal } from './results.js';
-import { methodTools, type ToolSpec } from './tools.js';
-import type { McpContext } from './context.js';
+import { logWithin, withRequestLog } from '../logging.js';
+import { listResources, readResource, TEMPLATES } from '../composite/resources.js';
+import { refusal } from '../result/results.js';
+import { methodTools } from '../tools/method-tool.js';
+import type { ToolSpec } from '../tool-spec.js';
+import type { McpContext } from '../context.js';
 
 export { SERVER_NAME, SERVER_VERSION, type InstanceOptions, type McpServerFactory } from './instance.js';
-export { checkToolFilter, type ToolFilter } from './filter.js';
+export { checkToolFilter, type ToolFilter } from './tool-filter.js';
 
 /**
  * All tools, then the filter (see `pick`); with the MCP Apps views on, a tool's view in its

@@ -5,8 +5,8 @@
  * (`store/audit.ts`), written by the backend in the transaction of the change.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
-import type { AuditEntry } from '../api/backend.js';
-import type { AuditPage, AuditQuery, AuditTrail } from './state.js';
+import type { AuditEntry } from '../../api/backend.js';
+import type { AuditPage, AuditQuery, AuditTrail } from '../state.js';
 
 /** Argument names whose values never reach the trail. */
 const SECRET = /key|secret|token|password|authorization|cookie/i;

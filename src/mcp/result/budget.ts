@@ -11,8 +11,8 @@
  * paginator's URLs included) and the server's own (`warnings`, `truncated`, `replayed`).
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { Paging } from '../api/define.js';
-import { orderedObject } from '../api/ordered.js';
+import type { Paging } from '../../api/define.js';
+import { orderedObject } from '../../api/ordered.js';
 
 /** The default budget of a whole result, in characters of its JSON. */
 export const RESULT_BUDGET = 100_000;

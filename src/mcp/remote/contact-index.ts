@@ -12,9 +12,9 @@
  * indexed, saying so; the sync goes on behind it. Contacts in this server's own answers
  * (createOrUpdateContact, getContacts) are kept at once.
  */
-import type { ApiResponse } from '../api/backend.js';
-import type { Backend } from '../api/backend.js';
-import { IndexRefused, type ContactHit, type ContactIndex, type FindOptions, type FindResult, type IndexInfo, type MatchKind } from './search.js';
+import type { ApiResponse } from '../../api/backend.js';
+import type { Backend } from '../../api/backend.js';
+import { IndexRefused, type ContactHit, type ContactIndex, type FindOptions, type FindResult, type IndexInfo, type MatchKind } from '../contact-search.js';
 
 /** Where the copy's sync stands (the store's ContactMirror documents each field). */
 export type MirrorState = Record<'offset', number> &

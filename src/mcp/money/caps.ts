@@ -5,10 +5,10 @@
  * and says what the person can do. The 24 h window is reserved in the MCP state file before the
  * call, atomically, so concurrent calls and restarts cannot slip past it.
  */
-import { amountNote } from '../api/currency.js';
-import { fail, type ApiError } from '../api/errors.js';
+import { amountNote } from '../../api/currency.js';
+import { fail, type ApiError } from '../../api/errors.js';
 import { majorUnits, toMinor, type AccountView } from './accounts.js';
-import type { Caps } from './state.js';
+import type { Caps } from '../state.js';
 
 /** A limit per currency code, in major units as written (`"100.00"`); `*` for any currency. */
 export type Limits = Record<string, string>;

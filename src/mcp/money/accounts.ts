@@ -5,8 +5,8 @@
  * account's currency, a confirmation naming the person) reads the account back through
  * getContactAccounts of the contact it learnt here. The same for both backends.
  */
-import { amountNote, minorUnits } from '../api/currency.js';
-import { contactsIn } from './seen.js';
+import { amountNote, minorUnits } from '../../api/currency.js';
+import { contactsIn } from '../seen.js';
 
 /** A contact account as read live. `amount` in minor units. */
 export interface AccountView {

@@ -7,15 +7,15 @@
  */
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Resource } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { ApiError } from '../api/errors.js';
-import { checkArguments } from './arguments.js';
-import type { McpContext } from './context.js';
-import { refusal, toolResult } from './results.js';
-import { lazySchemas } from './schemas.js';
-import { IndexRefused } from './search.js';
-import type { WorkspaceView } from './state.js';
-import type { ToolSpec } from './tools.js';
-import { WORKSPACE_TOOL_INFO } from './filter.js';
+import { ApiError } from '../../api/errors.js';
+import { checkArguments } from '../tools/arguments.js';
+import type { McpContext } from '../context.js';
+import { refusal, toolResult } from '../result/results.js';
+import { lazySchemas } from '../tools/schemas.js';
+import { IndexRefused } from '../contact-search.js';
+import type { WorkspaceView } from '../state.js';
+import type { ToolSpec } from '../tool-spec.js';
+import { WORKSPACE_TOOL_INFO } from './identities.js';
 
 export const WORKSPACE_URI = 'workspace://workspace';
 

@@ -25,11 +25,11 @@ import {
   isLegacyRequest,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
-import { log } from '../log.js';
-import { readBody, TooLarge } from '../read-body.js';
+import { log } from '../../log.js';
+import { readBody, TooLarge } from '../../read-body.js';
 import { mcpServerFactory } from './server.js';
-import type { ToolSpec } from './tools.js';
-import type { McpContext } from './context.js';
+import type { ToolSpec } from '../tool-spec.js';
+import type { McpContext } from '../context.js';
 
 export const MCP_PATH = '/mcp';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);

@@ -3,9 +3,9 @@
  * method requires one (createListSchema: when project_uuid is left out too) and the caller left it out. Such a tool advertises bot_id as optional and
  * says so; with no default bot the API itself answers that bot_id is required.
  */
-import type { MethodDef } from '../api/define.js';
-import { Rule, type Shape } from '../api/rules.js';
-import type { McpContext } from './context.js';
+import type { MethodDef } from '../../api/define.js';
+import { Rule, type Shape } from '../../api/rules.js';
+import type { McpContext } from '../context.js';
 
 const NOTE = 'Default: the default bot';
 

@@ -5,7 +5,7 @@
  * find the id, before any text is built.
  */
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type Prompt } from '@modelcontextprotocol/server';
-import { isCurrency } from '../api/currency.js';
+import { isCurrency } from '../../api/currency.js';
 
 interface PromptDef extends Prompt {
   build(args: Record<string, string>): string;

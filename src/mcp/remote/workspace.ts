@@ -5,11 +5,11 @@
  * and from the search index; each bot's contact count read live. Names the API never gives
  * are null, and `notes` says so.
  */
-import type { Backend } from '../api/backend.js';
-import type { WorkspaceDirectory, WorkspaceView } from './state.js';
-import type { SyncedContactIndex } from './remote-index.js';
-import { IndexRefused } from './search.js';
-import type { SeenIds } from './seen.js';
+import type { Backend } from '../../api/backend.js';
+import type { WorkspaceDirectory, WorkspaceView } from '../state.js';
+import type { SyncedContactIndex } from './contact-index.js';
+import { IndexRefused } from '../contact-search.js';
+import type { SeenIds } from '../seen.js';
 
 export interface RemoteConfig {
   /** `--bot` / $WORKSPACE_BOT_ID. */

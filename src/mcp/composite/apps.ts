@@ -17,10 +17,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ResourceNotFoundError, type ClientCapabilities, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
-import { fail } from '../api/errors.js';
-import type { McpContext } from './context.js';
-import { refusal } from './results.js';
-import { clientOf, moneyCall, type ToolSpec } from './tools.js';
+import { fail } from '../../api/errors.js';
+import type { McpContext } from '../context.js';
+import { refusal } from '../result/results.js';
+import { moneyCall } from '../tools/method-tool.js';
+import { clientOf } from '../tools/money-gate.js';
+import type { ToolSpec } from '../tool-spec.js';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const UI_MIME = 'text/html;profile=mcp-app';
@@ -94,7 +96,7 @@ const html = new Map<string, string>();
 function viewHtml(name: string): string {
   const cached = html.get(name);
   if (cached !== undefined) return cached;
-  const places = [new URL(`../apps/${name}.html`, import.meta.url), new URL(`../../dist/apps/${name}.html`, import.meta.url)];
+  const places = [new URL(`../../apps/${name}.html`, import.meta.url), new URL(`../../../dist/apps/${name}.html`, import.meta.url)];
   for (const place of places) {
     try {
       const text = readFileSync(fileURLToPath(place), 'utf8');

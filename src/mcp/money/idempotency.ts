@@ -5,10 +5,10 @@
  * a lost answer (a 5xx, `outcome_unknown`) keeps the reservation: whether money moved is unknown.
  */
 import { createHash } from 'node:crypto';
-import { isSuccess, type ApiResponse } from '../api/backend.js';
-import type { MethodDef } from '../api/define.js';
-import { fail } from '../api/errors.js';
-import type { IdempotencyKeys } from './state.js';
+import { isSuccess, type ApiResponse } from '../../api/backend.js';
+import type { MethodDef } from '../../api/define.js';
+import { fail } from '../../api/errors.js';
+import type { IdempotencyKeys } from '../state.js';
 
 /** An answer, maybe the kept answer of an earlier call. */
 export interface Answer extends ApiResponse {

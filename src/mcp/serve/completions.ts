@@ -5,8 +5,8 @@
  */
 import cc from 'currency-codes';
 import { listPrompts } from './prompts.js';
-import { completeSchemaId, LIST_TEMPLATE } from './resources.js';
-import type { McpContext } from './context.js';
+import { completeSchemaId, LIST_TEMPLATE } from '../composite/resources.js';
+import type { McpContext } from '../context.js';
 
 export interface Completion {
   values: string[];

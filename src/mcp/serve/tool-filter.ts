@@ -3,8 +3,9 @@
  * catalog and the names and annotations of the server's own tools alone, so that bad flags
  * are refused at start-up before the tools themselves (and what they need) are loaded.
  */
-import { METHODS } from '../api/catalog.js';
-import type { MethodDef } from '../api/define.js';
+import { METHODS } from '../../api/catalog.js';
+import type { MethodDef } from '../../api/define.js';
+import { EXPORT_TOOL_INFO, FIND_TOOL_INFO, WORKSPACE_TOOL_INFO } from '../composite/identities.js';
 
 export interface ToolFilter {
   /** Only tools that change nothing (readOnlyHint). */
@@ -14,17 +15,6 @@ export interface ToolFilter {
   /** Not these tools, by name. */
   excludeTools?: string[];
 }
-
-const OWN_TOOL = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-
-/** exportContacts's name, title and annotations. */
-export const EXPORT_TOOL_INFO = { name: 'exportContacts', title: 'Export contacts to a file', annotations: OWN_TOOL } as const;
-
-/** findContacts's name, title and annotations. */
-export const FIND_TOOL_INFO = { name: 'findContacts', title: 'Find contacts', annotations: OWN_TOOL } as const;
-
-/** getWorkspace's name, title and annotations. */
-export const WORKSPACE_TOOL_INFO = { name: 'getWorkspace', title: 'Your workspace: owner, projects, bots', annotations: OWN_TOOL } as const;
 
 interface Described {
   name: string;

@@ -1,0 +1,15 @@
+/**
+ * The composite tools' names, titles and annotations: known without loading the tools, so the
+ * tool flags (serve/tool-filter.ts) are checked at start-up before anything else loads.
+ */
+/** A composite tool changes nothing. */
+const OWN_TOOL = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+/** exportContacts's name, title and annotations. */
+export const EXPORT_TOOL_INFO = { name: 'exportContacts', title: 'Export contacts to a file', annotations: OWN_TOOL } as const;
+
+/** findContacts's name, title and annotations. */
+export const FIND_TOOL_INFO = { name: 'findContacts', title: 'Find contacts', annotations: OWN_TOOL } as const;
+
+/** getWorkspace's name, title and annotations. */
+export const WORKSPACE_TOOL_INFO = { name: 'getWorkspace', title: 'Your workspace: owner, projects, bots', annotations: OWN_TOOL } as const;

@@ -1,0 +1,242 @@
+/**
+ * One MCP tool per API method, generated from the catalog: name, title, description, input and
+ * output schemas, annotations; its call: names checked (arguments.ts), a money call through its
+ * gate (money-gate.ts), the backend called, the audit trail written. Argument VALUES are
+ * validated by the API itself (the pipeline of the local backend, the server of the remote
+ * one), so a tool answers exactly what the API would.
+ */
+import { isInputRequiredResult, type InputRequiredResult } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOptions } from '../../api/backend.js';
+import { findMethod, METHODS } from '../../api/catalog.js';
+import type { MethodDef } from '../../api/define.js';
+import { ApiError, fail } from '../../api/errors.js';
+import { Rule, r, type Shape } from '../../api/rules.js';
+import { log } from '../../log.js';
+import { logWithin } from '../logging.js';
+import type { McpContext } from '../context.js';
+import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';
+import { redact } from '../money/audit.js';
+import { unknownArguments } from './arguments.js';
+import { fundsNote, moneyGate, moneyParams } from './money-gate.js';
+import type { Confirmation, ToolOutcome, ToolSpec, ToolExtra } from '../tool-spec.js';
+import { callOnce, outcomeUnknown, type Answer } from '../money/idempotency.js';
+import { argumentNotes, searchHint } from '../result/hints.js';
+import { toolResult } from '../result/results.js';
+import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
+
+const IDEMPOTENCY_KEY = 'idempotency_key';
+const idempotencyRule = r
+  .string()
+  .between(1, 255)
+  .describe('A new key (e.g. a UUID) per move, the same on a retry: the money moves once (the retry answers "replayed": true)');
+
+/** The tool's parameter shape: the method's, its parameter aliases, and the server's own extras. */
+export function toolShape(def: MethodDef): Shape {
+  const shape: Shape = { ...def.params };
+  for (const [alias, canonical] of Object.entries(def.paramAliases ?? {})) {
+    const rule = def.params[canonical];
+    if (rule) shape[alias] = new Rule({ ...rule.state, required: false, description: `Alias of ${canonical}.` });
+  }
+  if (def.money) shape[IDEMPOTENCY_KEY] = idempotencyRule;
+  return shape;
+}
+
+/** Whether the method answers a page of items (`data` is an array). */
+export function isListMethod(def: MethodDef): boolean {
+  const hasDataArray = (t: unknown): boolean =>
+    (t instanceof z.ZodObject && t.shape.data instanceof z.ZodArray) ||
+    (t instanceof z.ZodUnion && (t.options as unknown[]).some(hasDataArray));
+  return hasDataArray(def.result);
+}
+
+/**
+ * The result schema, `type: object` at the top as MCP requires. The server's own keys beside
+ * the body's (`warnings`, `truncated`, `replayed`) are not listed: every tool may carry them,
+ * the instructions say so once, and the schema's objects stay open to them. None for a 204:
+ * `{}` says nothing a schema would add.
+ */
+function outputSchemaOf(def: MethodDef): JsonSchema | undefined {
+  return def.result === null ? undefined : toJsonSchema(def.result, { output: true });
+}
+
+/**
+ * The method's description, and what its paging policy adds: the tool that reads the whole set.
+ * The conventions every tool shares (minor units, idempotency keys, paging, the result budget)
+ * are said once, in the server's instructions.
+ */
+function descriptionOf(def: MethodDef): string {
+  return def.paging?.whole ? `${def.description} Every one at once: ${def.paging.whole}.` : def.description;
+}
+
+/** The tool of one API method. */
+export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
+  const shape = withOptionalBot(def, toolShape(def));
+  const schemas: { input?: JsonSchema; output?: JsonSchema } = {};
+
+  return {
+    name: def.name,
+    title: def.title,
+    description: descriptionOf(def),
+    // JSON Schemas are built on the first tools/list, not at start-up (a good part of cold start).
+    get inputSchema() {
+      return (schemas.input ??= toJsonSchema(shapeToZod(shape)));
+    },
+    get outputSchema() {
+      if (!('output' in schemas)) schemas.output = outputSchemaOf(def);
+      return schemas.output;
+    },
+    annotations: { ...def.annotations },
+    async run(args, extra) {
+      try {
+        return await runMethod(def, ctx, shape, args, extra);
+      } catch (e) {
+        if (!def.money) throw e;
+        // A bug of ours on the money path, maybe after the move: the model must not retry blind.
+        logWithin(extra.signal, () => log.error({ err: e, tool: def.name }, 'money tool failed'));
+        return toolResult(
+          new ApiError(
+            'outcome_unknown',
+            `The outcome is unknown: the money may or may not have moved. Check with ${def.checkWith ?? 'getContactAccounts'} before retrying with a new idempotency key.`,
+          ).response(),
+          { method: def.name, budget: ctx.maxResultChars },
+        );
+      }
+    },
+  };
+}
+
+/**
+ * Append to the audit trail; a line that cannot be written (remote mode: a full disk, a file
+ * made unwritable) does not hide the call's real outcome: it is logged, and the warning is returned.
+ */
+function record(ctx: McpContext, entry: AuditEntry, signal: AbortSignal): string | undefined {
+  try {
+    ctx.audit?.append(entry);
+    return undefined;
+  } catch (e) {
+    logWithin(signal, () => log.error({ err: e, tool: entry.tool }, 'audit line not written'));
+    return `The audit trail could not be written for this call (${e instanceof Error ? e.message : String(e)}); its outcome above is real. Tell the server operator.`;
+  }
+}
+
+/** A method tool's call: the answer, recorded in the audit trail when it changes data. */
+async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome> {
+  // Every call of a tool that changes data is recorded, refusals and replays included.
+  const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
+  // A move the person confirmed elsewhere is recorded so, over a cap or not.
+  if (audit && def.money && extra.confirmed) audit.confirmation = extra.confirmed;
+  const outcome = await answerOf(def, ctx, shape, args, extra, audit);
+  if (isInputRequiredResult(outcome)) {
+    // The question is on its way to the person: recorded, so one never answered is seen too.
+    if (audit) record(ctx, { ...audit, status: 422, code: 'confirmation_required' }, extra.signal);
+    return outcome;
+  }
+  let answer = outcome;
+  const unrecorded = audit && !answer.audited ? record(ctx, { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true }, extra.signal) : undefined;
+  if (unrecorded) answer = { ...answer, warnings: [...(answer.warnings ?? []), unrecorded] };
+  if (isSuccess(answer.status) && !answer.replayed) {
+    if (def.changesLists) ctx.listsChanged();
+    ctx.accounts.learn(def.name, answer.params ?? {}, answer.body);
+    const noted = ctx.noteAnswer(answer.body);
+    if (noted) await noted;
+  }
+  if (def.money && errorCodeOf(answer) === 'insufficient_funds')
+    answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, answer.params ?? {}, extra.signal)] };
+  return toolResult(answer, {
+    method: def.name,
+    replayed: answer.replayed,
+    budget: ctx.maxResultChars,
+    continuation: { tool: def.name, args: answer.params ?? args, paging: def.paging },
+    notes: [...argumentNotes(shape, answer.params ?? args, answer), ...ctx.startNotes(def.name)],
+  });
+}
+
+/** The audit entry of a call, its outcome still to come. */
+function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknown>, extra: ToolExtra): AuditEntry {
+  const { [IDEMPOTENCY_KEY]: key, ...rest } = args;
+  // Ids sent as text ("500") are read as the API reads them, so the row still names the contact.
+  const id = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v) ? Number(v) : undefined);
+  const accountId = id(args.account_id);
+  const contact = id(args.contact_id) ?? (accountId !== undefined ? ctx.accounts.holder(accountId) : undefined);
+  return {
+    at: new Date().toISOString(),
+    owner_id: ctx.knownOwner ?? null,
+    client: extra.caller?.client ?? null,
+    session: extra.caller?.session ?? null,
+    tool: def.name,
+    arguments: redact(rest) as Record<string, unknown>,
+    contact_id: contact ?? null,
+    status: 0,
+    code: null,
+    idempotency_key: typeof key === 'string' ? key : null,
+    replayed: false,
+    confirmation: null,
+  };
+}
+
+/**
+ * The answer of a method tool's call (a refusal of the MCP server's own in the API's shape), and
+ * the parameters sent; or the question to the person that must be answered first.
+ */
+async function answerOf(
+  def: MethodDef,
+  ctx: McpContext,
+  shape: Shape,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  audit: AuditEntry | undefined,
+): Promise<(Answer & { params?: Record<string, unknown> }) | InputRequiredResult> {
+  // A read given a person's name or phone was meant as a search: findContacts does that.
+  const unknown = unknownArguments(shape, args, def.annotations.readOnlyHint && ctx.contacts ? searchHint : undefined);
+  if (unknown.size > 0) return fail.validation(unknown).response();
+  const opts: CallOptions = { signal: extra.signal, onProgress: (m) => void extra.progress(0, undefined, m), audit };
+  const params = missesBot(def, args) ? await fillDefaultBot(def, ctx, { ...args }) : { ...args };
+  delete params[IDEMPOTENCY_KEY];
+  const invalid = moneyParams(def, ctx, params, extra);
+  if (invalid) return invalid.response();
+  // Only a money call passes a gate first: any other is the backend's call itself.
+  const call = !def.money ? () => ctx.call(def.name, params, opts) : async (): Promise<ApiResponse | InputRequiredResult> => {
+    const gate = await moneyGate(ctx, def, params, extra, audit);
+    if ('refusal' in gate) return gate.refusal.response();
+    if ('ask' in gate) return gate.ask;
+    const res = await ctx.call(def.name, params, opts);
+    // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
+    if (gate.reservation !== undefined && !isSuccess(res.status) && !outcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
+    return res;
+  };
+  // An answered question is spent by its first answer, whatever it was: that answer is kept
+  // under the question's nonce and replayed, so the same answer sent twice (a retried
+  // 2026-07-28 request) moves the money once, and a "no" cannot be sent again as a "yes".
+  const nonce = extra.elicit.state<{ nonce?: unknown }>()?.nonce;
+  const answered = def.money && typeof nonce === 'string' ? () => callOnce(ctx.keys, def, `confirmation ${nonce}`, params, call, { final: true }) : call;
+  const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
+  const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });
+  if (key === undefined || key === null) return withParams(await answered());
+  // No NUL: a key is kept in the database, and PostgreSQL's text cannot hold one.
+  if (typeof key !== 'string' || key.length < 1 || key.length > 255 || key.includes('\0'))
+    return fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters, with no NUL character.').response();
+  return withParams(await callOnce(ctx.keys, def, key, params, answered));
+}
+
+/**
+ * A money tool's call as tools/call makes it, for the server's own tools: the caps' decision
+ * (under them: moves; over them: needs confirmation, asked with `extra.elicit` or refused with
+ * `confirmation_required`) and, with `confirmed`, the confirmed move, exactly once per
+ * idempotency_key, with the window's reservation and the audit row (its `confirmation` is
+ * `confirmed`). An MCP Apps view's commit tool calls it with `{ how: 'app view', by: ... }`.
+ */
+export function moneyCall(
+  ctx: McpContext,
+  tool: 'addFundsToContactAccount' | 'withdrawFundsFromContactAccount',
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  confirmed?: Confirmation,
+): Promise<ToolOutcome> {
+  return methodTool(findMethod(tool)!, ctx).run(args, { ...extra, confirmed });
+}
+
+/** Every API method's tool, in catalog order. */
+export function methodTools(ctx: McpContext): ToolSpec[] {
+  return (METHODS as readonly MethodDef[]).map((def) => methodTool(def, ctx));
+}
