@@ -1,16 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
-/** The MCP behaviour suites that must hold for both backends and both protocol eras. */
-const BEHAVIOUR = ['test/mcp/backend.test.ts', 'test/mcp/budget.test.ts', 'test/mcp/hints.test.ts', 'test/mcp/tools.test.ts', 'test/mcp/money.test.ts', 'test/mcp/features.test.ts', 'test/mcp/extended.test.ts', 'test/mcp/versioning.test.ts', 'test/mcp/order.test.ts', 'test/mcp/search.test.ts', 'test/mcp/audit.test.ts', 'test/mcp/caps.test.ts'];
-
 /**
- * What else runs on PostgreSQL too: the API's behaviour suites (every method over HTTP, the
- * concurrent debits through four `serve` processes on one database among them), key order
- * through the built `serve`'s service threads, the pipeline's,
- * and the reliability suite's isolation sweep and fuzzing ("a refused request changes nothing").
+ * Which suites run where is by folder, so a new file lands in every project it belongs to:
+ * - test/mcp/behaviour/: the MCP behaviour suites, on every backend (built-in, remote, PostgreSQL)
+ *   with a client of each protocol era ($WORKSPACE_TEST_BACKEND, $WORKSPACE_TEST_ERA and
+ *   $WORKSPACE_TEST_STORE, set by the project, reach them through test/mcp/harness.ts and
+ *   test/helpers/store.ts);
+ * - test/mcp/every-backend/: suites on every backend that run both eras themselves;
+ * - test/service/ (the API's behaviour suites, every method over HTTP, the concurrent debits
+ *   through four `serve` processes on one database among them) and every-store/ folders (key
+ *   order through the built `serve`'s service threads, the pipeline's, parameters, the
+ *   reliability suite's isolation sweep and fuzzing: "a refused request changes nothing"):
+ *   on both stores.
+ * The rest of test/ runs once, in `local`.
  */
-const POSTGRES_TOO = ['test/service/**/*.test.ts', 'test/http/served-key-order.test.ts', 'test/http/pipeline.test.ts', 'test/http/params.test.ts', 'test/reliability/isolation.test.ts', 'test/reliability/fuzz.test.ts'];
-
+const BEHAVIOUR = 'test/mcp/behaviour/**/*.test.ts';
+const EVERY_BACKEND = 'test/mcp/every-backend/**/*.test.ts';
+const EVERY_STORE = ['test/service/**/*.test.ts', 'test/*/every-store/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -24,8 +30,7 @@ export default defineConfig({
       { extends: true, test: { name: 'local', include: ['test/**/*.test.ts'] } },
       {
         extends: true,
-        // confirm.test.ts runs both eras itself, so it is here and in `local`, not in local-2026.
-        test: { name: 'remote', include: [...BEHAVIOUR, 'test/mcp/confirm.test.ts'], env: { WORKSPACE_TEST_BACKEND: 'remote' } },
+        test: { name: 'remote', include: [BEHAVIOUR, EVERY_BACKEND], env: { WORKSPACE_TEST_BACKEND: 'remote' } },
       },
       // local and remote's client speaks 2025-11-25 (the v1 SDK's); these two's 2026-07-28 (the
       // v2 SDK's, pinned), over each backend. The suites' client is joined in memory (the server
@@ -33,7 +38,7 @@ export default defineConfig({
       // built CLI's stdio and Streamable HTTP.
       {
         extends: true,
-        test: { name: 'local-2026', include: BEHAVIOUR, env: { WORKSPACE_TEST_ERA: '2026-07-28' } },
+        test: { name: 'local-2026', include: [BEHAVIOUR], env: { WORKSPACE_TEST_ERA: '2026-07-28' } },
       },
       {
         extends: true,
@@ -42,7 +47,7 @@ export default defineConfig({
         // service in-process, the 2025-11-25 client. No test of these files is left out here.
         test: {
           name: 'postgres',
-          include: [...BEHAVIOUR, 'test/mcp/confirm.test.ts', ...POSTGRES_TOO],
+          include: [BEHAVIOUR, EVERY_BACKEND, ...EVERY_STORE],
           globalSetup: ['test/global-setup.ts', 'test/postgres-setup.ts'],
           // Seeding the 20 000-contact worlds (budget, search) takes seconds longer here.
           hookTimeout: 90_000,
@@ -55,7 +60,7 @@ export default defineConfig({
         // syncs; always on the remote backend) runs in local with a 2025 client, here with a 2026 one.
         test: {
           name: 'remote-2026',
-          include: [...BEHAVIOUR, 'test/mcp/remote-index.test.ts'],
+          include: [BEHAVIOUR, 'test/mcp/remote-index.test.ts'],
           env: { WORKSPACE_TEST_BACKEND: 'remote', WORKSPACE_TEST_ERA: '2026-07-28' },
         },
       },

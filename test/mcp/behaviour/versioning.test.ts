@@ -3,7 +3,7 @@
  * warning in the tool result; after the sunset, 410 method_removed passes through.
  */
 import { expect, test } from 'vitest';
-import { firstJson, useMcp } from './harness.js';
+import { firstJson, useMcp } from '../harness.js';
 
 const startMcp = useMcp();
 

@@ -4,7 +4,7 @@
  * than as sent.
  */
 import { describe, expect, test } from 'vitest';
-import { firstJson, useMcp } from './harness.js';
+import { firstJson, useMcp } from '../harness.js';
 
 const startMcp = useMcp();
 

@@ -9,17 +9,17 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { tapLog } from '../../src/log.js';
-import { serveMcpHttp } from '../../src/mcp/serve/http.js';
-import type { McpContext } from '../../src/mcp/context.js';
-import { QUESTION_TTL_SECONDS } from '../../src/mcp/money/elicit.js';
-import { moneyCall } from '../../src/mcp/tools/method-tool.js';
-import type { ToolSpec } from '../../src/mcp/tool-spec.js';
-import { CLI, cliEnv } from '../helpers/cli.js';
-import { seedStore, TEST_STORE } from '../helpers/store.js';
-import { accountFixture, ANN } from '../helpers/world.js';
-import { connectHttp, connectInMemory, connectStdio, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from './clients.js';
-import { firstJson, TEST_BACKEND, useMcp, type McpWorld, type StartOptions } from './harness.js';
+import { tapLog } from '../../../src/log.js';
+import { serveMcpHttp } from '../../../src/mcp/serve/http.js';
+import type { McpContext } from '../../../src/mcp/context.js';
+import { QUESTION_TTL_SECONDS } from '../../../src/mcp/money/elicit.js';
+import { moneyCall } from '../../../src/mcp/tools/method-tool.js';
+import type { ToolSpec } from '../../../src/mcp/tool-spec.js';
+import { CLI, cliEnv } from '../../helpers/cli.js';
+import { seedStore, TEST_STORE } from '../../helpers/store.js';
+import { accountFixture, ANN } from '../../helpers/world.js';
+import { connectHttp, connectInMemory, connectStdio, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from '../clients.js';
+import { firstJson, TEST_BACKEND, useMcp, type McpWorld, type StartOptions } from '../harness.js';
 
 const start = useMcp();
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -8,10 +8,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { METHODS } from '../../src/api/catalog.js';
-import type { MethodDef } from '../../src/api/define.js';
-import { dumpStore, TEST_STORE } from '../helpers/store.js';
-import { ANN, baseFixture, useWorld } from '../helpers/world.js';
+import { METHODS } from '../../../src/api/catalog.js';
+import type { MethodDef } from '../../../src/api/define.js';
+import { dumpStore, TEST_STORE } from '../../helpers/store.js';
+import { ANN, baseFixture, useWorld } from '../../helpers/world.js';
 
 const ALICE_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
 

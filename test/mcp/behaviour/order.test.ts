@@ -3,7 +3,7 @@
  * text content and the list resource keep that order, on both backends.
  */
 import { expect, test } from 'vitest';
-import { useMcp } from './harness.js';
+import { useMcp } from '../harness.js';
 
 const startMcp = useMcp();
 

@@ -5,9 +5,9 @@
  * the change; remote: a JSON-lines file. Read as the resource workspace://audit.
  */
 import { describe, expect, test } from 'vitest';
-import { findMethod } from '../../src/api/catalog.js';
-import { firstJson, mcpFixture, TEST_BACKEND, useMcp, type McpWorld } from './harness.js';
-import { SAMPLES, type SampleState } from './samples.js';
+import { findMethod } from '../../../src/api/catalog.js';
+import { firstJson, mcpFixture, TEST_BACKEND, useMcp, type McpWorld } from '../harness.js';
+import { SAMPLES, type SampleState } from '../samples.js';
 
 const startMcp = useMcp();
 

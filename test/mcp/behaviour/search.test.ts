@@ -3,8 +3,8 @@
  * Client, on both backends (the remote one searches a local copy synced from the API).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { firstJson, mcpFixture, startMcp, TEST_BACKEND, type McpWorld } from './harness.js';
-import { removeStore, seedStore, TEST_STORE } from '../helpers/store.js';
+import { firstJson, mcpFixture, startMcp, TEST_BACKEND, type McpWorld } from '../harness.js';
+import { removeStore, seedStore, TEST_STORE } from '../../helpers/store.js';
 
 /** Every find reads the end of the remote list again: contacts written a moment ago are found. */
 const SYNC = { catchUpMs: 0 };
@@ -235,7 +235,7 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
 
   test('right after a seed adds contacts', async () => {
     world = await startMcp({ sync: SYNC });
-    const { loadFixture } = await import('../../src/store/seed.js');
+    const { loadFixture } = await import('../../../src/store/seed.js');
     loadFixture(world.store, { contacts: [{ id: 5000, bot_id: 10, messenger: 'vk', name: 'Новая Знакомая', vk_user_id: 123456 }] });
     expect(ids(await find(world, { query: 'знакомая' }))).toEqual([5000]);
     expect(ids(await find(world, { query: '123456' }))).toEqual([5000]);

@@ -3,12 +3,12 @@
  * each called with a success and with errors, in the contract's result shapes.
  */
 import { describe, expect, test } from 'vitest';
-import { METHODS, findMethod } from '../../src/api/catalog.js';
-import type { MethodDef } from '../../src/api/define.js';
-import { isListMethod } from '../../src/mcp/tools/method-tool.js';
-import type { Backend } from '../../src/api/backend.js';
-import { firstJson, useMcp, type McpWorld } from './harness.js';
-import { SAMPLES, type SampleState } from './samples.js';
+import { METHODS, findMethod } from '../../../src/api/catalog.js';
+import type { MethodDef } from '../../../src/api/define.js';
+import { isListMethod } from '../../../src/mcp/tools/method-tool.js';
+import type { Backend } from '../../../src/api/backend.js';
+import { firstJson, useMcp, type McpWorld } from '../harness.js';
+import { SAMPLES, type SampleState } from '../samples.js';
 
 const DEFS = METHODS as readonly MethodDef[];
 const startMcp = useMcp();

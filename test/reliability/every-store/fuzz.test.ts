@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { METHODS } from '../../src/api/catalog.js';
-import type { MethodDef } from '../../src/api/define.js';
-import { dumpStore } from '../helpers/store.js';
-import { ANN, baseFixture, useWorld } from '../helpers/world.js';
+import { METHODS } from '../../../src/api/catalog.js';
+import type { MethodDef } from '../../../src/api/define.js';
+import { dumpStore } from '../../helpers/store.js';
+import { ANN, baseFixture, useWorld } from '../../helpers/world.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 

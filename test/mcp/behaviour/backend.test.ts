@@ -4,13 +4,13 @@
  * run a suite again over the default backend, era and store, and pass.
  */
 import { expect, test } from 'vitest';
-import { RemoteBackend } from '../../src/remote/client.js';
-import { LocalBackend } from '../../src/service/backend.js';
-import { Store } from '../../src/store/index.js';
-import { PgStore } from '../../src/store/pg/index.js';
-import { TEST_STORE } from '../helpers/store.js';
-import { TEST_ERA } from './clients.js';
-import { TEST_BACKEND, useMcp } from './harness.js';
+import { RemoteBackend } from '../../../src/remote/client.js';
+import { LocalBackend } from '../../../src/service/backend.js';
+import { Store } from '../../../src/store/index.js';
+import { PgStore } from '../../../src/store/pg/index.js';
+import { TEST_STORE } from '../../helpers/store.js';
+import { TEST_ERA } from '../clients.js';
+import { TEST_BACKEND, useMcp } from '../harness.js';
 
 const startMcp = useMcp();
 

@@ -2,8 +2,8 @@
  * The spec's Conventions, Authentication, Limits, Versioning and Errors parts, over real HTTP.
  */
 import { describe, expect, it } from 'vitest';
-import { callApi } from '../helpers/http.js';
-import { accountFixture, baseFixture, startWorld, useWorld } from '../helpers/world.js';
+import { callApi } from '../../helpers/http.js';
+import { accountFixture, baseFixture, startWorld, useWorld } from '../../helpers/world.js';
 
 const w = useWorld(accountFixture);
 
@@ -317,7 +317,7 @@ describe('Versioning', () => {
 
 describe('bracket parameters, as PHP reads them', () => {
   it('fields[0][name] is a list; data[10]=x keeps the key "10"', async () => {
-    const { parseParams } = await import('../../src/http/server.js');
+    const { parseParams } = await import('../../../src/http/server.js');
     expect(parseParams('fields[0][name]=a&fields[1][name]=b')).toEqual({ fields: [{ name: 'a' }, { name: 'b' }] });
     expect(parseParams('data[10]=x&data[2]=y')).toEqual({ data: { '10': 'x', '2': 'y' } });
     expect(parseParams('tags[]=a&tags[]=b')).toEqual({ tags: ['a', 'b'] });

@@ -9,12 +9,12 @@
  * here through the threads, so that the two stores cannot drift.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, spawnAnnounced, spawnServe, type Announced, type Served } from '../helpers/cli.js';
-import { callApi } from '../helpers/http.js';
-import { removeStore, seedStore } from '../helpers/store.js';
-import { stop } from '../helpers/temp.js';
-import { baseFixture } from '../helpers/world.js';
-import { connectHttp, type McpClient } from '../mcp/clients.js';
+import { cliEnv, spawnAnnounced, spawnServe, type Announced, type Served } from '../../helpers/cli.js';
+import { callApi } from '../../helpers/http.js';
+import { removeStore, seedStore } from '../../helpers/store.js';
+import { stop } from '../../helpers/temp.js';
+import { baseFixture } from '../../helpers/world.js';
+import { connectHttp, type McpClient } from '../../mcp/clients.js';
 
 const ALICE_PROJECT = '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10';
 /** Two threads on PostgreSQL (WORKSPACE_SECRET: it has no file beside the database to keep one in). */

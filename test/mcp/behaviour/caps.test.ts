@@ -5,8 +5,8 @@
  * across concurrent calls and restarts; `--no-confirm` turns confirmation off.
  */
 import { expect, test } from 'vitest';
-import { seedStore } from '../helpers/store.js';
-import { firstJson, mcpFixture, useMcp, type McpWorld } from './harness.js';
+import { seedStore } from '../../helpers/store.js';
+import { firstJson, mcpFixture, useMcp, type McpWorld } from '../harness.js';
 
 const startMcp = useMcp();
 

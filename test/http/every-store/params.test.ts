@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import qs from 'qs';
 import { describe, expect, it } from 'vitest';
-import { parseParams, QS_OPTIONS } from '../../src/http/server.js';
+import { parseParams, QS_OPTIONS } from '../../../src/http/server.js';
 
 /** qs's own answer, in key order; undefined when PHP's list rule (keys 0, 1, 2 …) applies on top of it. */
 function viaQs(text: string): Array<[string, unknown]> | undefined {

@@ -1,6 +1,6 @@
 /** The extended methods as MCP tools, over the real Client: sendMessage reaches a person; a short link round trip. */
 import { describe, expect, test } from 'vitest';
-import { useMcp } from './harness.js';
+import { useMcp } from '../harness.js';
 
 const startMcp = useMcp();
 

@@ -2,8 +2,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import type { Backend } from '../../src/api/backend.js';
-import { firstJson, manyContacts, mcpFixture, useMcp, type McpWorld } from './harness.js';
+import type { Backend } from '../../../src/api/backend.js';
+import { firstJson, manyContacts, mcpFixture, useMcp, type McpWorld } from '../harness.js';
 
 const startMcp = useMcp();
 

@@ -1,7 +1,7 @@
 /** Money safety: idempotency keys on the money tools, kept in the MCP server's own state file. */
 import { expect, test } from 'vitest';
-import { seedStore, TEST_STORE } from '../helpers/store.js';
-import { firstJson, mcpFixture, useMcp, type McpWorld } from './harness.js';
+import { seedStore, TEST_STORE } from '../../helpers/store.js';
+import { firstJson, mcpFixture, useMcp, type McpWorld } from '../harness.js';
 
 const startMcp = useMcp();
 

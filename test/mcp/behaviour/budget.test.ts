@@ -7,9 +7,9 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { rawWithinBudget, withinBudget } from '../helpers/budget.js';
-import { seedStore } from '../helpers/store.js';
-import { firstJson, manyContacts, useMcp, type McpWorld } from './harness.js';
+import { rawWithinBudget, withinBudget } from '../../helpers/budget.js';
+import { seedStore } from '../../helpers/store.js';
+import { firstJson, manyContacts, useMcp, type McpWorld } from '../harness.js';
 
 const startMcp = useMcp();
 
