@@ -87,13 +87,6 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** A header, whatever the case of its name. */
-export function headerOf(headers: Record<string, string>, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  const k = Object.keys(headers).find((h) => h.toLowerCase() === lower);
-  return k === undefined ? undefined : headers[k];
-}
-
 /** The error code of a failed answer (`code`, else `error`), null for a success. */
 export function errorCodeOf(res: ApiResponse): string | null {
   if (isSuccess(res.status)) return null;

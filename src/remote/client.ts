@@ -11,8 +11,8 @@ import type { ApiResponse, Backend, CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { verbFor, type MethodDef, type Verb } from '../api/define.js';
 import { ApiError } from '../api/errors.js';
-import { parseOrderedJson } from '../api/ordered.js';
-import { sleep, waitOut429 } from '../api/retry.js';
+import { parseOrderedJson } from '../ordered.js';
+import { sleep, waitOut429 } from '../retry.js';
 import { Pacer } from './pacer.js';
 
 export interface RemoteOptions {

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
-import { fromCloneable, toCloneable } from '../api/ordered.js';
+import { fromCloneable, toCloneable } from '../ordered.js';
 import { log } from '../log.js';
 import { StoreUnavailable } from '../store/contract.js';
 import { PgStore } from '../store/pg/index.js';

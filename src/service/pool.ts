@@ -7,7 +7,7 @@
  *
  * What crosses between threads is a structured clone, which cannot copy an `orderedObject` (a
  * list's fields with a slug "10") and would reorder integer-like keys: requests and answers go
- * through `toCloneable` / `fromCloneable` (api/ordered.ts).
+ * through `toCloneable` / `fromCloneable` (src/ordered.ts).
  *
  * A thread that dies (its database gone at start, a crash) logs why, with its stack, and is
  * started again for the next request. What it held is answered with a 503 and Retry-After: the
@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { ApiError } from '../api/errors.js';
-import { fromCloneable, toCloneable } from '../api/ordered.js';
+import { fromCloneable, toCloneable } from '../ordered.js';
 import type { Logger } from '../log.js';
 import type { Secrets } from './context.js';
 import type { ApiRequest } from './pipeline.js';

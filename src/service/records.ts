@@ -7,7 +7,7 @@
  * contact fields that are not encrypted.
  */
 import { fail } from '../api/errors.js';
-import { orderedObject } from '../api/ordered.js';
+import { orderedObject } from '../ordered.js';
 import { MAX_TEXT_LENGTH, type addListItem, type deleteListItem, type getListItems, type updateListItem } from '../api/records.js';
 import { charLength } from '../api/rules.js';
 import type { RecordOrder, RecordRow, StoredField } from '../store/lists.js';

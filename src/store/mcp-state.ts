@@ -3,7 +3,7 @@
  * idempotency keys of the money tools, by scope (who the server acts for). It implements the
  * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in.
  */
-import { parseOrderedJson } from '../api/ordered.js';
+import { parseOrderedJson } from '../ordered.js';
 import { openDb, type Db } from './db.js';
 import { isoTime } from './time.js';
 

@@ -15,7 +15,7 @@ import { logWithin } from '../logging.js';
 import { isSuccess } from '../../api/backend.js';
 import { ApiError } from '../../api/errors.js';
 import { r } from '../../api/rules.js';
-import { waitOut429 } from '../../api/retry.js';
+import { waitOut429 } from '../../retry.js';
 import { checkArguments } from '../tools/arguments.js';
 import type { McpContext } from '../context.js';
 import { partRoom, readPart } from '../result/parts.js';

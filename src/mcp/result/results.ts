@@ -8,9 +8,9 @@
  * transport writes the API's order.
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { headerOf, isSuccess, type ApiResponse } from '../../api/backend.js';
+import { isSuccess, type ApiResponse } from '../../api/backend.js';
 import type { ApiError } from '../../api/errors.js';
-import { retryAfterSeconds } from '../../api/retry.js';
+import { headerOf, retryAfterSeconds } from '../../retry.js';
 import { fitError, fitResult, RESULT_BUDGET, type Continuation } from './budget.js';
 
 /** What a tool result needs beside the answer. */

@@ -2,8 +2,21 @@
  * Waiting out a rate limit, one way for every caller: one abortable `sleep`, Retry-After read
  * one way, and one loop that sends again while the answer is 429. A 429 was not carried out, so
  * sending it again is safe for any method; the remote client and exportContacts share the loop.
+ * A neutral module: it imports nothing of ours, and any layer may use it.
  */
-import { headerOf, type ApiResponse } from './backend.js';
+
+/** What the loop reads of an answer (an API answer, `ApiResponse`, is one). */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+}
+
+/** A header, whatever the case of its name. */
+export function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const k = Object.keys(headers).find((h) => h.toLowerCase() === lower);
+  return k === undefined ? undefined : headers[k];
+}
 
 /** Wait `ms`; rejects with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -52,7 +65,7 @@ export interface WaitOut429Options {
  * Send, and send again while the answer is 429, waiting what Retry-After says each time, at
  * most `retries` times. Rejects if the signal aborts during a wait.
  */
-export async function waitOut429(send: () => Promise<ApiResponse>, o: WaitOut429Options): Promise<ApiResponse> {
+export async function waitOut429<R extends Answer>(send: () => Promise<R>, o: WaitOut429Options): Promise<R> {
   for (let waited = 0; ; waited++) {
     const res = await send();
     if (res.status !== 429 || waited >= o.retries) return res;

@@ -6,7 +6,8 @@
  * transport that serialises it (HTTP, stdio, Streamable HTTP) write the API's order; otherwise
  * a plain object, which keeps insertion order anyway. An empty map is `[]`, as PHP writes an
  * empty array. Between threads (a structured clone, which cannot copy a Proxy) it travels
- * through `toCloneable` / `fromCloneable`.
+ * through `toCloneable` / `fromCloneable`. A neutral module: it imports nothing of ours, and any
+ * layer may use it.
  */
 
 /** Keys a JS object would move to the front (array-index-like). */
