@@ -23,6 +23,7 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   http: ['api', 'service'],
   remote: ['api'],
   mcp: ['api'],
+  state: ['api', 'store', 'mcp'],
   cli: '*',
 };
 

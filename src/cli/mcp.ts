@@ -22,7 +22,7 @@ import type { AuditTrail, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
 import { log } from '../log.js';
-import { McpStateStore } from '../store/mcp-state.js';
+import { McpStateStore } from '../state/mcp-state.js';
 import type { PgStore } from '../store/pg/index.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { COMMANDS } from './help.js';
@@ -187,7 +187,7 @@ async function openLocal(dbFlag: string | undefined, rateLimit: number, configur
 
 /** The MCP server's state and shared question key on PostgreSQL (its code loaded only for a PostgreSQL database). */
 async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup, 'state' | 'shared'>> {
-  const [{ PgMcpState }, { envSecret, questionKey }] = await Promise.all([import('../store/pg/mcp-state.js'), import('../service/secrets.js')]);
+  const [{ PgMcpState }, { envSecret, questionKey }] = await Promise.all([import('../state/pg/mcp-state.js'), import('../service/secrets.js')]);
   const state = new PgMcpState((store as PgStore).conn);
   // openChecked refused a PostgreSQL database without WORKSPACE_SECRET.
   return { state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), close() {} }, shared: { questionKey: questionKey(envSecret()!) } };

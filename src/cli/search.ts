@@ -14,7 +14,8 @@ import { SyncedContactIndex, type SyncOptions } from '../mcp/remote/contact-inde
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/contact-search.js';
 import type { Backend } from '../api/backend.js';
 import { fail } from '../api/errors.js';
-import { ContactMirror } from '../store/contact-mirror.js';
+import { ContactMirror } from '../state/contact-mirror.js';
+import { ContactSearch } from '../state/contact-query.js';
 import type { LocalBackend } from '../service/backend.js';
 import { unavailableAnswer } from '../service/pipeline.js';
 import { StoreBadText, StoreUnavailable, type StoreApi } from '../store/contract.js';
@@ -67,7 +68,7 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       admit(backend);
       const own = store.projects.ownerBotIds(ownerId);
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
-      const { hits, total, capped } = store.search.search(query, bots, opts.limit);
+      const { hits, total, capped } = new ContactSearch(store.search).search(query, bots, opts.limit);
       const ids = hits.map((h) => h.id);
       const rows = new Map(store.contacts.rowsByIds(ids).map((r) => [r.id, r]));
       const tags = store.contacts.tagsByContact(ids);

@@ -1,8 +1,8 @@
 /**
  * What the MCP layer keeps of its own, or is told by the CLI, as small interfaces: the CLI
- * passes in implementations (SQLite: `store/mcp-state.ts`; the workspace directory of each
+ * passes in implementations (SQLite: `state/mcp-state.ts`; the workspace directory of each
  * backend), the idempotency keys already bound to the owner or key the server acts for. The
- * contact search index has its own file (`search.ts`).
+ * contact search index has its own file (`contact-search.ts`).
  */
 import type { AuditEntry, AuditPage, AuditQuery } from '../api/backend.js';
 

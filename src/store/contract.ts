@@ -16,7 +16,7 @@ import type { MessageStore } from './messages.js';
 import type { OwnerStore } from './owners.js';
 import type { ProjectStore } from './projects.js';
 import type { ReferralStore } from './referrals.js';
-import type { ContactSearch } from './search.js';
+import type { SearchIndex } from './search.js';
 import type { SettingStore } from './settings.js';
 import type { TagStore } from './tags.js';
 import type { VariableStore } from './variables.js';
@@ -94,7 +94,7 @@ export interface StoreApi {
   readonly tags: Surface<TagStore>;
   readonly messages: Surface<MessageStore>;
   readonly referrals: Surface<ReferralStore>;
-  readonly search: Surface<ContactSearch>;
+  readonly search: SearchIndex;
   readonly directory: Surface<DirectoryStore>;
   readonly audit: Surface<AuditStore>;
   readonly fixtures: Surface<FixtureStore>;

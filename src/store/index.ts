@@ -13,7 +13,7 @@ import { OwnerStore } from './owners.js';
 import { ProjectStore } from './projects.js';
 import { MessageStore } from './messages.js';
 import { ReferralStore } from './referrals.js';
-import { ContactSearch } from './search.js';
+import { sqliteSearchIndex, type SearchIndex } from './search.js';
 import { SettingStore } from './settings.js';
 import { TagStore } from './tags.js';
 import { VariableStore } from './variables.js';
@@ -34,7 +34,7 @@ export class Store implements StoreApi {
   readonly tags: TagStore;
   readonly messages: MessageStore;
   readonly referrals: ReferralStore;
-  readonly search: ContactSearch;
+  readonly search: SearchIndex;
   readonly directory: DirectoryStore;
   readonly audit: AuditStore;
   readonly fixtures: FixtureStore;
@@ -58,7 +58,7 @@ export class Store implements StoreApi {
     this.tags = new TagStore(db);
     this.messages = new MessageStore(db);
     this.referrals = new ReferralStore(db);
-    this.search = new ContactSearch(db);
+    this.search = sqliteSearchIndex(db);
     this.directory = new DirectoryStore(db);
     this.audit = new AuditStore(db);
     this.fixtures = new FixtureStore(db);

@@ -28,7 +28,7 @@ import type { ToolSpec } from '../../src/mcp/tool-spec.js';
 import { McpContext } from '../../src/mcp/context.js';
 import { JsonlAuditTrail } from '../../src/mcp/money/audit.js';
 import type { MoneyPolicy } from '../../src/mcp/money/caps.js';
-import { McpStateStore } from '../../src/store/mcp-state.js';
+import { McpStateStore } from '../../src/state/mcp-state.js';
 import { folderOf, openStore, removeStore, seedStore } from '../helpers/store.js';
 import { connectInMemory, TEST_ERA, type ConnectOptions, type McpClient } from './clients.js';
 import { accountFixture, ANN, testService, type Fixture } from '../helpers/world.js';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { SyncedContactIndex } from '../../src/mcp/remote/contact-index.js';
 import type { Backend } from '../../src/api/backend.js';
 import type { ApiResponse } from '../../src/api/backend.js';
-import { ContactMirror } from '../../src/store/contact-mirror.js';
+import { ContactMirror } from '../../src/state/contact-mirror.js';
 import { firstJson, mcpFixture, startMcp, type McpWorld, type StartOptions } from './harness.js';
 import { sqliteOf } from '../helpers/store.js';
 

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Service } from '../../src/service/pipeline.js';
+import { ContactSearch } from '../../src/state/contact-query.js';
 import type { StoreApi } from '../../src/store/contract.js';
 import { Store } from '../../src/store/index.js';
 import { FixtureError, loadFixture } from '../../src/store/seed.js';
@@ -213,7 +214,8 @@ function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' |
   const queries = ['anna', 'Анна', 'каренина', 'ann', 'an', 'a', 'obrien', "o'brien", 'brien', 'sean', '@sean', 'sofia', 'σοφια', 'john', 'smith', 'jose', 'alvarez', 'nunez', 'федор', 'фед',
     '5551234', '+7 916 555-12-34', '89165551234', '555-1234', '12025550123', '1234', '501', '7001', 'vib-1', '1', '3', 'anna.k@example.com', 'ANNA@X.ORG', 'annak', '@fedor', 'a@b',
     'annabelle', 'bella', 'lee', 'deleted', 'ann 2nd', '2nd', 'anna smith', 'x', 'nobody', '   '];
-  return queries.flatMap((q) => [q, store.search.search(q, [b1, b2], 5), store.search.search(q, [b2], 2)]);
+  const search = new ContactSearch(store.search);
+  return queries.flatMap((q) => [q, search.search(q, [b1, b2], 5), search.search(q, [b2], 2)]);
 }
 
 /** A fixture loaded, then what every part reads back of it; and a bad fixture that writes nothing. */
@@ -226,7 +228,7 @@ function fixtureScript(store: StoreApi, fixture: Record<string, unknown>): unkno
     out.push(store.owners.get(o), store.balance.get(o), store.directory.projects(o), store.directory.bots(o), store.directory.currencies(o), store.lists.ownerPage(o, 50, 0));
     out.push(ids, store.contacts.count(bots), store.contacts.rowsByIds(ids), [...store.contacts.tagsByContact(ids)], [...store.contacts.variablesByContact(ids)], [...store.contactAccounts.listByContacts(ids)]);
     out.push(bots.map((b) => store.tags.botTags(b)), ids.map((id) => store.admin.conversation(id)), ids.map((id) => store.referrals.count(id, null)));
-    for (const q of ['an', 'ivan', '+7', '555', 'gmail.com', 'a']) out.push(store.search.search(q, bots, 10));
+    for (const q of ['an', 'ivan', '+7', '555', 'gmail.com', 'a']) out.push(new ContactSearch(store.search).search(q, bots, 10));
   }
   out.push(store.settings.deprecation('getContacts'), store.settings.deprecation('getMe'));
   out.push(

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { ContactSearch } from '../../src/state/contact-query.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
@@ -15,7 +16,7 @@ function file(): string {
   return join(tempDir(), 'workspace.db');
 }
 
-const found = (store: Store, query: string, bots = [10]) => store.search.search(query, bots, 5).hits.map((h) => h.id);
+const found = (store: Store, query: string, bots = [10]) => new ContactSearch(store.search).search(query, bots, 5).hits.map((h) => h.id);
 
 test('a database made before the index gets it built by migration 6, for the contacts already there', () => {
   const f = file();

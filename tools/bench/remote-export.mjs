@@ -12,7 +12,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer, selectTools } from '../../dist/mcp/serve/server.js';
 import { McpContext } from '../../dist/mcp/context.js';
 import { RemoteBackend } from '../../dist/remote/client.js';
-import { McpStateStore } from '../../dist/store/mcp-state.js';
+import { McpStateStore } from '../../dist/state/mcp-state.js';
 import { CLI, ROOT, spawnServer, tempDir } from './lib.mjs';
 
 const { values } = parseArgs({ options: { count: { type: 'string', default: '10000' }, paced: { type: 'boolean', default: false } } });

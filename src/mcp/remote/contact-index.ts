@@ -14,17 +14,47 @@
  */
 import type { ApiResponse } from '../../api/backend.js';
 import type { Backend } from '../../api/backend.js';
-import { IndexRefused, type ContactHit, type ContactIndex, type FindOptions, type FindResult, type IndexInfo, type MatchKind } from '../contact-search.js';
+import { IndexRefused, type ContactHit, type ContactIndex, type FindOptions, type FindResult, type IndexInfo } from '../contact-search.js';
 
-/** Where the copy's sync stands (the store's ContactMirror documents each field). */
-export type MirrorState = Record<'offset', number> &
-  Record<'last_id' | 'total', number | null> &
-  Record<'pass_started_at' | 'as_of' | 'checked_at', string | null>;
+/** Where the sync stands. */
+export interface MirrorState {
+  /** Number of the latest full pass. */
+  pass: number;
+  /** Contacts of the API's list (in id order) already read in this pass or catch-up. */
+  offset: number;
+  /** Id of the contact at `offset - 1` when it was read: if it moved, contacts before it were deleted. */
+  last_id: number | null;
+  /** The API's meta.total at the last page. */
+  total: number | null;
+  /** When the pass under way started; null when none is. */
+  pass_started_at: string | null;
+  /** Start of the last full pass that finished: the copy holds every contact that existed then. */
+  as_of: string | null;
+  /** Last time the end of the list was read. */
+  checked_at: string | null;
+}
 
-/** A contact as the copy keeps it: ids as text, tags as a list. */
-export type MirrorRow = ReturnType<typeof toRow>;
+/** A contact as the copy keeps it (ids as text, tags as a list). */
+export interface MirrorRow {
+  id: number;
+  bot_id: number;
+  messenger: string;
+  name: string;
+  phone: string | null;
+  email: string | null;
+  telegram_id: string | null;
+  telegram_username: string | null;
+  max_user_id: string | null;
+  max_username: string | null;
+  vk_user_id: string | null;
+  viber_id: string | null;
+  tags: string[];
+}
 
-/** The copy's file: its rows, its search index and its sync state, kept by the CLI's store. */
+/** A contact the copy found: no accounts (they are read live). */
+export type MirrorHit = Omit<ContactHit, 'accounts'>;
+
+/** The copy's file: its rows, its search index and its sync state (the CLI passes in `state/contact-mirror.ts`). */
 export interface ContactMirrorFile {
   state(): MirrorState;
   beginPass(now: string): void;
@@ -32,7 +62,7 @@ export interface ContactMirrorFile {
   upsert(rows: MirrorRow[]): void;
   putPage(rows: MirrorRow[], next: { offset: number; lastId: number | null; total: number | null }, now: string): void;
   finishPass(): void;
-  find(query: string, botIds: readonly number[] | undefined, limit: number): { hits: Array<Omit<ContactHit, 'accounts'> & { matched: MatchKind }>; total: number; capped: boolean };
+  find(query: string, botIds: readonly number[] | undefined, limit: number): { hits: MirrorHit[]; total: number; capped: boolean };
   count(): number;
   bots(): Array<{ id: number; contacts: number; messenger: string | null }>;
   close(): void;
@@ -57,7 +87,7 @@ function text(v: unknown): string | null {
 }
 
 /** A contact of the API as the copy keeps it. */
-function toRow(c: Record<string, unknown>) {
+function toRow(c: Record<string, unknown>): MirrorRow {
   return {
     id: c.id as number,
     bot_id: c.bot_id as number,

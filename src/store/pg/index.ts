@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store: the same parts as the SQLite store (../index.ts) over a database that
  * several instances share. Opening it migrates under an advisory lock (migrations.ts). The
- * MCP server's own state on it is a part of its own (mcp-state.ts), as on SQLite.
+ * MCP server's own state on it is a part of its own (src/state/pg/mcp-state.ts), as on SQLite.
  */
 import type { StoreApi, TxOptions } from '../contract.js';
 import { PgBalanceStore, PgContactAccountStore } from './accounts.js';
@@ -18,7 +18,8 @@ import { PgOwnerStore } from './owners.js';
 import { PgProjectStore } from './projects.js';
 import { PgRateWindows } from './rate-windows.js';
 import { PgReferralStore } from './referrals.js';
-import { PgContactSearch } from './search.js';
+import type { SearchIndex } from '../search.js';
+import { pgSearchIndex } from './search.js';
 import { PgSettingStore } from './settings.js';
 import { PgTagStore } from './tags.js';
 import { PgVariableStore } from './variables.js';
@@ -36,7 +37,7 @@ export class PgStore implements StoreApi {
   readonly referrals: PgReferralStore;
   readonly directory: PgDirectoryStore;
   readonly lists: PgListStore;
-  readonly search: PgContactSearch;
+  readonly search: SearchIndex;
   readonly fixtures: PgFixtureStore;
   readonly settings: PgSettingStore;
   readonly balance: PgBalanceStore;
@@ -55,7 +56,7 @@ export class PgStore implements StoreApi {
     this.referrals = new PgReferralStore(conn);
     this.directory = new PgDirectoryStore(conn);
     this.lists = new PgListStore(conn);
-    this.search = new PgContactSearch(conn);
+    this.search = pgSearchIndex(conn);
     this.fixtures = new PgFixtureStore(conn);
     this.settings = new PgSettingStore(conn);
     this.balance = new PgBalanceStore(conn);

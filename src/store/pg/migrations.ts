@@ -251,10 +251,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER mcp_audit_no_change BEFORE UPDATE OR DELETE ON mcp_audit
     FOR EACH ROW EXECUTE FUNCTION mcp_audit_append_only();
   `,
-  // 2: the MCP server's own state (the SQLite part keeps it in a file of its own:
-  // ../mcp-state.ts), here so that every instance on the database shares it: the idempotency
-  // keys of the money tools (status 0 with an empty body is a reservation), and the money
-  // moved through the MCP server per account, for the rolling 24 h caps.
+  // 2: the MCP server's own state (src/state/pg/mcp-state.ts; the SQLite part keeps it in a
+  // file of its own: src/state/mcp-state.ts), here so that every instance on the database
+  // shares it: the idempotency keys of the money tools (status 0 with an empty body is a
+  // reservation), and the money moved through the MCP server per account, for the rolling
+  // 24 h caps.
   `
   CREATE TABLE mcp_idempotency_keys (
     scope text COLLATE "C" NOT NULL,

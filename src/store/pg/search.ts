@@ -8,7 +8,7 @@
  * start.
  */
 import type { ContactRow } from '../contacts.js';
-import { ContactSearch, type SearchIndex } from '../search.js';
+import type { SearchIndex } from '../search.js';
 import { asciiLower, phoneKey, searchWords, type WordMatch } from '../search-text.js';
 import type { PgConnection } from './connection.js';
 
@@ -93,7 +93,8 @@ function split(words: readonly string[], match: WordMatch): [string[], string[]]
   return [words.filter((w) => !asPrefix(w)), words.filter(asPrefix)];
 }
 
-function pgIndex(c: PgConnection): SearchIndex {
+/** The index of SEARCH_SCHEMA on PostgreSQL, as the lookups a search is made of. */
+export function pgSearchIndex(c: PgConnection): SearchIndex {
   return {
     byId: (id, bots) => c.query<{ id: number }>('SELECT id FROM contacts WHERE id = $1 AND bot_id = ANY($2::bigint[]) AND preview = 0 AND deleted_at IS NULL', [id, bots]).rows,
     byKey: (key, bots, limit) =>
@@ -119,10 +120,4 @@ function pgIndex(c: PgConnection): SearchIndex {
         cap,
       ])!.n,
   };
-}
-
-export class PgContactSearch extends ContactSearch {
-  constructor(c: PgConnection) {
-    super(pgIndex(c));
-  }
 }

@@ -5,9 +5,10 @@
  * confirmation's first answer is final on all of them, and the daily caps count what all of
  * them moved. The same methods as the SQLite part, each atomic across instances.
  */
-import { bodyText, DAY_MS, keptCall, overCap, type Caps, type KeptCallRow, type KeyRow, type Reservation } from '../mcp-state.js';
-import { isoTime } from '../time.js';
-import type { PgConnection } from './connection.js';
+import type { Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js';
+import { bodyText, DAY_MS, keptCall, overCap, type KeyRow } from '../mcp-state.js';
+import { isoTime } from '../../store/time.js';
+import type { PgConnection } from '../../store/pg/connection.js';
 
 /** The advisory locks of the money window: this pair's first number, an account's hash the second. */
 const WINDOW_LOCK = 0x776b_6d64;
@@ -23,7 +24,7 @@ export class PgMcpState {
        * Claim `key` for a call: undefined when this call now owns it, else the call already
        * there. Atomic: one INSERT that only one instance's call can win.
        */
-      reserve(key: string, method: string, paramsHash: string): KeptCallRow | undefined {
+      reserve(key: string, method: string, paramsHash: string): KeptCall | undefined {
         const won = c.query(
           `INSERT INTO mcp_idempotency_keys (scope, key, method, params_hash, status, body, created_at)
            VALUES ($1, $2, $3, $4, 0, '', $5) ON CONFLICT (scope, key) DO NOTHING`,
@@ -33,7 +34,7 @@ export class PgMcpState {
         return keptCall(c.one<KeyRow>('SELECT method, params_hash, status, body FROM mcp_idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]));
       },
       /** Keep the answer of a reserved call. */
-      complete(key: string, answer: { status: number; body: unknown }): void {
+      complete(key: string, answer: KeptAnswer): void {
         c.query('UPDATE mcp_idempotency_keys SET status = $1, body = $2 WHERE scope = $3 AND key = $4 AND status = 0', [answer.status, bodyText(answer.body), scope, key]);
       },
       /** Give the key back (the call moved nothing), so it may be used again. */

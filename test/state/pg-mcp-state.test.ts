@@ -1,5 +1,5 @@
 /**
- * The MCP server's own state on PostgreSQL (store/pg/mcp-state.ts), shared by every instance
+ * The MCP server's own state on PostgreSQL (state/pg/mcp-state.ts), shared by every instance
  * on the database: claims of one idempotency key and reservations in the money window, made at
  * once from several threads, each with its own connection (as instances are), stay atomic:
  * one claim wins a key; a daily cap of 50 lets exactly 50 units through, never more.
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/store/pg/index.js';
-import { PgMcpState } from '../../src/store/pg/mcp-state.js';
+import { PgMcpState } from '../../src/state/pg/mcp-state.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { ROOT } from '../helpers/world.js';
 
@@ -38,7 +38,7 @@ function race<T>(url: string, n: number, body: string): Promise<T[]> {
       { length: n },
       () =>
         new Promise<T>((resolve, reject) => {
-          const w = new Worker(code, { eval: true, workerData: { url, conn: dist('store/pg/connection.js'), state: dist('store/pg/mcp-state.js') } });
+          const w = new Worker(code, { eval: true, workerData: { url, conn: dist('store/pg/connection.js'), state: dist('state/pg/mcp-state.js') } });
           w.once('message', resolve);
           w.once('error', reject);
         }),

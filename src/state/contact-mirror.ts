@@ -10,9 +10,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { openDb, type Db } from './db.js';
-import { SEARCH_SCHEMA } from './migrations.js';
-import { ContactSearch, type MatchKind } from './search.js';
+import { openDb, type Db } from '../store/db.js';
+import { SEARCH_SCHEMA } from '../store/migrations.js';
+import { sqliteSearchIndex } from '../store/search.js';
+import { ContactSearch } from './contact-query.js';
+import type { ContactMirrorFile, MirrorHit, MirrorRow, MirrorState } from '../mcp/remote/contact-index.js';
 
 const MIRROR_MIGRATIONS: readonly string[] = [
   `
@@ -69,48 +71,9 @@ const MIRROR_MIGRATIONS: readonly string[] = [
   SEARCH_SCHEMA,
 ];
 
-/** Where the sync stands. */
-export interface MirrorState {
-  /** Number of the latest full pass. */
-  pass: number;
-  /** Contacts of the API's list (in id order) already read in this pass or catch-up. */
-  offset: number;
-  /** Id of the contact at `offset - 1` when it was read: if it moved, contacts before it were deleted. */
-  last_id: number | null;
-  /** The API's meta.total at the last page. */
-  total: number | null;
-  /** When the pass under way started; null when none is. */
-  pass_started_at: string | null;
-  /** Start of the last full pass that finished: the copy holds every contact that existed then. */
-  as_of: string | null;
-  /** Last time the end of the list was read. */
-  checked_at: string | null;
-}
-
-/** A contact as the copy keeps it (ids as text, tags as a list). */
-export interface MirrorRow {
-  id: number;
-  bot_id: number;
-  messenger: string;
-  name: string;
-  phone: string | null;
-  email: string | null;
-  telegram_id: string | null;
-  telegram_username: string | null;
-  max_user_id: string | null;
-  max_username: string | null;
-  vk_user_id: string | null;
-  viber_id: string | null;
-  tags: string[];
-}
-
-export interface MirrorHit extends Omit<MirrorRow, 'telegram_id' | 'max_user_id' | 'vk_user_id' | 'viber_id'> {
-  matched: MatchKind;
-}
-
 type StoredRow = Omit<MirrorRow, 'tags'> & { tags: string };
 
-export class ContactMirror {
+export class ContactMirror implements ContactMirrorFile {
   private readonly s;
   private readonly search: ContactSearch;
   private readonly upsertRows;
@@ -118,7 +81,7 @@ export class ContactMirror {
   private readonly finish;
 
   constructor(private readonly db: Db) {
-    this.search = new ContactSearch(db);
+    this.search = new ContactSearch(sqliteSearchIndex(db));
     this.s = {
       state: db.prepare<[], MirrorState>(
         'SELECT pass, offset, last_id, total, pass_started_at, as_of, checked_at FROM sync_state WHERE id = 1',

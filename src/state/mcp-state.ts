@@ -4,8 +4,9 @@
  * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in.
  */
 import { parseOrderedJson } from '../ordered.js';
-import { openDb, type Db } from './db.js';
-import { isoTime } from './time.js';
+import type { Caps, KeptAnswer, KeptCall, Reservation } from '../mcp/state.js';
+import { openDb, type Db } from '../store/db.js';
+import { isoTime } from '../store/time.js';
 
 /** Marks a file as this schema (`PRAGMA application_id`), so another SQLite file is refused. */
 export const MCP_STATE_APPLICATION_ID = 0x574d4353;
@@ -44,14 +45,6 @@ export const MCP_STATE_MIGRATIONS: readonly string[] = [
 /** The window of the daily cap. */
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Caps in minor units (the MCP layer's `Caps`, written again here: store does not import mcp). */
-export interface Caps {
-  perCall?: number;
-  daily?: number;
-}
-
-export type Reservation = { ok: true; id: number } | { ok: false; over: 'amount' | 'daily'; used: number };
-
 /**
  * Which cap `amount` would pass, given what the window holds (`used`); undefined when it may
  * be reserved. `force`: none (a confirmed move is counted whatever the caps say).
@@ -69,17 +62,10 @@ export interface KeyRow {
   body: string;
 }
 
-/** A kept call as the MCP layer reads it: the answer only once the call finished. */
-export interface KeptCallRow {
-  method: string;
-  paramsHash: string;
-  answer?: { status: number; body: unknown };
-}
-
 /** A kept key's row as the MCP layer reads it (none: the key was given back meanwhile). */
-export function keptCall(row: KeyRow | undefined): KeptCallRow | undefined {
+export function keptCall(row: KeyRow | undefined): KeptCall | undefined {
   if (!row) return undefined;
-  const kept: KeptCallRow = { method: row.method, paramsHash: row.params_hash };
+  const kept: KeptCall = { method: row.method, paramsHash: row.params_hash };
   if (row.status !== 0) kept.answer = { status: row.status, body: row.body === '' ? undefined : parseOrderedJson(row.body) };
   return kept;
 }
@@ -152,13 +138,13 @@ export class McpStateStore {
        * Claim `key` for a call: undefined when this call now owns it, else the call already
        * there (finished, or another call's reservation). Atomic: one statement.
        */
-      reserve(key: string, method: string, paramsHash: string): KeptCallRow | undefined {
+      reserve(key: string, method: string, paramsHash: string): KeptCall | undefined {
         const r = s.reserve.run({ scope, key, method, params_hash: paramsHash, created_at: isoTime() });
         if (r.changes === 1) return undefined;
         return keptCall(s.get.get(scope, key));
       },
       /** Keep the answer of a reserved call. */
-      complete(key: string, answer: { status: number; body: unknown }): void {
+      complete(key: string, answer: KeptAnswer): void {
         s.complete.run(answer.status, bodyText(answer.body), scope, key);
       },
       /** Give the key back (the call moved nothing), so it may be used again. */
