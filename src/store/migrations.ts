@@ -380,4 +380,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER mcp_audit_no_update BEFORE UPDATE ON mcp_audit BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
   CREATE TRIGGER mcp_audit_no_delete BEFORE DELETE ON mcp_audit BEGIN SELECT RAISE(ABORT, 'the audit trail is append-only'); END;
   `,
+  // 8: migration 1's idempotency_keys goes: nothing ever read or wrote it. The MCP server keeps
+  // its idempotency keys in a file of its own (src/state/mcp-state.ts), on PostgreSQL in
+  // mcp_idempotency_keys.
+  `
+  DROP TABLE idempotency_keys;
+  `,
 ];

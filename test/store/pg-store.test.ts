@@ -352,6 +352,8 @@ describe('PgStore', () => {
     expect(await starting).toEqual(['ok', 'ok', 'ok']);
     expect(c.one('SELECT version FROM workspace_schema')).toEqual({ version: PG_MIGRATIONS.length });
     expect(c.one("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'owners'")).toEqual({ n: 1 });
+    // The MCP server's idempotency keys are mcp_idempotency_keys; SQLite's unused idempotency_keys (dropped by its migration 8) never was here.
+    expect(c.one("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'idempotency_keys'")).toEqual({ n: 0 });
     // No extension (pg_trgm, unaccent): a server that does not allow CREATE EXTENSION will do.
     expect(c.query('SELECT extname FROM pg_extension ORDER BY 1').rows).toEqual([{ extname: 'plpgsql' }]);
 
