@@ -1,0 +1,238 @@
+/**
+ * Opening the backend the MCP server runs over, with what goes with it (its scope, data folder,
+ * audit trail, search, banner lines): the built-in service over a SQLite file or a PostgreSQL
+ * database (`openLocal`), or a remote Workspace API (`openRemote`). Every start-up check of the
+ * database, the key and the URL is made here, before the server answers anything.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { makeDataDir, openChecked, removeMade, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
+import { defaultDataDir, expandHome, locateDb } from './paths.js';
+import type { SeenIds } from '../mcp/seen.js';
+import type { AuditTrail, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
+import type { RemoteBackend } from '../remote/client.js';
+import type { Backend } from '../api/backend.js';
+import { log } from '../log.js';
+import type { PgStore } from '../store/pg/index.js';
+import { UsageError } from './args.js';
+import { createdEmptyHint, createdEmptyWarning, newKeyInfo, type BannerInfo } from './banner.js';
+import { pgEnv } from './pg-env.js';
+import type { SearchParts } from './search.js';
+
+/** The remote mode's audit trail, in its data folder. */
+export const AUDIT_FILE = 'audit.jsonl';
+
+/** The MCP server's own state, per scope: a SQLite file of its own, or (PostgreSQL) the shared database. */
+export interface McpState {
+  keys(scope: string): IdempotencyKeys;
+  moves(scope: string): MoneyWindow;
+  close(): void;
+}
+
+/** What a backend needs besides itself: who it acts for, search, where the server's files go, how to close. */
+export interface BackendSetup {
+  /**
+   * Who the server acts for, resolved once at start-up, never by a call: idempotency keys are
+   * kept per scope. Local: the database and its owner; remote: the base URL and the key (hashed).
+   */
+  scope: string;
+  /** The owner the backend acts as, when start-up learnt it (remote: unknown once getMe is switched off). */
+  ownerId?: number;
+  dataDir: string;
+  /**
+   * The backend, its audit trail and search, made once: the local service's code is loaded by
+   * the first call (over stdio, after the first answer); the remote client is made at start-up.
+   */
+  wire(): Promise<Wired>;
+  close(): Promise<void>;
+  /** For the start-up banner. */
+  banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey' | 'money' | 'createdEmpty'>;
+  /** What the model must be told from start-up (the database was created empty), in tool results' warnings. */
+  startNote?: string;
+  /** The server's own state, when the backend keeps it (PostgreSQL); else a file in `dataDir`. */
+  state?: McpState;
+  /** On PostgreSQL: what every instance must share beside the database, for questions sealed by one to be answered through another. */
+  shared?: { questionKey: Uint8Array };
+}
+
+/** A backend and what goes with it. */
+export interface Wired extends SearchParts {
+  backend: Backend;
+  /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
+  audit: AuditTrail;
+  /** Who holds an account, read from the database (PostgreSQL: another instance may have shown it). */
+  accountHolder?: (accountId: number) => number | undefined;
+}
+
+/** What the user told getWorkspace and the default bot: `--bot`, `--project` or their env. */
+export interface Configured {
+  botId?: number;
+  /** Where botId came from, for messages. */
+  botSource?: string;
+  projectUuid?: string;
+}
+
+/** The client of a remote Workspace API (`src/remote/`). */
+export async function createRemoteBackend(baseUrl: string, apiKey: string): Promise<RemoteBackend> {
+  // Loaded only for --remote: undici is a fair part of the local server's cold start.
+  const { RemoteBackend } = await import('../remote/client.js');
+  try {
+    return new RemoteBackend({ baseUrl, apiKey });
+  } catch (e) {
+    throw new UsageError(`--remote ${baseUrl}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The data folder of the MCP server's own files (exports, its state file), absolute.
+ * `$WORKSPACE_DATA_DIR` must exist; the default one is made (owner-only) when first needed.
+ */
+function dataDirFor(dbFile: string | undefined): string {
+  const named = process.env.WORKSPACE_DATA_DIR;
+  if (named) {
+    const dir = resolve(expandHome(named));
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new StartError(`WORKSPACE_DATA_DIR ${dir} is not an existing folder: create it first, or unset it to use ${dbFile ? dirname(dbFile) : defaultDataDir()}`);
+    return dir;
+  }
+  return dbFile ? dirname(dbFile) : defaultDataDir();
+}
+
+/** The built-in service over the SQLite file or PostgreSQL database `--db` names (else the default file), checked and opened. */
+export async function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Configured): Promise<BackendSetup> {
+  if (dbFlag === '') throw new UsageError('--db needs a file path or a postgres:// URL');
+  const loc = locateDb(dbFlag);
+  const pgUrl = loc.url;
+  // On PostgreSQL there is no database file to keep the server's files beside.
+  const dataDir = dataDirFor(pgUrl === undefined ? loc.file : undefined);
+  const opened = await openChecked(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
+  const store = opened.store;
+  if (configured.botId !== undefined) {
+    const bot = store.projects.bot(configured.botId);
+    if (!bot || bot.deleted_at || (opened.owner !== undefined && bot.owner_id !== opened.owner.id)) {
+      const bots = opened.owner ? store.directory.bots(opened.owner.id).map((b) => `${b.id} (${b.name ?? 'no name'})`) : [];
+      store.close();
+      if (opened.created && pgUrl === undefined) removeMade(opened.file);
+      const whose = opened.owner ? `owner ${opened.owner.id}` : 'this owner';
+      throw new StartError(`${configured.botSource} ${configured.botId} is not a bot of ${whose}: ${bots.length ? `give one of its bots: ${bots.join(', ')}` : `${whose} has no bot`}`);
+    }
+  }
+  // The default bot as getWorkspace answers it (McpContext.defaultBot): the configured one, else the owner's only bot.
+  const bots = opened.owner?.bots ?? [];
+  const defaultBot = configured.botId ?? (bots.length === 1 ? bots[0]! : null);
+  const owner: (OwnerSummary & { via?: string; defaultBot?: number | null }) | undefined =
+    opened.owner && { ...opened.owner, ...('apiKey' in opened.identity ? { via: 'WORKSPACE_API_KEY' } : {}), defaultBot };
+  // A start that made the database (a first run, or a mistyped --db) says so where the model looks too.
+  const created = opened.created || (pgUrl !== undefined && opened.newKey !== undefined);
+  const ownerId = opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0);
+  // PostgreSQL: the state in the database every instance shares, loaded only here (as the pool).
+  const pg = pgUrl !== undefined ? await postgresParts(store) : undefined;
+  let pool: Promise<import('../service/pool.js').ServicePool> | undefined;
+  let wired: Promise<Wired> | undefined;
+  return {
+    // The PostgreSQL scope names no URL: instances may reach the one database by other names.
+    scope: pgUrl !== undefined ? `postgres owner ${ownerId}` : `local ${opened.file} owner ${ownerId}`,
+    ownerId: opened.owner?.id,
+    dataDir,
+    wire: () =>
+      (wired ??= (async () => {
+        if (pgUrl !== undefined)
+          pool = import('../service/pool.js').then(async ({ ServicePool }) => {
+            // Service threads as `serve` has (WORKSPACE_PG_POOL, checked when the database
+            // was opened): each API call waits on its own thread's connection, so one slow
+            // transaction never stalls the other sessions.
+            const { poolSize, statementTimeoutMs } = pgEnv();
+            const p = new ServicePool({ url: pgUrl, rateLimit, secrets: opened.secrets, statementTimeoutMs }, poolSize, log);
+            await p.ready();
+            return p;
+          });
+        const [service, { LocalBackend }, { localSearch }, threads] = await Promise.all([
+          serviceOver(opened, { rateLimit, logger: log }),
+          import('../service/backend.js'),
+          import('./search.js'),
+          pool,
+        ]);
+        const backend = new LocalBackend(service, opened.identity, threads);
+        return { backend, audit: store.audit, ...localSearch(store, backend), ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}) };
+      })()),
+    // The backend's close is the store's; the pool's threads hold their own connections.
+    close: async () => {
+      store.close();
+      await (await pool)?.close();
+    },
+    banner: {
+      database: { file: opened.file, created },
+      owner,
+      newKey: newKeyInfo(opened.newKey, opened.owner?.id, opened.file),
+      ...(created ? { createdEmpty: createdEmptyHint(loc.source) } : {}),
+    },
+    ...(created ? { startNote: createdEmptyWarning(opened.file, loc.source) } : {}),
+    ...(pg ?? {}),
+  };
+}
+
+/** The MCP server's state and shared question key on PostgreSQL (its code loaded only for a PostgreSQL database). */
+async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup, 'state' | 'shared'>> {
+  const [{ PgMcpState }, { envSecret, questionKey }] = await Promise.all([import('../state/pg/mcp-state.js'), import('../service/secrets.js')]);
+  const state = new PgMcpState((store as PgStore).conn);
+  // openChecked refused a PostgreSQL database without WORKSPACE_SECRET.
+  return { state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), close() {} }, shared: { questionKey: questionKey(envSecret()!) } };
+}
+
+/**
+ * The remote base URL, checked for form before anything is sent: http(s), ending in `/v1`
+ * (`https://host/api/v1`). A URL without it gets the one to use instead.
+ */
+function remoteBaseUrl(raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new StartError(`${source} ${raw} is not a URL: give the API's base URL, e.g. https://host/api/v1`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StartError(`${source} ${raw} is not an http(s) URL: give the API's base URL, e.g. https://host/api/v1`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/v1$/.test(path)) return `${url.origin}${path}`;
+  // A method URL (…/api/v1/getMe) names its base; otherwise add what is missing.
+  const base = /^(.*\/v1)\/[^/]+$/.exec(path)?.[1] ?? (path.endsWith('/api') ? `${path}/v1` : `${path}/api/v1`);
+  throw new StartError(`${source} ${raw} is not the API's base URL, which ends in /api/v1: use ${url.origin}${base}`);
+}
+
+/** A remote Workspace API at `raw` (`--remote` or WORKSPACE_BASE_URL, named by `source`): its key checked with getMe first. */
+export async function openRemote(raw: string, source: string, configured: Configured, seen: SeenIds): Promise<BackendSetup> {
+  const baseUrl = remoteBaseUrl(raw, source);
+  const apiKey = process.env.WORKSPACE_API_KEY;
+  if (!apiKey) throw new StartError(`--remote needs the API key in WORKSPACE_API_KEY${apiKey === '' ? ' (it is set but empty)' : ''}: set it to your key of ${baseUrl}`);
+  const dataDir = dataDirFor(undefined);
+  const backend = await createRemoteBackend(baseUrl, apiKey);
+  const { checkRemote } = await import('../remote/client.js');
+  // A key that fails getMe (401, 402, 403), an unreachable URL or another kind of server is a
+  // start-up error, found before the state file is made.
+  let me;
+  try {
+    me = await checkRemote(backend, baseUrl);
+  } catch (e) {
+    await backend.close();
+    throw new StartError((e as Error).message);
+  }
+  if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
+  const [{ remoteSearch }, { JsonlAuditTrail }] = await Promise.all([import('./search.js'), import('../mcp/money/audit.js')]);
+  const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen });
+  const wired: Wired = { backend, audit: new JsonlAuditTrail(join(dataDir, AUDIT_FILE)), ...search };
+  return {
+    // By the key, not by getMe's owner: getMe may be switched off (then it answers 410).
+    scope: `remote ${baseUrl} key ${createHash('sha256').update(apiKey).digest('hex')}`,
+    ownerId: me.id || undefined,
+    dataDir,
+    wire: () => Promise.resolve(wired),
+    async close() {
+      await search.contacts.close?.();
+      await backend.close();
+    },
+    banner: {
+      remote: baseUrl,
+      owner: me.id ? { id: me.id, name: me.name, via: 'WORKSPACE_API_KEY', ...(configured.botId !== undefined ? { defaultBot: configured.botId } : {}) } : undefined,
+    },
+  };
+}
