@@ -285,7 +285,11 @@ function method(def, errors, verbFor) {
       `Pages${p.size ? `: the page size is ${code(p.size)}` : ' of a fixed size'}${p.byOffset ? ', or by `offset` and `limit`' : ''}${p.whole ? `; every item at once: the MCP tool ${code(p.whole)}` : ''}.`,
     );
   }
-  if (def.checkWith) more.push(`An answer lost on the way: ${code(def.checkWith)} tells whether it was carried out.`);
+  const check = def.checkWith;
+  if (check) {
+    const read = check.compare ? `${check.method.name} (compare ${check.compare})` : check.method.name;
+    more.push(`An answer lost on the way: ${code(read)} tells whether it was carried out.`);
+  }
   if (more.length) lines.push('', more.join(' '));
   lines.push('', '**Parameters**', '');
   if (Object.keys(def.params).length) {

@@ -80,7 +80,7 @@ export const addContactAccount = defineMethod({
   // A repeat with the same arguments changes nothing more (it answers currency_exists).
   annotations: { ...WRITE, destructiveHint: false, idempotentHint: true },
   aliases: ['createContactAccount'],
-  checkWith: 'getContactAccounts',
+  checkWith: { method: getContactAccounts },
 });
 
 export const deleteContactAccount = defineMethod({
@@ -92,7 +92,7 @@ export const deleteContactAccount = defineMethod({
   params: { account_id: accountId },
   result: null,
   annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
-  checkWith: 'getContactAccounts',
+  checkWith: { method: getContactAccounts },
 });
 
 export const addFundsToContactAccount = defineMethod({
@@ -106,8 +106,8 @@ export const addFundsToContactAccount = defineMethod({
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
   annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
-  money: true,
-  checkWith: 'getContactAccounts (compare the balance)',
+  money: 'credit',
+  checkWith: { method: getContactAccounts, compare: 'the balance' },
 });
 
 export const withdrawFundsFromContactAccount = defineMethod({
@@ -121,8 +121,8 @@ export const withdrawFundsFromContactAccount = defineMethod({
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
   annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },
-  money: true,
-  checkWith: 'getContactAccounts (compare the balance)',
+  money: 'debit',
+  checkWith: { method: getContactAccounts, compare: 'the balance' },
 });
 
 export const contactAccountMethods = [

@@ -136,7 +136,7 @@ export const createOrUpdateContact = defineMethod({
   result: z.object({ data: ContactSchema }),
   // Destructive: name is overwritten and `tags` replaces the whole set. Idempotent: the same call twice leaves one contact in the same state.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  checkWith: 'getContacts',
+  checkWith: { method: getContacts },
 });
 
 export const contactMethods = [getContacts, getNumberOfContacts, createOrUpdateContact] as const;

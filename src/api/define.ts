@@ -17,7 +17,46 @@ export interface Annotations {
   openWorldHint: boolean;
 }
 
-export interface MethodDef<N extends string = string, S extends Shape = Shape> {
+/** Which way a money method moves money: onto the account, or off it. */
+export type Money = 'credit' | 'debit';
+
+/**
+ * The read that tells whether a write was carried out when its answer was lost: the method
+ * itself (a reference, so the compiler checks it) and, when reading is not enough, what in its
+ * answer to compare (`the balance`: a read alone cannot tell a move made from one not made).
+ */
+export interface CheckWith {
+  readonly method: MethodDef;
+  readonly compare?: string;
+}
+
+/**
+ * The money policy: a method that moves money says which way, and names its read-back with
+ * what to compare (required); any other method may name its read-back.
+ */
+export type MoneyPolicy =
+  | {
+      readonly money?: undefined;
+      /** For a write: the read that tells whether it was carried out when its answer was lost. */
+      readonly checkWith?: CheckWith;
+    }
+  | {
+      /**
+       * Moves money, onto the account or off it: a retry must never move it twice. The MCP tool
+       * takes an `idempotency_key` and passes the money caps; a debit is checked against the balance.
+       */
+      readonly money: Money;
+      /** The read that tells whether the money moved, and what in it to compare. */
+      readonly checkWith: Required<CheckWith>;
+    };
+
+export type MethodDef<N extends string = string, S extends Shape = Shape, R extends z.ZodType | null = z.ZodType | null> = MethodCore<N, S, R> &
+  MoneyPolicy;
+
+/** A method that moves money. */
+export type MoneyMethod = MethodDef & { readonly money: Money };
+
+export interface MethodCore<N extends string = string, S extends Shape = Shape, R extends z.ZodType | null = z.ZodType | null> {
   /** The spec's method name, the last path segment. */
   readonly name: N;
   readonly verbs: readonly Verb[];
@@ -30,17 +69,10 @@ export interface MethodDef<N extends string = string, S extends Shape = Shape> {
   /** Other names the parameters go by (`vk_user_id` for `vk_id`): alias to name. */
   readonly paramAliases?: Readonly<Record<string, string>>;
   /** Zod schema of the success body; null for a 204. */
-  readonly result: z.ZodType | null;
+  readonly result: R;
   readonly annotations: Annotations;
   /** Other names the method answers to (`createContactAccount`). */
   readonly aliases?: readonly string[];
-  /**
-   * Moves money: a retry must never move it twice. The MCP tool takes an `idempotency_key`;
-   * `checkWith` says how to learn the balance.
-   */
-  readonly money?: boolean;
-  /** For a write: the read that tells whether it was carried out when its answer was lost. */
-  readonly checkWith?: string;
   /** A success adds or removes a list schema (the MCP server's resources change). */
   readonly changesLists?: boolean;
   /** For a method that answers pages: what asks for a smaller page, and what reads the whole set. */
@@ -62,9 +94,24 @@ export interface Paging {
   readonly whole?: string;
 }
 
-/** Define a method; keeps the literal name and shape types for the handler table. */
-export function defineMethod<const N extends string, S extends Shape>(def: MethodDef<N, S>): MethodDef<N, S> {
+/** Define a method; keeps the literal name, shape and result types for the handler table. */
+export function defineMethod<const N extends string, S extends Shape, R extends z.ZodType | null>(def: MethodDef<N, S, R>): MethodDef<N, S, R> {
   return def;
+}
+
+/** Whether a method moves money. */
+export function isMoney(def: MethodDef): def is MoneyMethod {
+  return def.money !== undefined;
+}
+
+/**
+ * The read-back of a write, in words: `getListSchemas`, `getContactAccounts (compare the
+ * balance)`; undefined when the method names none.
+ */
+export function readBackOf(def: MethodDef): string | undefined {
+  const c = def.checkWith;
+  if (c === undefined) return undefined;
+  return c.compare === undefined ? c.method.name : `${c.method.name} (compare ${c.compare})`;
 }
 
 /**

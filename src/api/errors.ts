@@ -5,6 +5,7 @@
  * place it becomes the spec's body. Every refusal, wherever it is made, is built from here.
  */
 import type { ApiResponse } from './backend.js';
+import { readBackOf, type MethodDef } from './define.js';
 
 /** Every error the API can answer, by name. */
 export const ERRORS = {
@@ -130,3 +131,27 @@ export const fail = {
     return new ApiError('forbidden', message);
   },
 };
+
+/**
+ * What a write whose answer was lost says, wherever it was lost (a COMMIT on PostgreSQL, a
+ * service thread, the MCP server, the remote client): that it may have been made, and the read
+ * its definition names to tell (for money, what in it to compare), before sending it again.
+ * `method` as the caller sent it; `def` undefined for a method the catalog does not hold.
+ */
+export function outcomeUnknownText(method: string, def: MethodDef | undefined, why: string): string {
+  const check = def && readBackOf(def);
+  const tell = def?.money
+    ? `the money may or may not have moved. Check with ${check}`
+    : `the change may or may not have been made. Read it back${check ? ` with ${check}` : ''}`;
+  return `The outcome of ${method} is unknown (${why}): ${tell} before sending it again.`;
+}
+
+/** The `outcome_unknown` error of a write whose answer was lost (see `outcomeUnknownText`). */
+export function outcomeUnknown(
+  method: string,
+  def: MethodDef | undefined,
+  why: string,
+  o: { status?: number; headers?: Record<string, string> } = {},
+): ApiError {
+  return new ApiError('outcome_unknown', outcomeUnknownText(method, def, why), undefined, o.headers, o.status);
+}

@@ -120,7 +120,7 @@ export const createListSchema = defineMethod({
   },
   result: z.object({ data: ListSchemaSchema }),
   annotations: WRITE,
-  checkWith: 'getListSchemas',
+  checkWith: { method: getListSchemas },
   changesLists: true,
 });
 
@@ -133,7 +133,7 @@ export const deleteListSchema = defineMethod({
   params: { schema_id: schemaId },
   result: null,
   annotations: DESTROY,
-  checkWith: 'getListSchema',
+  checkWith: { method: getListSchema },
   changesLists: true,
 });
 
@@ -156,7 +156,7 @@ export const addListSchemaField = defineMethod({
   },
   result: null,
   annotations: WRITE,
-  checkWith: 'getListSchema',
+  checkWith: { method: getListSchema },
 });
 
 export const deleteListSchemaField = defineMethod({
@@ -171,7 +171,7 @@ export const deleteListSchemaField = defineMethod({
   },
   result: null,
   annotations: DESTROY,
-  checkWith: 'getListSchema',
+  checkWith: { method: getListSchema },
 });
 
 export const listMethods = [

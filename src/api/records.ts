@@ -55,7 +55,7 @@ export const addListItem = defineMethod({
   },
   result: z.object({ data: RecordSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  checkWith: 'getListItems',
+  checkWith: { method: getListItems },
 });
 
 export const updateListItem = defineMethod({
@@ -70,7 +70,7 @@ export const updateListItem = defineMethod({
   },
   result: z.object({ data: RecordSchema }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  checkWith: 'getListItems',
+  checkWith: { method: getListItems },
 });
 
 export const deleteListItem = defineMethod({
@@ -84,7 +84,7 @@ export const deleteListItem = defineMethod({
   },
   result: null,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  checkWith: 'getListItems',
+  checkWith: { method: getListItems },
 });
 
 export const recordMethods = [getListItems, addListItem, updateListItem, deleteListItem] as const;

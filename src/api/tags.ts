@@ -44,7 +44,7 @@ export const attachTagToContact = defineMethod({
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  checkWith: 'getContactTags',
+  checkWith: { method: getContactTags },
 });
 
 export const detachTagFromContact = defineMethod({
@@ -56,7 +56,7 @@ export const detachTagFromContact = defineMethod({
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  checkWith: 'getContactTags',
+  checkWith: { method: getContactTags },
 });
 
 export const tagMethods = [getBotTags, getContactTags, attachTagToContact, detachTagFromContact] as const;

@@ -53,7 +53,7 @@ export const setContactVariable = defineMethod({
   result: z.object({ data: VariableSchema }),
   // Not destructive in the MCP sense of losing a resource, but the old value is overwritten.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  checkWith: 'getContactVariables',
+  checkWith: { method: getContactVariables },
 });
 
 export const deleteContactVariable = defineMethod({
@@ -69,7 +69,7 @@ export const deleteContactVariable = defineMethod({
   },
   result: null,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  checkWith: 'getContactVariables',
+  checkWith: { method: getContactVariables },
 });
 
 export const variableMethods = [getContactVariables, setContactVariable, deleteContactVariable] as const;

@@ -8,7 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, outcomeUnknown } from '../api/errors.js';
 import { AccountBook, type AccountView } from './money/accounts.js';
 import { QuestionSeal } from './money/elicit.js';
 import { RESULT_BUDGET } from './result/budget.js';
@@ -120,11 +120,8 @@ export class McpContext {
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       const def = findMethod(method);
-      if (def?.money)
-        return new ApiError('outcome_unknown', `The outcome is unknown (${why}): the money may or may not have moved. Check with ${def.checkWith} before retrying with a new idempotency key.`).response();
-      // A write that threw may have been made before the throw: saying "unreachable" would invite a blind retry.
-      if (def && !def.annotations.readOnlyHint)
-        return new ApiError('outcome_unknown', `The outcome of ${method} is unknown (${why}): the change may or may not have been made. Read it back before calling again.`).response();
+      // A write that threw may have been made before the throw (a move too): saying "unreachable" would invite a blind retry.
+      if (def && !def.annotations.readOnlyHint) return outcomeUnknown(method, def, why).response();
       return new ApiError('upstream_unreachable', `The Workspace API could not be reached: ${why}`).response();
     }
   }

@@ -10,7 +10,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { ApiResponse, Backend, CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { verbFor, type MethodDef, type Verb } from '../api/define.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, outcomeUnknownText } from '../api/errors.js';
 import { parseOrderedJson } from '../ordered.js';
 import { sleep, waitOut429 } from '../retry.js';
 import { Pacer } from './pacer.js';
@@ -53,11 +53,6 @@ export function toQuery(params: Record<string, unknown>): string {
 /** One of the client's own answers (an entry of the error table), its text also a warning. */
 function failure(code: 'cancelled' | 'outcome_unknown' | 'upstream_unreachable' | 'bad_upstream_response', message: string, status?: number): ApiResponse {
   return { ...new ApiError(code, message, undefined, {}, status).response(), warnings: [message] };
-}
-
-/** What to say after a write whose outcome is unknown: the read that tells. */
-function checkWith(def: MethodDef | undefined): string {
-  return def?.checkWith ?? 'a read of the same object';
 }
 
 /** A key this long is redacted wherever it appears: no word of other text holds it by chance. */
@@ -136,9 +131,7 @@ export class RemoteBackend implements Backend {
         if (r.status >= 500 && !isRead) {
           return {
             ...r,
-            warnings: [
-              `The service answered ${r.status}; the ${method} may or may not have been carried out, so it was not sent again. Check with ${checkWith(def)} before retrying.`,
-            ],
+            warnings: [outcomeUnknownText(method, def, `the service answered ${r.status}; it was not sent again`)],
           };
         }
         if (r.status >= 500 && attempt < attempts) {
@@ -151,11 +144,8 @@ export class RemoteBackend implements Backend {
       if (opts.signal?.aborted) return failure('cancelled', 'The call was cancelled.');
       const { kind, detail, sent } = outcome;
       if (!isRead && sent) {
-        return failure(
-          'outcome_unknown',
-          `The outcome of ${method} is unknown (${detail}); it was not sent again because the service does not deduplicate. Check with ${checkWith(def)} before retrying.`,
-          kind === 'timeout' ? 504 : 502,
-        );
+        const why = `${detail}; it was not sent again because the service does not deduplicate`;
+        return failure('outcome_unknown', outcomeUnknownText(method, def, why), kind === 'timeout' ? 504 : 502);
       }
       if (attempt < attempts) {
         await this.sleep((this.o.backoffMs ?? 250) * 2 ** (attempt - 1), opts.signal);

@@ -27,7 +27,7 @@ export function answerAudited(service: Service, req: ApiRequest, audit: AuditEnt
       store.audit.append({ ...audit, status: res.status, code: errorCodeOf(res) });
       return { ...res, audited: true };
     },
-    { rowLocks: findMethod(req.method)?.money === true },
+    { rowLocks: findMethod(req.method)?.money !== undefined },
   );
 }
 

@@ -62,7 +62,7 @@ export const contactAccountHandlers = {
     return { data: ctx.store.contactAccounts.listByContact(p.contact_id).map(toContactAccount) };
   },
 
-  addContactAccount(ctx: Ctx, p: Params<typeof addContactAccount>): Reply {
+  addContactAccount(ctx: Ctx, p: Params<typeof addContactAccount>): Reply<{ data: ContactAccount }> {
     const row = ctx.store.tx(() => {
       requireContact(ctx, p.contact_id);
       const opened = ctx.store.contactAccounts.open(p.contact_id, p.currency, isoTime(ctx.now));

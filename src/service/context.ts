@@ -21,9 +21,9 @@ export interface Secrets {
 }
 
 /** A handler's answer when it differs from the method's default status (201 vs 200). */
-export class Reply {
+export class Reply<B = unknown> {
   constructor(
     readonly status: number,
-    readonly body: unknown,
+    readonly body: B,
   ) {}
 }

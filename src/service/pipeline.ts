@@ -7,7 +7,7 @@
 import type { ApiResponse } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
-import { ApiError, fail } from '../api/errors.js';
+import { ApiError, fail, outcomeUnknown } from '../api/errors.js';
 import { attributeName, validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/owners.js';
 import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/contract.js';
@@ -248,12 +248,9 @@ function unavailable(e: StoreUnavailable, headers: Record<string, string>, logge
 export function unavailableAnswer(e: StoreUnavailable, headers: Record<string, string> = {}, method?: string): ApiResponse {
   const retry = { 'Retry-After': String(e.retryAfter) };
   if (e instanceof StoreOutcomeUnknown) {
-    const lost = 'Service Unavailable: the connection to the database was lost while the change was being committed, so';
+    const why = 'Service Unavailable: the connection to the database was lost while the change was being committed';
     const def = method === undefined ? undefined : findMethod(method);
-    const message = def?.money
-      ? `${lost} the money may or may not have moved. Check with ${def.checkWith ?? 'getContactAccounts'} before sending it again.`
-      : `${lost} it may or may not have been made. Read it back${def?.checkWith ? ` with ${def.checkWith}` : ''} before sending it again.`;
-    return new ApiError('outcome_unknown', message, undefined, retry, 503).response(headers);
+    return outcomeUnknown(method ?? 'a change', def, why, { headers: retry, status: 503 }).response(headers);
   }
   return new ApiError('service_unavailable', 'Service Unavailable', undefined, retry).response(headers);
 }

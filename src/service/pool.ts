@@ -17,7 +17,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
-import { ApiError } from '../api/errors.js';
+import { ApiError, outcomeUnknown } from '../api/errors.js';
 import { fromCloneable, toCloneable } from '../ordered.js';
 import type { Logger } from '../log.js';
 import type { Secrets } from './context.js';
@@ -72,10 +72,7 @@ function isChange(method: string): boolean {
  */
 export function lostAnswer(method: string): ApiResponse {
   const def = findMethod(method);
-  const message = def?.money
-    ? `Service Unavailable: the answer was lost, and the money may or may not have moved. Check with ${def.checkWith ?? 'getContactAccounts'} before sending it again.`
-    : `Service Unavailable: the answer was lost, and the change may or may not have been made. Read it back${def?.checkWith ? ` with ${def.checkWith}` : ''} before sending it again.`;
-  return new ApiError('outcome_unknown', message, undefined, { 'Retry-After': '1' }, 503).response();
+  return outcomeUnknown(method, def, 'Service Unavailable: its answer was lost', { headers: { 'Retry-After': '1' }, status: 503 }).response();
 }
 
 /** What a request left unanswered gets: `lostAnswer` when it is a change that may be under way, else not carried out. */

@@ -8,7 +8,7 @@
  */
 import { fail } from '../api/errors.js';
 import { orderedObject } from '../ordered.js';
-import { MAX_TEXT_LENGTH, type addListItem, type deleteListItem, type getListItems, type updateListItem } from '../api/records.js';
+import { MAX_TEXT_LENGTH, type ListRecord, type addListItem, type deleteListItem, type getListItems, type updateListItem } from '../api/records.js';
 import { charLength } from '../api/rules.js';
 import type { RecordOrder, RecordRow, StoredField } from '../store/lists.js';
 import { newObjectId } from '../store/lists.js';
@@ -113,7 +113,7 @@ function checkValue(ctx: Ctx, field: StoredField, key: string, v: unknown, owned
 }
 
 /** A record as the API shows it: own keys, then every field in order, null where unset. */
-function recordView(ctx: Ctx, schemaId: string, fields: StoredField[], row: RecordRow): Record<string, unknown> {
+function recordView(ctx: Ctx, schemaId: string, fields: StoredField[], row: RecordRow): ListRecord {
   const data = JSON.parse(row.data) as Record<string, unknown>;
   const entries: Array<readonly [string, unknown]> = [
     ['id', row.id],
@@ -125,7 +125,7 @@ function recordView(ctx: Ctx, schemaId: string, fields: StoredField[], row: Reco
     const stored = Object.hasOwn(data, f.slug) ? data[f.slug] : null;
     entries.push([f.slug, stored === null ? null : f.is_encryptable ? decrypt(ctx.secrets.encryptionKey, row.id, f.slug, stored) : stored]);
   }
-  return orderedObject(entries);
+  return orderedObject(entries) as ListRecord;
 }
 
 function addError(bag: Bag, key: string, msg: string): void {

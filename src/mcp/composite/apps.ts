@@ -17,6 +17,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ResourceNotFoundError, type ClientCapabilities, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
+import { METHODS } from '../../api/catalog.js';
+import { isMoney, type MethodDef, type Money, type MoneyMethod } from '../../api/define.js';
 import { fail } from '../../api/errors.js';
 import type { McpContext } from '../context.js';
 import { refusal } from '../result/results.js';
@@ -120,15 +122,20 @@ export function readView(uri: string): ReadResourceResult | undefined {
   return { contents: [{ uri, mimeType: UI_MIME, text: viewHtml(view.name), _meta: { ui: { prefersBorder: true } } }] };
 }
 
-const MOVES = { add: 'addFundsToContactAccount', withdraw: 'withdrawFundsFromContactAccount' } as const;
-
+/** The Account view's moves, by which way they move money: each the catalog's (first) money method of that kind. */
+const MOVES: Readonly<Record<string, Money>> = { add: 'credit', withdraw: 'debit' };
 
 /**
  * The Account view's commit: the money tool of `move`, run as the person's confirmed call (over
  * the caps, recorded as confirmed in the app view), at most once per idempotency key.
  */
 export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSpec {
-  const moves = new Map(Object.entries(MOVES).filter(([, method]) => served.has(method)));
+  const money = (METHODS as readonly MethodDef[]).filter(isMoney);
+  const moves = new Map<string, MoneyMethod>();
+  for (const [move, kind] of Object.entries(MOVES)) {
+    const def = money.find((m) => m.money === kind);
+    if (def && served.has(def.name)) moves.set(move, def);
+  }
   return {
     name: COMMIT_TOOL,
     title: 'Confirm a money move',
@@ -154,7 +161,7 @@ export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSp
       // Without a key a second click could move the money again.
       if (typeof rest.idempotency_key !== 'string') return refusal(fail.invalid('idempotency_key', 'The idempotency key field is required.'));
       // Recorded with the client that showed the view: the click is only as trustworthy as that host.
-      return moneyCall(ctx, method, rest, extra, { how: 'app view', by: `the person, in the Account view of ${clientOf(extra)}` });
+      return moneyCall(ctx, method.name, rest, extra, { how: 'app view', by: `the person, in the Account view of ${clientOf(extra)}` });
     },
   };
 }

@@ -6,6 +6,7 @@
  * call, atomically, so concurrent calls and restarts cannot slip past it.
  */
 import { amountNote } from '../../api/currency.js';
+import type { Money } from '../../api/define.js';
 import { fail, type ApiError } from '../../api/errors.js';
 import { majorUnits, toMinor, type AccountView } from './accounts.js';
 import type { Caps } from '../state.js';
@@ -68,12 +69,10 @@ const REMEDY =
   'naming the contact, account and amount), or raise the cap where this server is started (--max-amount, --max-daily or --money-policy). ' +
   'Tell the person; do not retry the same call.';
 
-const isDebit = (tool: string) => tool === 'withdrawFundsFromContactAccount';
-
 /** Which cap a call passes, in words: "... is over this server's cap of 100.00 USD per call." */
-function overWhy(tool: string, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): string {
+function overWhy(move: Money, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): string {
   const note = (n: number) => amountNote(n, account.currency);
-  const verb = isDebit(tool) ? 'Debiting' : 'Topping up';
+  const verb = move === 'debit' ? 'Debiting' : 'Topping up';
   return over === 'amount'
     ? `${verb} account ${account.id} by ${note(amount)} is over this server's cap of ${note(caps.perCall!)} per call.`
     : `${verb} account ${account.id} by ${note(amount)} would take what was moved on it in the last 24 h to ${note(used + amount)}, ` +
@@ -81,8 +80,8 @@ function overWhy(tool: string, account: AccountView, amount: number, caps: Caps,
 }
 
 /** The refusal of a call over a cap that nobody confirmed. */
-export function overCap(tool: string, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): ApiError {
-  return fail.coded('confirmation_required', 'amount', `${overWhy(tool, account, amount, caps, over, used)} ${REMEDY}`);
+export function overCap(move: Money, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): ApiError {
+  return fail.coded('confirmation_required', 'amount', `${overWhy(move, account, amount, caps, over, used)} ${REMEDY}`);
 }
 
 /** Whose account, in words: "Анна Каренина's USD account 500". */
@@ -94,15 +93,15 @@ function whose(account: AccountView): string {
  * The question put to the person: the contact, the account, the amount in major units and
  * the balance after ("Top up Анна Каренина's USD account 500 by 10.00 → 35.00?"), then why.
  */
-export function confirmQuestion(tool: string, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): string {
-  const after = isDebit(tool) ? account.amount - amount : account.amount + amount;
-  const ask = `${isDebit(tool) ? 'Debit' : 'Top up'} ${whose(account)} by ${majorUnits(amount, account.currency)} → ${majorUnits(after, account.currency)}?`;
-  return `${ask}\n${overWhy(tool, account, amount, caps, over, used)} An AI assistant asks to do it; nothing moves unless you confirm.`;
+export function confirmQuestion(move: Money, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): string {
+  const after = move === 'debit' ? account.amount - amount : account.amount + amount;
+  const ask = `${move === 'debit' ? 'Debit' : 'Top up'} ${whose(account)} by ${majorUnits(amount, account.currency)} → ${majorUnits(after, account.currency)}?`;
+  return `${ask}\n${overWhy(move, account, amount, caps, over, used)} An AI assistant asks to do it; nothing moves unless you confirm.`;
 }
 
 /** The result when the person said no (or closed the question): nothing moved, and it was their call. */
-export function declined(tool: string, account: AccountView, amount: number, cancelled: boolean): ApiError {
-  const what = `${isDebit(tool) ? 'debit' : 'top up'} ${whose(account)} by ${amountNote(amount, account.currency)}`;
+export function declined(move: Money, account: AccountView, amount: number, cancelled: boolean): ApiError {
+  const what = `${move === 'debit' ? 'debit' : 'top up'} ${whose(account)} by ${amountNote(amount, account.currency)}`;
   const how = cancelled ? `The person closed the question to ${what} without confirming it.` : `The person declined to ${what}.`;
   return fail.coded(
     'confirmation_declined',

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isSuccess, type ApiResponse } from '../../api/backend.js';
-import type { MethodDef } from '../../api/define.js';
+import { readBackOf, type MoneyMethod } from '../../api/define.js';
 import { fail } from '../../api/errors.js';
 import type { IdempotencyKeys } from '../state.js';
 
@@ -27,7 +27,7 @@ export function hashArguments(method: string, args: Record<string, unknown>): st
 }
 
 /** Whether a failed answer leaves open whether the call was carried out. */
-export function outcomeUnknown(res: ApiResponse): boolean {
+export function isOutcomeUnknown(res: ApiResponse): boolean {
   return res.status >= 500 || (res.body as { code?: unknown } | undefined)?.code === 'outcome_unknown';
 }
 
@@ -46,7 +46,7 @@ function conflict(message: string): Answer {
  */
 export async function callOnce<Pending extends object = never>(
   keys: IdempotencyKeys,
-  def: MethodDef,
+  def: MoneyMethod,
   key: string,
   params: Record<string, unknown>,
   call: () => Promise<ApiResponse | Pending>,
@@ -63,7 +63,7 @@ export async function callOnce<Pending extends object = never>(
     }
     if (!seen.answer) {
       return conflict(
-        `An operation with this idempotency key is under way, or its outcome is unknown. Check with ${def.checkWith ?? 'a read of the same object'} before retrying with a new key.`,
+        `An operation with this idempotency key is under way, or its outcome is unknown. Check with ${readBackOf(def)} before retrying with a new key.`,
       );
     }
     return { status: seen.answer.status, headers: {}, body: seen.answer.body, replayed: true };
@@ -73,7 +73,7 @@ export async function callOnce<Pending extends object = never>(
     keys.release(key);
     return res;
   }
-  if (isSuccess(res.status) || (o.final && !outcomeUnknown(res))) keys.complete(key, { status: res.status, body: res.body });
-  else if (!outcomeUnknown(res)) keys.release(key);
+  if (isSuccess(res.status) || (o.final && !isOutcomeUnknown(res))) keys.complete(key, { status: res.status, body: res.body });
+  else if (!isOutcomeUnknown(res)) keys.release(key);
   return res;
 }

@@ -9,8 +9,8 @@ import { isInputRequiredResult, type InputRequiredResult } from '@modelcontextpr
 import { z } from 'zod';
 import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOptions } from '../../api/backend.js';
 import { findMethod, METHODS } from '../../api/catalog.js';
-import type { MethodDef } from '../../api/define.js';
-import { ApiError, fail } from '../../api/errors.js';
+import { isMoney, type MethodDef } from '../../api/define.js';
+import { ApiError, fail, outcomeUnknown } from '../../api/errors.js';
 import { Rule, r, type Shape } from '../../api/rules.js';
 import { log } from '../../log.js';
 import { logWithin } from '../logging.js';
@@ -20,7 +20,7 @@ import { redact } from '../money/audit.js';
 import { unknownArguments } from './arguments.js';
 import { fundsNote, moneyGate, moneyParams } from './money-gate.js';
 import type { Confirmation, ToolOutcome, ToolSpec, ToolExtra } from '../tool-spec.js';
-import { callOnce, outcomeUnknown, type Answer } from '../money/idempotency.js';
+import { callOnce, isOutcomeUnknown, type Answer } from '../money/idempotency.js';
 import { argumentNotes, searchHint } from '../result/hints.js';
 import { toolResult } from '../result/results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
@@ -94,13 +94,7 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
         if (!def.money) throw e;
         // A bug of ours on the money path, maybe after the move: the model must not retry blind.
         logWithin(extra.signal, () => log.error({ err: e, tool: def.name }, 'money tool failed'));
-        return toolResult(
-          new ApiError(
-            'outcome_unknown',
-            `The outcome is unknown: the money may or may not have moved. Check with ${def.checkWith ?? 'getContactAccounts'} before retrying with a new idempotency key.`,
-          ).response(),
-          { method: def.name, budget: ctx.maxResultChars },
-        );
+        return toolResult(outcomeUnknown(def.name, def, 'the MCP server failed on the money path').response(), { method: def.name, budget: ctx.maxResultChars });
       }
     },
   };
@@ -202,16 +196,17 @@ async function answerOf(
     if ('ask' in gate) return gate.ask;
     const res = await ctx.call(def.name, params, opts);
     // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
-    if (gate.reservation !== undefined && !isSuccess(res.status) && !outcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
+    if (gate.reservation !== undefined && !isSuccess(res.status) && !isOutcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
     return res;
   };
+  const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });
+  if (!isMoney(def)) return withParams(await call());
   // An answered question is spent by its first answer, whatever it was: that answer is kept
   // under the question's nonce and replayed, so the same answer sent twice (a retried
   // 2026-07-28 request) moves the money once, and a "no" cannot be sent again as a "yes".
   const nonce = extra.elicit.state<{ nonce?: unknown }>()?.nonce;
-  const answered = def.money && typeof nonce === 'string' ? () => callOnce(ctx.keys, def, `confirmation ${nonce}`, params, call, { final: true }) : call;
-  const key = def.money ? args[IDEMPOTENCY_KEY] : undefined;
-  const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });
+  const answered = typeof nonce === 'string' ? () => callOnce(ctx.keys, def, `confirmation ${nonce}`, params, call, { final: true }) : call;
+  const key = args[IDEMPOTENCY_KEY];
   if (key === undefined || key === null) return withParams(await answered());
   // No NUL: a key is kept in the database, and PostgreSQL's text cannot hold one.
   if (typeof key !== 'string' || key.length < 1 || key.length > 255 || key.includes('\0'))
@@ -226,14 +221,11 @@ async function answerOf(
  * idempotency_key, with the window's reservation and the audit row (its `confirmation` is
  * `confirmed`). An MCP Apps view's commit tool calls it with `{ how: 'app view', by: ... }`.
  */
-export function moneyCall(
-  ctx: McpContext,
-  tool: 'addFundsToContactAccount' | 'withdrawFundsFromContactAccount',
-  args: Record<string, unknown>,
-  extra: ToolExtra,
-  confirmed?: Confirmation,
-): Promise<ToolOutcome> {
-  return methodTool(findMethod(tool)!, ctx).run(args, { ...extra, confirmed });
+export function moneyCall(ctx: McpContext, method: string, args: Record<string, unknown>, extra: ToolExtra, confirmed?: Confirmation): Promise<ToolOutcome> {
+  const def = findMethod(method);
+  // Only a method whose definition says it moves money takes this path (a bug of ours otherwise).
+  if (!def || !isMoney(def)) throw new Error(`moneyCall: ${method} moves no money`);
+  return methodTool(def, ctx).run(args, { ...extra, confirmed });
 }
 
 /** Every API method's tool, in catalog order. */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { InputRequiredResult } from '@modelcontextprotocol/server';
 import type { AuditEntry } from '../../api/backend.js';
 import { amountNote } from '../../api/currency.js';
-import type { MethodDef } from '../../api/define.js';
+import type { MethodDef, MoneyMethod } from '../../api/define.js';
 import { ApiError, fail } from '../../api/errors.js';
 import { validate, type Shape } from '../../api/rules.js';
 import type { McpContext } from '../context.js';
@@ -85,25 +85,25 @@ export async function moneyGate(
     if (reply.action === 'accept' && reply.content[QUESTION_ID] === true) return confirm({ how: 'elicitation accepted', by });
     const how = reply.action === 'cancel' ? 'elicitation cancelled' : 'elicitation declined';
     if (audit) audit.confirmation = { how, by };
-    return { refusal: declined(def.name, await named(), amount, reply.action === 'cancel') };
+    return { refusal: declined(def.money, await named(), amount, reply.action === 'cancel') };
   }
   const first = money.window.reserve(id, amount, caps, false);
   if (first.ok) return { reservation: first.id };
   if (money.policy.noConfirm) return confirm({ how: 'not asked (--no-confirm)', by: 'the server operator' });
   // A debit the balance cannot cover is not worth the person's "yes": the API's refusal now.
-  if (def.name === 'withdrawFundsFromContactAccount' && amount > known.amount)
+  if (def.money === 'debit' && amount > known.amount)
     return { refusal: fail.coded('insufficient_funds', 'account_id', 'Insufficient funds: the balance is less than the amount.') };
   if (extra.elicit.canAsk) {
     if (audit) audit.confirmation = { how: 'elicitation asked, no answer yet', by: answeredBy(extra) };
     return { ask: await askToConfirm(def, await named(), amount, caps, first, extra.elicit) };
   }
   if (audit) audit.confirmation = { how: 'not possible: the client cannot ask the person (no elicitation)', by: clientOf(extra) };
-  return { refusal: overCap(def.name, known, amount, caps, first.over, first.used) };
+  return { refusal: overCap(def.money, known, amount, caps, first.over, first.used) };
 }
 
 /** The form question of a money call over a cap; sealed with it, a nonce that names this confirmation. */
 function askToConfirm(
-  def: MethodDef,
+  def: MoneyMethod,
   account: AccountView,
   amount: number,
   caps: Caps,
@@ -113,7 +113,7 @@ function askToConfirm(
   return elicit.ask(
     {
       id: QUESTION_ID,
-      message: confirmQuestion(def.name, account, amount, caps, over.over, over.used),
+      message: confirmQuestion(def.money, account, amount, caps, over.over, over.used),
       requestedSchema: {
         type: 'object',
         properties: { [QUESTION_ID]: { type: 'boolean', title: 'Yes, move the money', default: false } },
