@@ -2,6 +2,7 @@
  * What every view shares: the host's theme and style variables applied to the page, a small
  * DOM builder, a tool result's body, and money in major units.
  */
+import { toMinor as toMinorUnits } from '../src/api/currency.js';
 import { Bridge, type HostContext, type ToolResult } from './bridge.js';
 
 /** Follow the host: its light/dark theme and any style variables it gives. */
@@ -72,13 +73,9 @@ export function money(minor: number, currency: string): string {
   return `${sign}${whole.toLocaleString('en').replace(/,/g, '\u202f')}${frac} ${currency}`;
 }
 
-/** "12.5" in USD → 1250; undefined when it is not an amount of that currency. */
+/** "12.5" in USD → 1250; undefined when it is not an amount of that currency (src/api/currency.ts' conversion). */
 export function toMinor(text: string, currency: string): number | undefined {
-  const d = digitsOf(currency);
-  const m = /^\s*(\d{1,15})(?:[.,](\d+))?\s*$/.exec(text);
-  if (!m || (m[2] ?? '').length > d) return undefined;
-  const n = Number(m[1]) * 10 ** d + Number((m[2] ?? '').padEnd(d, '0') || '0');
-  return Number.isSafeInteger(n) ? n : undefined;
+  return toMinorUnits(text, digitsOf(currency));
 }
 
 /** A new view: its bridge, following the host's theme and saying when the call was cancelled; `wire` adds the view's own listeners before it connects. */

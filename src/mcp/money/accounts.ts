@@ -5,7 +5,7 @@
  * account's currency, a confirmation naming the person) reads the account back through
  * getContactAccounts of the contact it learnt here. The same for both backends.
  */
-import { amountNote, minorUnits } from '../../api/currency.js';
+import { amountNote } from '../../api/currency.js';
 import { contactsIn } from '../seen.js';
 
 /** A contact account as read live. `amount` in minor units. */
@@ -69,11 +69,4 @@ export class AccountBook {
 /** `1234` USD → `12.34` (major units, no code). */
 export function majorUnits(amount: number, currency: string): string {
   return amountNote(amount, currency).split(' ')[0]!;
-}
-
-/** `12.34` in USD → 1234: a decimal in major units to minor units (digits past the currency's own are dropped). */
-export function toMinor(major: string, currency: string): number {
-  const digits = minorUnits(currency);
-  const [whole, frac = ''] = major.split('.');
-  return Number(whole) * 10 ** digits + Number(frac.slice(0, digits).padEnd(digits, '0') || '0');
 }

@@ -5,10 +5,10 @@
  * and says what the person can do. The 24 h window is reserved in the MCP state file before the
  * call, atomically, so concurrent calls and restarts cannot slip past it.
  */
-import { amountNote } from '../../api/currency.js';
+import { amountNote, minorUnits, toMinor } from '../../api/currency.js';
 import type { Money } from '../../api/define.js';
 import { fail, type ApiError } from '../../api/errors.js';
-import { majorUnits, toMinor, type AccountView } from './accounts.js';
+import { majorUnits, type AccountView } from './accounts.js';
 import type { Caps } from '../state.js';
 
 /** A limit per currency code, in major units as written (`"100.00"`); `*` for any currency. */
@@ -39,16 +39,33 @@ export function limitsOf(value: unknown, what: string): Limits {
   const out: Limits = {};
   for (const [code, v] of Object.entries(value)) {
     if (code !== '*' && !/^[A-Z]{3}$/.test(code)) throw new Error(`${what}: ${code} is not a currency code (or *)`);
-    out[code] = checkLimit(String(v), `${what}.${code}`);
+    const text = checkLimit(String(v), `${what}.${code}`);
+    // Written for one currency, a limit finer than its minor unit is a mistake: refused, never rounded.
+    if (code !== '*' && text !== 'off' && toMinor(text, minorUnits(code)) === undefined)
+      throw new Error(`${what}.${code}: ${text} is not a whole number of ${code}'s minor units (${minorUnits(code)} decimals)`);
+    out[code] = text;
   }
   return out;
+}
+
+/**
+ * A limit in minor units of `currency`. A limit is a most and a move is whole minor units, so
+ * the decimals of a `*` limit past the currency's own leave the test unchanged (a move of at
+ * most 2.50 JPY is one of at most 2 JPY): they are cut, and the rest converted as every amount
+ * is. A limit too large to hold exactly is past any move (MAX_MOVE is 10^14).
+ */
+function limitInMinor(text: string, currency: string): number {
+  const digits = minorUnits(currency);
+  const [whole, frac = ''] = text.split('.');
+  const cut = frac.slice(0, digits);
+  return toMinor(cut ? `${whole}.${cut}` : whole!, digits) ?? Number.MAX_SAFE_INTEGER;
 }
 
 /** The caps of one currency, in its minor units. */
 export function capsFor(policy: MoneyPolicy, currency: string): Caps {
   const one = (limits: Limits) => {
     const text = limits[currency] ?? limits['*'];
-    return text === undefined || text === 'off' ? undefined : toMinor(text, currency);
+    return text === undefined || text === 'off' ? undefined : limitInMinor(text, currency);
   };
   const caps: Caps = {};
   const perCall = one(policy.maxAmount);
