@@ -18,7 +18,7 @@ import type { PgStore } from '../store/pg/index.js';
 import { UsageError } from './args.js';
 import { createdEmptyHint, createdEmptyWarning, newKeyInfo, type BannerInfo } from './banner.js';
 import { pgEnv } from './pg-env.js';
-import type { SearchParts } from './search.js';
+import type { SearchParts } from './search-wiring.js';
 
 /** The remote mode's audit trail, in its data folder. */
 export const AUDIT_FILE = 'audit.jsonl';
@@ -150,7 +150,7 @@ export async function openLocal(dbFlag: string | undefined, rateLimit: number, c
         const [service, { LocalBackend }, { localSearch }, threads] = await Promise.all([
           serviceOver(opened, { rateLimit, logger: log }),
           import('../service/backend.js'),
-          import('./search.js'),
+          import('./search-wiring.js'),
           pool,
         ]);
         const backend = new LocalBackend(service, opened.identity, threads);
@@ -217,7 +217,7 @@ export async function openRemote(raw: string, source: string, configured: Config
     throw new StartError((e as Error).message);
   }
   if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
-  const [{ remoteSearch }, { JsonlAuditTrail }] = await Promise.all([import('./search.js'), import('../mcp/money/audit.js')]);
+  const [{ remoteSearch }, { JsonlAuditTrail }] = await Promise.all([import('./search-wiring.js'), import('../mcp/money/audit.js')]);
   const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen });
   const wired: Wired = { backend, audit: new JsonlAuditTrail(join(dataDir, AUDIT_FILE)), ...search };
   return {

@@ -12,7 +12,7 @@ import { DbProblem } from '../store/db.js';
 import type { OwnerRow } from '../store/owners.js';
 import { DEFAULT_OWNER_SETTING } from '../store/settings.js';
 import { Store } from '../store/index.js';
-import { StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { StoreUnavailable, type StoreApi } from '../store/store-api.js';
 import {
   deriveSecrets,
   envSecret,

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StoreApi } from '../store/contract.js';
+import type { StoreApi } from '../store/store-api.js';
 import { parse, UsageError } from './args.js';
 import { claudeMcpAdd, clientEntry, mcpServersJson } from './banner.js';
 import { COMMANDS } from './help.js';

@@ -1,6 +1,6 @@
 /** What a handler gets besides its params, and how it answers with a non-default status. */
 import type { OwnerRow } from '../store/owners.js';
-import type { StoreApi } from '../store/contract.js';
+import type { StoreApi } from '../store/store-api.js';
 
 export interface Ctx {
   readonly store: StoreApi;

@@ -23,7 +23,7 @@ import type { ListRow, StoredField } from '../store/lists.js';
 import { newObjectId } from '../store/lists.js';
 import { isoTime } from '../store/time.js';
 import type { Ctx } from './context.js';
-import { answerOf } from './rendered.js';
+import { keptAnswerOf } from './rendered.js';
 import { paginate, pageNumber } from './paginate.js';
 
 /** The validated parameters of a method. */
@@ -192,7 +192,7 @@ export const listHandlers = {
   getListSchema(ctx: Ctx, p: P<typeof getListSchema>) {
     const row = requireList(ctx, p.schema_id);
     // Kept with the list's cached row (its fields parsed once): made again once the row is.
-    return answerOf(row, () => ({ data: listView(row) }));
+    return keptAnswerOf(row, () => ({ data: listView(row) }));
   },
 
   createListSchema(ctx: Ctx, p: P<typeof createListSchema>) {

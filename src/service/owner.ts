@@ -1,13 +1,13 @@
 /** Handlers of the key holder (the owner) itself: getMe, getBalance. */
 import type { Balance, Me } from '../api/owner.js';
 import type { Ctx } from './context.js';
-import { answerOf } from './rendered.js';
+import { keptAnswerOf } from './rendered.js';
 
 export const ownerHandlers = {
   getMe(ctx: Ctx): { data: Me } {
     const o = ctx.owner;
     // Kept with the owner's cached row: made again once the row is.
-    return answerOf(o, () => ({ data: { id: o.id, name: o.name, email: o.email, phone: o.phone, created_at: o.created_at } }));
+    return keptAnswerOf(o, () => ({ data: { id: o.id, name: o.name, email: o.email, phone: o.phone, created_at: o.created_at } }));
   },
 
   getBalance(ctx: Ctx): { data: Balance } {

@@ -10,7 +10,7 @@ import type { MethodDef } from '../api/define.js';
 import { ApiError, fail, outcomeUnknown } from '../api/errors.js';
 import { attributeName, validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/owners.js';
-import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/store-api.js';
 import type { Logger } from '../log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';

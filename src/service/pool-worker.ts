@@ -7,9 +7,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
 import { fromCloneable, toCloneable } from '../ordered.js';
 import { log } from '../log.js';
-import { StoreUnavailable } from '../store/contract.js';
+import { StoreUnavailable } from '../store/store-api.js';
 import { PgStore } from '../store/pg/index.js';
-import { unanswered, unavailable, type PoolAnswer, type PoolRequest, type PoolSetup } from './pool.js';
+import { unanswered, notCarriedOut, type PoolAnswer, type PoolRequest, type PoolSetup } from './pool.js';
 import { answerAudited } from './backend.js';
 import { Service, unavailableAnswer, type ApiRequest } from './pipeline.js';
 
@@ -58,7 +58,7 @@ port.on('message', (m: PoolRequest | { close: true }) => {
     // with its connection) rolled back whole, or its COMMIT's outcome is unknown: a 503 (that
     // says which), not a dead thread.
     log.error({ err: e }, 'a service thread could not answer');
-    res = e instanceof StoreUnavailable ? unavailableAnswer(e, {}, m.req.method) : unavailable();
+    res = e instanceof StoreUnavailable ? unavailableAnswer(e, {}, m.req.method) : notCarriedOut();
   }
   send(m, res);
 });

@@ -57,7 +57,8 @@ interface Thread {
   error?: unknown;
 }
 
-export const unavailable = (): ApiResponse => new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': '1' }).response();
+/** The 503 of a request no service thread carried out: nothing of it was done; retry in a second. */
+export const notCarriedOut = (): ApiResponse => new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': '1' }).response();
 
 /** Whether `method` may change something (an unknown method changes nothing). */
 function isChange(method: string): boolean {
@@ -77,7 +78,7 @@ export function lostAnswer(method: string): ApiResponse {
 
 /** What a request left unanswered gets: `lostAnswer` when it is a change that may be under way, else not carried out. */
 export function unanswered(method: string, mayHaveBegun: boolean): ApiResponse {
-  return mayHaveBegun && isChange(method) ? lostAnswer(method) : unavailable();
+  return mayHaveBegun && isChange(method) ? lostAnswer(method) : notCarriedOut();
 }
 
 export class ServicePool {
@@ -157,7 +158,7 @@ export class ServicePool {
 
   /** Answer one request on the thread with the fewest in hand (with its audit record, when given). */
   call(req: ApiRequest, audit?: AuditEntry): Promise<ApiResponse> {
-    if (this.closed) return Promise.resolve(unavailable());
+    if (this.closed) return Promise.resolve(notCarriedOut());
     let best = this.next;
     for (let k = 0; k < this.size; k++) {
       const i = (this.next + k) % this.size;
@@ -177,7 +178,7 @@ export class ServicePool {
         // Not sent, so not begun: nothing was changed.
         t.pending.delete(id);
         this.logger?.error({ err: e, method: req.method }, 'a request could not be handed to a service thread');
-        resolve(unavailable());
+        resolve(notCarriedOut());
       }
     });
   }

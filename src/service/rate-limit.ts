@@ -3,7 +3,7 @@
  * lasts a minute; a refused request is not counted. The windows are the store's
  * (`RateWindows`): in the process for SQLite, shared by every instance on PostgreSQL.
  */
-import type { RateWindows } from '../store/contract.js';
+import type { RateWindows } from '../store/store-api.js';
 import { MemoryRateWindows } from '../store/rate-windows.js';
 
 export interface RateDecision {

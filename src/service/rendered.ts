@@ -15,7 +15,7 @@ const ANSWERS = new WeakMap<object, object>();
 const TEXTS = new WeakMap<object, Buffer | undefined>();
 
 /** The answer made of `row` by `make`, made once for as long as this row object lives. */
-export function answerOf<T extends object>(row: object, make: () => T): T {
+export function keptAnswerOf<T extends object>(row: object, make: () => T): T {
   let answer = ANSWERS.get(row) as T | undefined;
   if (answer === undefined) {
     answer = deepFreeze(make());

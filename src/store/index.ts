@@ -18,7 +18,7 @@ import { SettingStore } from './settings.js';
 import { TagStore } from './tags.js';
 import { VariableStore } from './variables.js';
 import { openChecked, openDb, type CheckedOpen, type Db } from './db.js';
-import type { StoreApi } from './contract.js';
+import type { StoreApi } from './store-api.js';
 import { MemoryRateWindows } from './rate-windows.js';
 
 export class Store implements StoreApi {

@@ -1,5 +1,5 @@
 /** The rate limit's windows kept in this process (the SQLite store's: one process serves a file). */
-import type { RateWindows, WindowHit } from './contract.js';
+import type { RateWindows, WindowHit } from './store-api.js';
 
 export class MemoryRateWindows implements RateWindows {
   private readonly windows = new Map<number, { start: number; count: number }>();

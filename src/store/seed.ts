@@ -6,7 +6,7 @@ import { findMethod } from '../api/catalog.js';
 import { isCurrency } from '../api/currency.js';
 import { DEFAULT_OWNER_SETTING } from './settings.js';
 import type { Messenger } from './contacts.js';
-import type { StoreApi } from './contract.js';
+import type { StoreApi } from './store-api.js';
 import { isoTime, normalizeTime, unixSeconds } from './time.js';
 
 export class FixtureError extends Error {}

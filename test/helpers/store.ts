@@ -8,7 +8,7 @@
  */
 import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
-import type { StoreApi } from '../../src/store/contract.js';
+import type { StoreApi } from '../../src/store/store-api.js';
 import { Store } from '../../src/store/index.js';
 import { PgConnection } from '../../src/store/pg/connection.js';
 import { PgStore } from '../../src/store/pg/index.js';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { listen } from '../../src/http/server.js';
 import { Service, type ServiceOptions } from '../../src/service/pipeline.js';
 import { deriveSecrets } from '../../src/service/secrets.js';
-import type { StoreApi } from '../../src/store/contract.js';
+import type { StoreApi } from '../../src/store/store-api.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
 import { callApi, type CallOptions, type CallResult } from './http.js';

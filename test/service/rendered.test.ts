@@ -3,21 +3,21 @@
  * bytes as the answer made afresh, and frozen, so that no caller can change the next one's.
  */
 import { describe, expect, it } from 'vitest';
-import { answerOf, jsonText } from '../../src/service/rendered.js';
+import { keptAnswerOf, jsonText } from '../../src/service/rendered.js';
 
 describe('answers kept with their row', () => {
   it('is made once per row object; a new row object (the cache dropped the old one) makes it anew', () => {
     let made = 0;
     const make = (row: { name: string }) => () => ({ data: { name: row.name, n: ++made } });
     const row = { name: 'Ann' };
-    const first = answerOf(row, make(row));
-    expect(answerOf(row, make(row))).toBe(first);
+    const first = keptAnswerOf(row, make(row));
+    expect(keptAnswerOf(row, make(row))).toBe(first);
     const reloaded = { name: 'Anna' };
-    expect(answerOf(reloaded, make(reloaded))).toEqual({ data: { name: 'Anna', n: 2 } });
+    expect(keptAnswerOf(reloaded, make(reloaded))).toEqual({ data: { name: 'Anna', n: 2 } });
   });
 
   it('writes the same JSON text as JSON.stringify, its bytes kept for a kept answer only', () => {
-    const kept = answerOf({}, () => ({ data: { id: 1, fields: { b: 1, a: [true, null] } } }));
+    const kept = keptAnswerOf({}, () => ({ data: { id: 1, fields: { b: 1, a: [true, null] } } }));
     expect(jsonText(kept).toString()).toBe(JSON.stringify(kept));
     expect(jsonText(kept)).toBe(jsonText(kept));
     const plain = { data: { id: 2 } };
@@ -27,7 +27,7 @@ describe('answers kept with their row', () => {
   });
 
   it('is frozen all the way down: changing it throws instead of changing the next answer', () => {
-    const kept = answerOf({}, () => ({ data: { name: 'Ann', tags: ['a'] } }));
+    const kept = keptAnswerOf({}, () => ({ data: { name: 'Ann', tags: ['a'] } }));
     expect(() => {
       (kept.data as { name: string }).name = 'Bob';
     }).toThrow(TypeError);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Service } from '../../src/service/pipeline.js';
 import { ContactSearch } from '../../src/state/contact-query.js';
-import type { StoreApi } from '../../src/store/contract.js';
+import type { StoreApi } from '../../src/store/store-api.js';
 import { Store } from '../../src/store/index.js';
 import { FixtureError, loadFixture } from '../../src/store/seed.js';
 import { PgConnection } from '../../src/store/pg/connection.js';

@@ -16,7 +16,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tempDir } from './lib.mjs';
-import { localSearch } from '../../dist/cli/search.js';
+import { localSearch } from '../../dist/cli/search-wiring.js';
 import { LocalBackend } from '../../dist/service/backend.js';
 import { Service } from '../../dist/service/pipeline.js';
 import { deriveSecrets } from '../../dist/service/secrets.js';

@@ -11,7 +11,7 @@
  */
 import type { BalanceStore } from '../balance.js';
 import type { AccountRow, ContactAccountStore, Operation } from '../contact-accounts.js';
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import { groupByContact } from '../group.js';
 import type { PgConnection } from './connection.js';
 

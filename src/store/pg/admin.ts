@@ -1,6 +1,6 @@
 /** The dashboard's operations (the `admin` command) on PostgreSQL (the SQLite part: ../admin.ts). */
 import type { AdminStore } from '../admin.js';
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import { isoTime } from '../time.js';
 import type { PgConnection } from './connection.js';
 import { reindex } from './search.js';

@@ -2,7 +2,7 @@
 import type { AuditEntry, AuditPage, AuditQuery } from '../../api/backend.js';
 import { parseOrderedJson } from '../../ordered.js';
 import type { AuditStore } from '../audit.js';
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { PgConnection } from './connection.js';
 
 export class PgAuditStore implements Surface<AuditStore> {

@@ -22,7 +22,7 @@
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable } from '../contract.js';
+import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable } from '../store-api.js';
 import { IO_THREAD_SOURCE } from './io-thread.js';
 
 export { StoreUnavailable };

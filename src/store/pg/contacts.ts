@@ -7,7 +7,7 @@
  * "now") is no window; any other is counted and paged through the index `contacts_listed_ts`.
  */
 import { BLOCK_IDS, type ContactAccessRow, type ContactRow, type ContactStore, type ContactUpsert, type DateWindow, type VariableRow } from '../contacts.js';
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import { groupByContact } from '../group.js';
 import { unixSeconds } from '../time.js';
 import { PgError, type PgConnection } from './connection.js';

@@ -1,5 +1,5 @@
 /** What an owner may see of the workspace, on PostgreSQL (the SQLite part: ../directory.ts). */
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { BotView, DirectoryStore, ProjectView } from '../directory.js';
 import type { PgConnection } from './connection.js';
 

@@ -9,7 +9,7 @@
  * is rolled back and written again row by row, so the error names the contact whose row it was,
  * as the SQLite store's does.
  */
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { FixtureAccount, FixtureContact, FixtureStore } from '../fixtures.js';
 import { FixtureError } from '../seed.js';
 import { PgError, type PgConnection } from './connection.js';

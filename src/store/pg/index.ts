@@ -3,7 +3,7 @@
  * several instances share. Opening it migrates under an advisory lock (migrations.ts). The
  * MCP server's own state on it is a part of its own (src/state/pg/mcp-state.ts), as on SQLite.
  */
-import type { StoreApi, TxOptions } from '../contract.js';
+import type { StoreApi, TxOptions } from '../store-api.js';
 import { PgBalanceStore, PgContactAccountStore } from './accounts.js';
 import { PgAdminStore } from './admin.js';
 import { PgAuditStore } from './audit.js';

@@ -4,7 +4,7 @@
  * through json_key / json_rank / json_num / json_text (migrations.ts), which compare and order
  * values as SQLite's json_extract does (true equals 1, NULLs first, numbers before text).
  */
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { ListRow, ListStore, RecordQuery, RecordRow, RecordWithList, StoredField } from '../lists.js';
 import { jsonbText, type PgConnection } from './connection.js';
 

@@ -1,6 +1,6 @@
 /** Messages on PostgreSQL (the SQLite part: ../messages.ts): a bot's contact by messenger id or phone, and the outbox. */
 import type { Messenger } from '../contacts.js';
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { MessageStore, OutgoingMessage } from '../messages.js';
 import type { PgConnection } from './connection.js';
 

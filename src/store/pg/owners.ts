@@ -1,5 +1,5 @@
 /** Owners on PostgreSQL (the SQLite part: ../owners.ts): key holders, plan, block, key. */
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import { generateKey, hashKey, hashesEqual } from '../keys.js';
 import type { OwnerRow, OwnerStore } from '../owners.js';
 import { isoTime } from '../time.js';

@@ -1,6 +1,6 @@
 /** Projects, members and bots on PostgreSQL (the SQLite part: ../projects.ts). */
 import { randomUUID } from 'node:crypto';
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { BotRow, ProjectRow, ProjectStore } from '../projects.js';
 import { isoTime } from '../time.js';
 import type { PgConnection } from './connection.js';

@@ -3,7 +3,7 @@
  * the database counts an owner's requests in the same window (120 a minute across all of them,
  * not per instance). No transaction and no lock beyond the row's own.
  */
-import type { RateWindows, WindowHit } from '../contract.js';
+import type { RateWindows, WindowHit } from '../store-api.js';
 import type { PgConnection } from './connection.js';
 
 export class PgRateWindows implements RateWindows {

@@ -1,5 +1,5 @@
 /** Referrals on PostgreSQL (the SQLite part: ../referrals.ts): live, non-preview contacts a contact referred. */
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { ReferralRow, ReferralStore } from '../referrals.js';
 import type { PgConnection } from './connection.js';
 

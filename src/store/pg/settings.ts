@@ -1,5 +1,5 @@
 /** Settings and method deprecations on PostgreSQL (the SQLite part: ../settings.ts). */
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { SettingStore } from '../settings.js';
 import type { PgConnection } from './connection.js';
 

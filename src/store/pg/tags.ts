@@ -1,5 +1,5 @@
 /** Tags on PostgreSQL (the SQLite part: ../tags.ts); `bot_tags` is filled by a trigger, as there. */
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { TagStore } from '../tags.js';
 import type { PgConnection } from './connection.js';
 

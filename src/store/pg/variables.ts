@@ -1,6 +1,6 @@
 /** Contact variables on PostgreSQL (the SQLite part: ../variables.ts). */
 import type { VariableRow } from '../contacts.js';
-import type { Surface } from '../contract.js';
+import type { Surface } from '../store-api.js';
 import type { VariableStore } from '../variables.js';
 import type { PgConnection } from './connection.js';
 

@@ -18,7 +18,7 @@ import { ContactMirror } from '../state/contact-mirror.js';
 import { ContactSearch } from '../state/contact-query.js';
 import type { LocalBackend } from '../service/backend.js';
 import { unavailableAnswer } from '../service/pipeline.js';
-import { StoreBadText, StoreUnavailable, type StoreApi } from '../store/contract.js';
+import { StoreBadText, StoreUnavailable, type StoreApi } from '../store/store-api.js';
 import { isoTime } from '../store/time.js';
 
 export interface SearchParts {
