@@ -25,7 +25,7 @@ export type Money = 'credit' | 'debit';
  * itself (a reference, so the compiler checks it) and, when reading is not enough, what in its
  * answer to compare (`the balance`: a read alone cannot tell a move made from one not made).
  */
-export interface CheckWith {
+interface CheckWith {
   readonly method: MethodDef;
   readonly compare?: string;
 }
@@ -34,7 +34,7 @@ export interface CheckWith {
  * The money policy: a method that moves money says which way, and names its read-back with
  * what to compare (required); any other method may name its read-back.
  */
-export type MoneyPolicy =
+type MethodMoney =
   | {
       readonly money?: undefined;
       /** For a write: the read that tells whether it was carried out when its answer was lost. */
@@ -51,12 +51,12 @@ export type MoneyPolicy =
     };
 
 export type MethodDef<N extends string = string, S extends Shape = Shape, R extends z.ZodType | null = z.ZodType | null> = MethodCore<N, S, R> &
-  MoneyPolicy;
+  MethodMoney;
 
 /** A method that moves money. */
 export type MoneyMethod = MethodDef & { readonly money: Money };
 
-export interface MethodCore<N extends string = string, S extends Shape = Shape, R extends z.ZodType | null = z.ZodType | null> {
+interface MethodCore<N extends string = string, S extends Shape = Shape, R extends z.ZodType | null = z.ZodType | null> {
   /** The spec's method name, the last path segment. */
   readonly name: N;
   readonly verbs: readonly Verb[];
