@@ -54,7 +54,11 @@ function importGraph(): Map<string, string[]> {
     const targets = info.importedFiles
       .map((i) => i.fileName)
       .filter((n) => n.startsWith('.'))
-      .map((n) => relative(SRC, resolve(dirname(f), n.replace(/\.js$/, '.ts'))).split('\\').join('/'));
+      .map((n) =>
+        relative(SRC, resolve(dirname(f), n.replace(/\.js$/, '.ts')))
+          .split('\\')
+          .join('/'),
+      );
     graph.set(relative(SRC, f).split('\\').join('/'), targets);
   }
   return graph;
@@ -139,7 +143,11 @@ describe('the checker', () => {
       ['store/index.ts', ['store/admin.ts']],
       ['store/admin.ts', ['store/index.ts']],
     ]);
-    expect(forbiddenEdges(g)).toEqual(['mcp/tools.ts -> store/index.ts', 'remote/client.ts -> service/backend.ts', 'log.ts -> read-body.ts']);
+    expect(forbiddenEdges(g)).toEqual([
+      'mcp/tools.ts -> store/index.ts',
+      'remote/client.ts -> service/backend.ts',
+      'log.ts -> read-body.ts',
+    ]);
     expect(cycles(g)).toEqual([['store/index.ts', 'store/admin.ts']]);
   });
 

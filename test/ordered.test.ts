@@ -5,14 +5,28 @@ import { fromCloneable, orderedObject, parseOrderedJson, toCloneable } from '../
 
 describe('orderedObject', () => {
   it('keeps {"b","10","a","2"} in insertion order through JSON.stringify and Object.keys, nested too', () => {
-    const m = orderedObject<unknown>([['b', 1], ['10', orderedObject([['9', 'x'], ['1', 'y']])], ['a', 3], ['2', 4]]);
+    const m = orderedObject<unknown>([
+      ['b', 1],
+      [
+        '10',
+        orderedObject([
+          ['9', 'x'],
+          ['1', 'y'],
+        ]),
+      ],
+      ['a', 3],
+      ['2', 4],
+    ]);
     expect(JSON.stringify({ data: m })).toBe('{"data":{"b":1,"10":{"9":"x","1":"y"},"a":3,"2":4}}');
     expect(Object.keys(m)).toEqual(['b', '10', 'a', '2']);
     expect(m).toEqual({ '2': 4, '10': { '1': 'y', '9': 'x' }, a: 3, b: 1 });
   });
 
   it('a key added later goes last; a deleted key is gone', () => {
-    const m = orderedObject<number>([['b', 1], ['10', 2]]);
+    const m = orderedObject<number>([
+      ['b', 1],
+      ['10', 2],
+    ]);
     m['1'] = 3;
     delete m.b;
     expect(JSON.stringify(m)).toBe('{"10":2,"1":3}');
@@ -23,7 +37,10 @@ describe('orderedObject', () => {
   });
 
   it('a __proto__ key is an own key, never the prototype', () => {
-    const m = orderedObject<unknown>([['__proto__', { polluted: true }], ['1', 1]]);
+    const m = orderedObject<unknown>([
+      ['__proto__', { polluted: true }],
+      ['1', 1],
+    ]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(JSON.stringify(m)).toBe('{"__proto__":{"polluted":true},"1":1}');
   });
@@ -50,8 +67,24 @@ describe('toCloneable / fromCloneable: across threads (a structured clone, as po
       port1.close();
     }
   }
-  const fields = () => orderedObject<unknown>([['b', { name: 'b' }], ['10', { name: '10' }], ['2', { name: '2' }], ['a', { name: 'a' }]]);
-  const answer = () => ({ status: 200, headers: { 'X-A': '1' }, body: { data: [{ id: 'x', fields: fields(), n: null }, { id: 'y', fields: { c: 1 } }], meta: { total: 2 } } });
+  const fields = () =>
+    orderedObject<unknown>([
+      ['b', { name: 'b' }],
+      ['10', { name: '10' }],
+      ['2', { name: '2' }],
+      ['a', { name: 'a' }],
+    ]);
+  const answer = () => ({
+    status: 200,
+    headers: { 'X-A': '1' },
+    body: {
+      data: [
+        { id: 'x', fields: fields(), n: null },
+        { id: 'y', fields: { c: 1 } },
+      ],
+      meta: { total: 2 },
+    },
+  });
 
   it('an orderedObject cannot cross as it is (the service thread died of this); through them it crosses with its order', () => {
     expect(() => post(answer())).toThrow(/could not be cloned/);

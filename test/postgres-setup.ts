@@ -19,14 +19,19 @@ const TEMPLATE = 'workspace_template';
  */
 async function resetSql(server: TestPostgres): Promise<string> {
   const q = async <R>(sql: string) => (await server.admin(sql, TEMPLATE)).rows as R[];
-  const tables = await q<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'workspace_schema' ORDER BY 1");
+  const tables = await q<{ name: string }>(
+    "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'workspace_schema' ORDER BY 1",
+  );
   const out = ['SET session_replication_role = replica'];
   for (const { name } of tables) {
     out.push(`DELETE FROM "${name}"`);
     const rows = (await q<{ rows: string | null }>(`SELECT json_agg(t)::text AS rows FROM "${name}" t`))[0]!.rows;
-    if (rows !== null) out.push(`INSERT INTO "${name}" SELECT * FROM json_populate_recordset(NULL::"${name}", '${rows.replace(/'/g, "''")}')`);
+    if (rows !== null)
+      out.push(`INSERT INTO "${name}" SELECT * FROM json_populate_recordset(NULL::"${name}", '${rows.replace(/'/g, "''")}')`);
   }
-  for (const { seq } of await q<{ seq: string }>("SELECT format('%I.%I', schemaname, sequencename) AS seq FROM pg_sequences WHERE schemaname = 'public'")) {
+  for (const { seq } of await q<{ seq: string }>(
+    "SELECT format('%I.%I', schemaname, sequencename) AS seq FROM pg_sequences WHERE schemaname = 'public'",
+  )) {
     out.push(`SELECT setval('${seq}', 1, false)`);
   }
   out.push('SET session_replication_role = DEFAULT');

@@ -21,7 +21,7 @@ import { z } from 'zod';
 const WHEN = {
   unauthorized: 'No key, or a key no owner has (`Authorization: Bearer <key>`).',
   pro_required: "The key's owner is on the Free plan: every method needs Pro.",
-  forbidden: "A bot, contact, account, list or record of another owner (or of a project the owner was only invited to).",
+  forbidden: 'A bot, contact, account, list or record of another owner (or of a project the owner was only invited to).',
   owner_blocked: "The key's owner is blocked.",
   list_limit: 'The project holds as many lists as it may (createListSchema).',
   not_found: 'A bot, contact, account or variable that does not exist or was deleted.',
@@ -31,7 +31,8 @@ const WHEN = {
   method_not_allowed: 'A verb the method does not take (GET to a POST-only method); the `Allow` header lists the ones it does.',
   method_removed: 'A method past the switch-off date of its deprecation (`admin deprecate`).',
   payload_too_large: 'A body over 1 MiB.',
-  validation: "Parameters that fail their rules: `errors` lists every failing field (dot paths, `fields.0.slug`) with Laravel's English messages; `message` is the first of them.",
+  validation:
+    "Parameters that fail their rules: `errors` lists every failing field (dot paths, `fields.0.slug`) with Laravel's English messages; `message` is the first of them.",
   currency_exists: 'The contact already has an account in that currency.',
   account_not_empty: 'Deleting an account whose balance is not 0.',
   account_blocked: 'A debit of a blocked account.',
@@ -43,7 +44,8 @@ const WHEN = {
   bad_request: 'Malformed HTTP, refused before routing.',
   headers_too_large: 'Headers or URL too large, refused before routing.',
   server_error: 'A fault of the server. Never the answer to anything a client sends.',
-  service_unavailable: 'The database cannot be reached for now (a shared PostgreSQL database); nothing was changed; `Retry-After` says when to try again.',
+  service_unavailable:
+    'The database cannot be reached for now (a shared PostgreSQL database); nothing was changed; `Retry-After` says when to try again.',
   not_available: 'MCP server only: a feature the server was started without.',
   cancelled: 'Remote client only: the caller cancelled the call before an answer came.',
   outcome_unknown:
@@ -59,7 +61,9 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 
 /** A table cell: no line breaks, pipes escaped. */
 function cell(text) {
-  return String(text ?? '').replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+  return String(text ?? '')
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 }
 
 function code(text) {
@@ -67,7 +71,9 @@ function code(text) {
 }
 
 function table(head, rows) {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n');
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join(
+    '\n',
+  );
 }
 
 /** How many (as "1-30", "at most 255", "at least 0"), in `unit`. */
@@ -162,7 +168,10 @@ function makeWalker(defs) {
     if (Array.isArray(node.anyOf) && node.anyOf.some((a) => a.type === 'null' && Object.keys(a).length === 1)) {
       const rest = node.anyOf.filter((a) => !(a.type === 'null' && Object.keys(a).length === 1));
       const { anyOf: _a, ...own } = node;
-      return [rest.length === 1 ? { ...own, ...rest[0], description: node.description ?? rest[0].description } : { ...own, anyOf: rest }, true];
+      return [
+        rest.length === 1 ? { ...own, ...rest[0], description: node.description ?? rest[0].description } : { ...own, anyOf: rest },
+        true,
+      ];
     }
     return [node, false];
   }
@@ -176,7 +185,8 @@ function makeWalker(defs) {
     else if (node.anyOf) t = node.anyOf.map(short).join(' or ');
     else if (node.not && Object.keys(node.not).length === 0) t = 'nothing';
     else if (node.type === 'array') t = node.items?.not ? 'empty array `[]`' : `array of ${plural(short(node.items ?? {}))}`;
-    else if (node.type === 'object') t = node.properties || !node.additionalProperties ? 'object' : `object (key → ${short(node.additionalProperties)})`;
+    else if (node.type === 'object')
+      t = node.properties || !node.additionalProperties ? 'object' : `object (key → ${short(node.additionalProperties)})`;
     else if (node.type) t = node.type;
     else t = 'any';
     return nullable ? `${t} or \`null\`` : t;
@@ -191,7 +201,11 @@ function makeWalker(defs) {
     const ref = raw.$ref ?? (Array.isArray(raw.anyOf) ? raw.anyOf.find((a) => a.$ref)?.$ref : undefined);
     const [node0] = unNull(raw);
     if (ref && seen.has(ref) && (node0.$ref || unNull(raw)[1])) {
-      out.push([code(path), `${short(raw)}${optional ? ', may be absent' : ''}`, [raw.description, `the same shape as ${code(seen.get(ref))}`].filter(Boolean).join('; ')]);
+      out.push([
+        code(path),
+        `${short(raw)}${optional ? ', may be absent' : ''}`,
+        [raw.description, `the same shape as ${code(seen.get(ref))}`].filter(Boolean).join('; '),
+      ]);
       return;
     }
     const node = node0.$ref ? { ...deref(node0), description: raw.description ?? deref(node0).description } : node0;
@@ -203,8 +217,7 @@ function makeWalker(defs) {
       if (m.type === 'object' && m.properties) {
         const required = new Set(m.required ?? []);
         for (const [k, v] of Object.entries(m.properties)) rows(v, p ? `${p}.${k}` : k, !required.has(k), out, s);
-        if (m.additionalProperties && Object.keys(m.additionalProperties).length === 0)
-          out.push([code(`${p}.<other keys>`), 'any', '']);
+        if (m.additionalProperties && Object.keys(m.additionalProperties).length === 0) out.push([code(`${p}.<other keys>`), 'any', '']);
       } else if (m.type === 'object' && m.additionalProperties && (m.additionalProperties.properties || m.additionalProperties.$ref)) {
         into(m.additionalProperties, `${p}.<key>`);
       } else if (m.type === 'array' && m.items && (m.items.properties || m.items.$ref)) {
@@ -247,14 +260,21 @@ function answer(def) {
 function traits(def) {
   const a = def.annotations;
   const out = [a.readOnlyHint ? 'reads only' : 'changes data'];
-  if (!a.readOnlyHint) out.push(a.destructiveHint ? 'destructive' : 'not destructive', a.idempotentHint ? 'idempotent' : 'not idempotent (each call acts again)');
+  if (!a.readOnlyHint)
+    out.push(
+      a.destructiveHint ? 'destructive' : 'not destructive',
+      a.idempotentHint ? 'idempotent' : 'not idempotent (each call acts again)',
+    );
   if (def.money) out.push('moves money');
   if (a.openWorldHint) out.push('reaches outside the workspace');
   return out.join(', ');
 }
 
 function anchor(heading) {
-  return heading.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 const ERRORS_HEADING = 'Errors';
@@ -272,10 +292,7 @@ function errorsOf(def, errors) {
 
 function method(def, errors, verbFor) {
   const lines = [`### ${def.name}`, '', `**${def.title}.** ${def.description}`, ''];
-  const facts = [
-    `${def.verbs.map(code).join(' or ')} \`/api/v1/${def.name}\` (clients here send ${code(verbFor(def))})`,
-    traits(def),
-  ];
+  const facts = [`${def.verbs.map(code).join(' or ')} \`/api/v1/${def.name}\` (clients here send ${code(verbFor(def))})`, traits(def)];
   if (def.aliases?.length) facts.push(`also answers as ${def.aliases.map((a) => code(a)).join(', ')}`);
   lines.push(facts.join('; ') + '.');
   const more = [];
@@ -341,7 +358,12 @@ export function renderApiDocs({ methods, errors, verbFor }) {
     '',
     ...methods.map((m) => method(m, errors, verbFor)),
   ];
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  return (
+    out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trimEnd() + '\n'
+  );
 }
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

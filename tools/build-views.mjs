@@ -15,9 +15,8 @@ const OUT = join(ROOT, 'dist', 'apps');
 const LIMIT = 150 * 1024;
 const VIEWS = { contacts: 'Contacts', account: 'Account', list: 'List' };
 
-const css = (
-  await build({ entryPoints: [join(ROOT, 'views', 'base.css')], bundle: true, minify: true, write: false, logLevel: 'silent' })
-).outputFiles[0].text;
+const css = (await build({ entryPoints: [join(ROOT, 'views', 'base.css')], bundle: true, minify: true, write: false, logLevel: 'silent' }))
+  .outputFiles[0].text;
 
 mkdirSync(OUT, { recursive: true });
 const sizes = [];

@@ -109,7 +109,8 @@ async function mcpCheck(label, command, args, { cwd = work, env = serverEnv() } 
         if (me.isError || typeof me.structuredContent?.data?.id !== 'number') throw new Error(`getMe answered ${JSON.stringify(me)}`);
         // The views ship as built HTML beside the code: a route that lost them would serve none.
         const view = await client.readResource({ uri: 'ui://workspace/contacts.html' });
-        if (!view.contents[0]?.text?.startsWith('<!doctype html>')) throw new Error('the Contacts view (ui://workspace/contacts.html) is not served');
+        if (!view.contents[0]?.text?.startsWith('<!doctype html>'))
+          throw new Error('the Contacts view (ui://workspace/contacts.html) is not served');
         return tools.length;
       })(),
       timeout,
@@ -153,14 +154,18 @@ const files = manifest.files.map((f) => f.path);
 const VIEW = /^dist\/apps\/([a-z]+)\.html$/;
 const SHIPPED = ['package.json', 'README.md', 'LICENSE', 'fixtures/demo.json'];
 const stray = files.filter((f) => !SHIPPED.includes(f) && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f));
-if (stray.length) fail(`the tarball holds more than dist/*.js, the views' HTML, the demo fixture, README, LICENSE and package.json: ${stray.join(', ')}`);
+if (stray.length)
+  fail(`the tarball holds more than dist/*.js, the views' HTML, the demo fixture, README, LICENSE and package.json: ${stray.join(', ')}`);
 for (const f of [...SHIPPED.slice(1), PKG.bin['workspace-mcp'], 'dist/apps/contacts.html', 'dist/apps/account.html', 'dist/apps/list.html'])
   if (!files.includes(f)) fail(`the tarball lacks ${f}`);
 // Each built file has its source: a module or view left in dist/ from a deleted source would ship.
-const sourceOf = (f) => (VIEW.test(f) ? join(ROOT, 'views', `${VIEW.exec(f)[1]}.ts`) : join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts')));
+const sourceOf = (f) =>
+  VIEW.test(f) ? join(ROOT, 'views', `${VIEW.exec(f)[1]}.ts`) : join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts'));
 const orphans = files.filter((f) => f.startsWith('dist/') && !existsSync(sourceOf(f)));
 if (orphans.length) fail(`the tarball holds built files with no source: ${orphans.join(', ')}`);
-say(`tarball ${manifest.filename}: ${files.length} files, ${(manifest.size / 1024).toFixed(0)} kB packed, ${(manifest.unpackedSize / 1024).toFixed(0)} kB unpacked`);
+say(
+  `tarball ${manifest.filename}: ${files.length} files, ${(manifest.size / 1024).toFixed(0)} kB packed, ${(manifest.unpackedSize / 1024).toFixed(0)} kB unpacked`,
+);
 
 // ------------------------------------------------------------------ from the checkout
 const cli = join(ROOT, 'dist', 'cli', 'main.js');
@@ -185,17 +190,25 @@ const devPulled = Object.keys(PKG.devDependencies ?? {}).filter((d) => existsSyn
 if (devPulled.length) fail(`the user install pulled devDependencies: ${devPulled.join(', ')}`);
 const mb = sizeMb(join(app, 'node_modules'));
 const bin = join(app, 'node_modules', '.bin', WIN ? 'workspace-mcp.cmd' : 'workspace-mcp');
-await mcpCheck('tarball: node_modules/.bin/workspace-mcp with WORKSPACE_DB', bin, [], { cwd: app, env: serverEnv({ WORKSPACE_DB: join(work, 'tarball.db') }) });
+await mcpCheck('tarball: node_modules/.bin/workspace-mcp with WORKSPACE_DB', bin, [], {
+  cwd: app,
+  env: serverEnv({ WORKSPACE_DB: join(work, 'tarball.db') }),
+});
 await mcpCheck('tarball: node …/node_modules/workspace-mcp/dist/cli/main.js mcp --db FILE', 'node', [
-  join(app, 'node_modules', 'workspace-mcp', 'dist', 'cli', 'main.js'), 'mcp', '--db', join(work, 'tarball2.db'),
+  join(app, 'node_modules', 'workspace-mcp', 'dist', 'cli', 'main.js'),
+  'mcp',
+  '--db',
+  join(work, 'tarball2.db'),
 ]);
 // `workspace-mcp demo` from the install: the shipped fixture seeded into the data folder (twice:
 // the second run changes nothing), and the config it prints starts the server on it.
 for (const round of ['first', 'second']) {
   const demo = run(`tarball: workspace-mcp demo (${round} run)`, bin, ['demo'], { cwd: app, env: serverEnv() });
   const block = /^\{\n[\s\S]*?\n\}$/m.exec(demo.stdout)?.[0];
-  if (!block || !/^claude mcp add /m.test(demo.stdout.replace(/^ +/gm, ''))) fail(`tarball: workspace-mcp demo printed no config block and claude mcp add line:\n${demo.stdout}`);
-  if (round === 'second' && !/already/.test(demo.stdout)) fail(`tarball: a second workspace-mcp demo did not say the data is already there:\n${demo.stdout}`);
+  if (!block || !/^claude mcp add /m.test(demo.stdout.replace(/^ +/gm, '')))
+    fail(`tarball: workspace-mcp demo printed no config block and claude mcp add line:\n${demo.stdout}`);
+  if (round === 'second' && !/already/.test(demo.stdout))
+    fail(`tarball: a second workspace-mcp demo did not say the data is already there:\n${demo.stdout}`);
   if (round === 'second') {
     const { command, args } = JSON.parse(block).mcpServers.workspace;
     await mcpCheck('tarball: the config workspace-mcp demo printed', command, args, { cwd: app });
@@ -208,5 +221,7 @@ const goal = missed.length ? `goal missed: ${missed.join(', ')}` : 'within the g
 const cpu = installed.cpuSeconds === undefined ? '' : ` (${installed.cpuSeconds.toFixed(1)} s of CPU)`;
 say(`user install (npm install <tgz>): ${installed.seconds.toFixed(1)} s${cpu}, node_modules ${mb.toFixed(1)} MB (${goal})`);
 // The figures for `npm run bench` (its install area reads the last BENCH_JSON line).
-console.log(`BENCH_JSON ${JSON.stringify({ bench: 'install', tarball: manifest.filename, tarball_kb: Math.round(manifest.size / 1024), seconds: installed.seconds, cpu_seconds: installed.cpuSeconds, node_modules_mb: mb })}`);
+console.log(
+  `BENCH_JSON ${JSON.stringify({ bench: 'install', tarball: manifest.filename, tarball_kb: Math.round(manifest.size / 1024), seconds: installed.seconds, cpu_seconds: installed.cpuSeconds, node_modules_mb: mb })}`,
+);
 say('every install route started and answered over MCP');

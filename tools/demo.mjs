@@ -23,7 +23,16 @@ writeFileSync(
     projects: [{ uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', owner_id: 1, name: 'Coffee shop' }],
     bots: [{ id: 10, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Coffee bot' }],
     contacts: [
-      { id: 100, bot_id: 10, messenger: 'telegram', name: 'Anna Lee', telegram_id: '5001', telegram_username: 'annalee', phone: '+447700900123', tags: ['regular'] },
+      {
+        id: 100,
+        bot_id: 10,
+        messenger: 'telegram',
+        name: 'Anna Lee',
+        telegram_id: '5001',
+        telegram_username: 'annalee',
+        phone: '+447700900123',
+        tags: ['regular'],
+      },
       { id: 101, bot_id: 10, messenger: 'telegram', name: 'Ben', telegram_id: '5002' },
       { id: 102, bot_id: 10, messenger: 'vk', name: 'Cid', vk_user_id: 7003 },
     ],
@@ -58,10 +67,22 @@ try {
   step('"What is Anna\'s balance? Top her up by 10 USD": two tool calls');
   const found = await call('findContacts', { query: 'anna' });
   const anna = found.data[0];
-  show({ id: anna.id, name: anna.name, usernames: anna.usernames, phone: anna.phone, accounts: anna.accounts, index: found.meta.index.source });
+  show({
+    id: anna.id,
+    name: anna.name,
+    usernames: anna.usernames,
+    phone: anna.phone,
+    accounts: anna.accounts,
+    index: found.meta.index.source,
+  });
   const usd = anna.accounts.find((a) => a.currency === 'USD');
   console.log(`   Anna's balance: ${(usd.amount / 100).toFixed(2)} USD (account ${usd.id})`);
-  const credited = await call('addFundsToContactAccount', { account_id: usd.id, amount: 1000, description: 'Top-up asked in chat', idempotency_key: 'demo-anna-1' });
+  const credited = await call('addFundsToContactAccount', {
+    account_id: usd.id,
+    amount: 1000,
+    description: 'Top-up asked in chat',
+    idempotency_key: 'demo-anna-1',
+  });
   console.log(`   new balance: ${credited.data.amount_note}`);
   console.log('   (findContacts also takes a phone in any format, "+44 7700 900123", its last 7 digits, or "@annalee")');
 

@@ -63,18 +63,10 @@ db.transaction(() => {
     ).run(ownerId, hashKey(values.key), now);
   }
   if (!db.prepare('SELECT 1 FROM projects WHERE uuid = ?').get(projectUuid)) {
-    db.prepare(`INSERT INTO projects (uuid, owner_id, name, created_at) VALUES (?, ?, 'Bench project', ?)`).run(
-      projectUuid,
-      ownerId,
-      now,
-    );
+    db.prepare(`INSERT INTO projects (uuid, owner_id, name, created_at) VALUES (?, ?, 'Bench project', ?)`).run(projectUuid, ownerId, now);
   }
   if (!db.prepare('SELECT 1 FROM bots WHERE id = ?').get(botId)) {
-    db.prepare(`INSERT INTO bots (id, project_uuid, name, created_at) VALUES (?, ?, 'Bench bot', ?)`).run(
-      botId,
-      projectUuid,
-      now,
-    );
+    db.prepare(`INSERT INTO bots (id, project_uuid, name, created_at) VALUES (?, ?, 'Bench bot', ?)`).run(botId, projectUuid, now);
   }
 }).immediate();
 
@@ -124,5 +116,15 @@ db.close();
 
 const seconds = (performance.now() - started) / 1000;
 process.stdout.write(
-  JSON.stringify({ db: values.db, fresh, owner: ownerId, key: values.key, bot: botId, times: values.times, inserted: count, listed, seconds: Number(seconds.toFixed(1)) }) + '\n',
+  JSON.stringify({
+    db: values.db,
+    fresh,
+    owner: ownerId,
+    key: values.key,
+    bot: botId,
+    times: values.times,
+    inserted: count,
+    listed,
+    seconds: Number(seconds.toFixed(1)),
+  }) + '\n',
 );

@@ -78,17 +78,25 @@ writeFileSync(
     projects: [{ uuid: PROJECT, owner_id: 1, name: 'Soak' }],
     bots: [{ id: BOT, project_uuid: PROJECT, name: 'Soak bot' }],
     contacts: Array.from({ length: CONTACTS }, (_, i) => ({
-      id: 100 + i, bot_id: BOT, messenger: 'telegram', name: `C${i}`, telegram_id: String(7000 + i),
+      id: 100 + i,
+      bot_id: BOT,
+      messenger: 'telegram',
+      name: `C${i}`,
+      telegram_id: String(7000 + i),
     })),
     accounts: Array.from({ length: CONTACTS }, (_, i) => ({ id: 500 + i, contact_id: 100 + i, currency: 'USD', amount: START })),
   }),
 );
 execFileSync(process.execPath, [CLI, 'seed', fixtureFile, '--db', db], { stdio: 'ignore' });
 
-const server = spawn(process.execPath, [...(values.gc ? ['--inspect=127.0.0.1:0'] : []), CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], {
-  stdio: ['ignore', 'pipe', values.gc ? 'pipe' : 'ignore'],
-  env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn' },
-});
+const server = spawn(
+  process.execPath,
+  [...(values.gc ? ['--inspect=127.0.0.1:0'] : []), CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'],
+  {
+    stdio: ['ignore', 'pipe', values.gc ? 'pipe' : 'ignore'],
+    env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn' },
+  },
+);
 // With --gc: the inspector's WebSocket, for HeapProfiler.collectGarbage.
 const inspector = !values.gc
   ? null
@@ -159,10 +167,28 @@ function nextRequest() {
   if (k < 4) return { kind: 'read', method: 'getContactAccounts', body: { contact_id: 100 + (seq % CONTACTS) } };
   if (k < 6) return { kind: 'read', method: 'getMe', body: {} };
   if (k < 8) return { kind: 'read', method: 'getNumberOfContacts', body: { bot_id: BOT } };
-  if (k < 13) return { kind: 'topup', method: 'addFundsToContactAccount', body: { account_id: account, amount: 7, description: 'soak' }, account, delta: 7 };
-  if (k < 18) return { kind: 'debit', method: 'withdrawFundsFromContactAccount', body: { account_id: account, amount: 5, description: 'soak' }, account, delta: -5 };
+  if (k < 13)
+    return {
+      kind: 'topup',
+      method: 'addFundsToContactAccount',
+      body: { account_id: account, amount: 7, description: 'soak' },
+      account,
+      delta: 7,
+    };
+  if (k < 18)
+    return {
+      kind: 'debit',
+      method: 'withdrawFundsFromContactAccount',
+      body: { account_id: account, amount: 5, description: 'soak' },
+      account,
+      delta: -5,
+    };
   const id = nextTelegram++;
-  return { kind: 'create', method: 'createOrUpdateContact', body: { bot_id: BOT, messenger: 'telegram', name: `Soak ${id}`, telegram_id: id } };
+  return {
+    kind: 'create',
+    method: 'createOrUpdateContact',
+    body: { bot_id: BOT, messenger: 'telegram', name: `Soak ${id}`, telegram_id: id },
+  };
 }
 
 const counts = { read: 0, topup: 0, debit: 0, create: 0 };
@@ -222,7 +248,9 @@ async function sample() {
   lastDone = done;
   windowLat = [];
   curve.push(point);
-  process.stderr.write(`soak t=${point.t}s rss=${point.rss_mb} MB (anon ${point.anon_mb})${gc ? ` after GC ${point.gc_rss_mb} MB (anon ${point.gc_anon_mb})` : ''} rps=${point.rps} p99=${point.p99_ms} ms errors=${errors} skipped=${skipped}\n`);
+  process.stderr.write(
+    `soak t=${point.t}s rss=${point.rss_mb} MB (anon ${point.anon_mb})${gc ? ` after GC ${point.gc_rss_mb} MB (anon ${point.gc_anon_mb})` : ''} rps=${point.rps} p99=${point.p99_ms} ms errors=${errors} skipped=${skipped}\n`,
+  );
 }
 
 // Fixed rate: every tick sends what the clock says is due, never more than INFLIGHT at once.
@@ -251,7 +279,12 @@ if ((performance.now() - t0) / 1000 - curve.at(-1).t >= 1) await sample();
 // Every acknowledged top-up and debit is in the balance, nothing else is.
 const accRes = await Promise.all(
   Array.from({ length: CONTACTS }, async (_, i) => {
-    const res = await pool.request({ method: 'POST', path: `${url.pathname}/getContactAccounts`, headers, body: JSON.stringify({ contact_id: 100 + i }) });
+    const res = await pool.request({
+      method: 'POST',
+      path: `${url.pathname}/getContactAccounts`,
+      headers,
+      body: JSON.stringify({ contact_id: 100 + i }),
+    });
     return JSON.parse(await res.body.text()).data;
   }),
 );
@@ -262,7 +295,9 @@ for (const list of accRes) {
     if (want !== undefined && a.amount !== want) ledgerOk = false;
   }
 }
-const ledgerNote = ledgerOk ? 'every balance = start + acknowledged top-ups - acknowledged debits' : 'MISMATCH between balances and acknowledged operations';
+const ledgerNote = ledgerOk
+  ? 'every balance = start + acknowledged top-ups - acknowledged debits'
+  : 'MISMATCH between balances and acknowledged operations';
 
 await pool.close();
 inspector?.close();
@@ -316,15 +351,21 @@ const result = {
 if (values.out) writeFileSync(values.out, JSON.stringify(result, null, 2) + '\n');
 
 const out = (s) => process.stdout.write(s + '\n');
-out(`soak: ${DURATION} s at ${RATE} req/s (achieved ${result.achieved_rps}), ${done} requests ` +
-  `(${counts.read} reads, ${counts.topup} top-ups, ${counts.debit} debits, ${counts.create} creates), ${errors} errors, ${skipped} skipped`);
+out(
+  `soak: ${DURATION} s at ${RATE} req/s (achieved ${result.achieved_rps}), ${done} requests ` +
+    `(${counts.read} reads, ${counts.topup} top-ups, ${counts.debit} debits, ${counts.create} creates), ${errors} errors, ${skipped} skipped`,
+);
 out(`  t s   RSS MB  anon MB  file MB${inspector ? '  RSS after GC  anon after GC' : ''}   req/s   p99 ms`);
 const step = Math.max(1, Math.ceil(curve.length / 40));
 for (let i = 0; i < curve.length; i += step) {
   const p = curve[i];
-  out(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '-').padStart(8)} ${String(p.file_mb ?? '-').padStart(8)}${inspector ? `${String(p.gc_rss_mb).padStart(14)}${String(p.gc_anon_mb).padStart(15)}` : ''} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
+  out(
+    `${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '-').padStart(8)} ${String(p.file_mb ?? '-').padStart(8)}${inspector ? `${String(p.gc_rss_mb).padStart(14)}${String(p.gc_anon_mb).padStart(15)}` : ''} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`,
+  );
 }
-out(`${inspector ? 'after a forced GC: ' : ''}RSS median first third ${first} MB, last third ${last} MB, peak ${peak} MB: ratio ${result.growth} -> ${flat ? 'flat' : 'GROWING'} (limit ${GROWTH}); anonymous part ${anonFirst} -> ${anonLast} MB`);
+out(
+  `${inspector ? 'after a forced GC: ' : ''}RSS median first third ${first} MB, last third ${last} MB, peak ${peak} MB: ratio ${result.growth} -> ${flat ? 'flat' : 'GROWING'} (limit ${GROWTH}); anonymous part ${anonFirst} -> ${anonLast} MB`,
+);
 out(`ledger: ${ledgerNote}`);
 out(`BENCH_JSON ${JSON.stringify({ ...result, curve: undefined })}`);
 if (errors > 0 || !ledgerOk) process.exitCode = 1;

@@ -28,7 +28,11 @@ const INFO = { name: 'tool-budget', version: '1.0.0' };
 function canonical(v) {
   if (Array.isArray(v)) return v.map(canonical);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]));
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, canonical(v[k])]),
+  );
 }
 
 /** tools/list and the instructions as a client of `era` gets them from the built server over stdio. */
@@ -65,18 +69,36 @@ async function main() {
   m = eras['2025-11-25'];
   const sameTools = eras['2025-11-25'].same === eras['2026-07-28'].same;
   for (const e of Object.values(eras)) delete e.same;
-  m = { ...m, eras: Object.fromEntries(Object.entries(eras).map(([era, e]) => [era, { count: e.count, visible: e.visible, total: e.total, longestDescription: e.longestDescription, instructions: e.instructions }])), sameTools };
+  m = {
+    ...m,
+    eras: Object.fromEntries(
+      Object.entries(eras).map(([era, e]) => [
+        era,
+        { count: e.count, visible: e.visible, total: e.total, longestDescription: e.longestDescription, instructions: e.instructions },
+      ]),
+    ),
+    sameTools,
+  };
   if (mode === 'json') process.stdout.write(JSON.stringify(m, null, 2) + '\n');
   else if (mode === 'markdown') {
     const rows = m.tools.map((t) => `| ${t.name} | ${t.visible} | ${t.description} | ${t.input} | ${t.output} | ${t.whole} |`);
     process.stdout.write(
-      ['| tool | visible | description | input schema | output schema | whole |', '|---|---|---|---|---|---|', ...rows,
-        `| **${m.count} tools** | **${m.visible}** | | | | **${m.total}** (tools/list) |`].join('\n') + '\n',
+      [
+        '| tool | visible | description | input schema | output schema | whole |',
+        '|---|---|---|---|---|---|',
+        ...rows,
+        `| **${m.count} tools** | **${m.visible}** | | | | **${m.total}** (tools/list) |`,
+      ].join('\n') + '\n',
     );
     process.stdout.write(
-      ['', '| era | tools | model-visible | tools/list | longest description | instructions |', '|---|---|---|---|---|---|',
-        ...Object.entries(m.eras).map(([era, e]) => `| ${era} | ${e.count} | ${e.visible} | ${e.total} | ${e.longestDescription} | ${e.instructions} |`)].join('\n') +
-        `\n\nThe tools are ${m.sameTools ? 'the same, key for key,' : 'NOT the same'} in both eras.\n`,
+      [
+        '',
+        '| era | tools | model-visible | tools/list | longest description | instructions |',
+        '|---|---|---|---|---|---|',
+        ...Object.entries(m.eras).map(
+          ([era, e]) => `| ${era} | ${e.count} | ${e.visible} | ${e.total} | ${e.longestDescription} | ${e.instructions} |`,
+        ),
+      ].join('\n') + `\n\nThe tools are ${m.sameTools ? 'the same, key for key,' : 'NOT the same'} in both eras.\n`,
     );
   } else {
     const pad = Math.max(...m.tools.map((t) => t.name.length));

@@ -69,7 +69,13 @@ function renderForm(): HTMLElement {
     }
     const move = kind.value as 'add' | 'withdraw';
     error.textContent = '';
-    pending = { move, account, amount: minor, description: description.value.trim() || (move === 'add' ? 'Top-up' : 'Withdrawal'), key: newKey() };
+    pending = {
+      move,
+      account,
+      amount: minor,
+      description: description.value.trim() || (move === 'add' ? 'Top-up' : 'Withdrawal'),
+      key: newKey(),
+    };
     outcome = undefined;
     render();
   };
@@ -106,7 +112,11 @@ function renderConfirm(m: Move): HTMLElement {
     h(
       'p',
       { style: 'margin:0 0 6px' },
-      h('strong', {}, `${m.move === 'add' ? 'Top up' : 'Withdraw from'} ${who} ${m.account.currency} account by ${money(m.amount, m.account.currency)}?`),
+      h(
+        'strong',
+        {},
+        `${m.move === 'add' ? 'Top up' : 'Withdraw from'} ${who} ${m.account.currency} account by ${money(m.amount, m.account.currency)}?`,
+      ),
     ),
     h('div', { class: 'muted' }, `“${m.description}” · balance after: ${money(after, m.account.currency)}`),
     h('div', { class: 'bar' }, confirm, cancel),
@@ -138,7 +148,14 @@ async function commit(m: Move): Promise<void> {
 
 function render(): void {
   show('title', contactName ? `${contactName} · accounts` : contactId !== undefined ? `Contact ${contactId} · accounts` : 'Accounts');
-  show('content', renderAccounts(), outcome, accounts.length ? (pending ? renderConfirm(pending) : renderForm()) : null, h('h2', {}, 'Recent moves'), h('div', { id: 'journal' }, journalEl));
+  show(
+    'content',
+    renderAccounts(),
+    outcome,
+    accounts.length ? (pending ? renderConfirm(pending) : renderForm()) : null,
+    h('h2', {}, 'Recent moves'),
+    h('div', { id: 'journal' }, journalEl),
+  );
 }
 
 let journalEl: HTMLElement = h('p', { class: 'muted' }, 'Loading…');
@@ -168,7 +185,11 @@ async function loadJournal(): Promise<void> {
     h(
       'table',
       { class: 'stack' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'When'), h('th', { class: 'num' }, 'Amount'), h('th', {}, 'Description'), h('th', {}, 'Confirmed'))),
+      h(
+        'thead',
+        {},
+        h('tr', {}, h('th', {}, 'When'), h('th', { class: 'num' }, 'Amount'), h('th', {}, 'Description'), h('th', {}, 'Confirmed')),
+      ),
       h(
         'tbody',
         {},

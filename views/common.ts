@@ -17,7 +17,11 @@ export function followTheme(bridge: Bridge): void {
 type Child = Node | string | number | null | undefined | false;
 
 /** `h('td', {class: 'num'}, '12.00')`: an element with attributes (on* as listeners) and children. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, unknown> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, unknown> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
@@ -82,7 +86,9 @@ export function toMinor(text: string, currency: string): number | undefined {
 export function startView(name: string, wire: (bridge: Bridge) => void): Bridge {
   const bridge = new Bridge();
   followTheme(bridge);
-  bridge.on('ui/notifications/tool-cancelled', (p: { reason?: string }) => show('status', `The tool call was cancelled${p.reason ? `: ${p.reason}` : ''}.`));
+  bridge.on('ui/notifications/tool-cancelled', (p: { reason?: string }) =>
+    show('status', `The tool call was cancelled${p.reason ? `: ${p.reason}` : ''}.`),
+  );
   wire(bridge);
   bridge.connect(name).catch((e: Error) => show('status', `Could not connect to the host: ${e.message}`));
   return bridge;

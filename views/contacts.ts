@@ -81,7 +81,10 @@ function render(): void {
     ...COLUMNS.map(([key, label]) =>
       h(
         'th',
-        { 'aria-sort': sort?.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none', class: key === 'balance' ? 'num' : undefined },
+        {
+          'aria-sort': sort?.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none',
+          class: key === 'balance' ? 'num' : undefined,
+        },
         h('button', { 'data-sort': key, onclick: () => toggleSort(key) }, label, sort?.key === key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''),
       ),
     ),

@@ -40,7 +40,11 @@ function fieldsTable(fields: Array<[string, Field]>): HTMLElement {
             h('td', { 'data-label': 'Field' }, f.name),
             h('td', { 'data-label': 'Slug' }, h('code', {}, slug)),
             h('td', { 'data-label': 'Type' }, f.type === 'money' && f.currency ? `money (${f.currency})` : f.type),
-            h('td', { 'data-label': 'Flags' }, [f.is_required && 'required', f.is_hidden && 'hidden', f.is_encryptable && 'encrypted'].filter(Boolean).join(', ') || '—'),
+            h(
+              'td',
+              { 'data-label': 'Flags' },
+              [f.is_required && 'required', f.is_hidden && 'hidden', f.is_encryptable && 'encrypted'].filter(Boolean).join(', ') || '—',
+            ),
           ),
         ),
       ),
@@ -59,7 +63,11 @@ function recordsTable(fields: Array<[string, Field]>, records: any[], total: num
       h(
         'table',
         { class: 'stack', id: 'records' },
-        h('thead', {}, h('tr', {}, ...fields.map(([, f]) => h('th', { class: f.type === 'money' || f.type === 'number' ? 'num' : undefined }, f.name)))),
+        h(
+          'thead',
+          {},
+          h('tr', {}, ...fields.map(([, f]) => h('th', { class: f.type === 'money' || f.type === 'number' ? 'num' : undefined }, f.name))),
+        ),
         h(
           'tbody',
           {},
@@ -67,7 +75,9 @@ function recordsTable(fields: Array<[string, Field]>, records: any[], total: num
             h(
               'tr',
               { 'data-id': rec.id },
-              ...fields.map(([slug, f]) => h('td', { 'data-label': f.name, class: f.type === 'money' || f.type === 'number' ? 'num' : undefined }, cell(rec[slug], f))),
+              ...fields.map(([slug, f]) =>
+                h('td', { 'data-label': f.name, class: f.type === 'money' || f.type === 'number' ? 'num' : undefined }, cell(rec[slug], f)),
+              ),
             ),
           ),
         ),

@@ -25,7 +25,7 @@ export const METHODS = [
 ] as const;
 
 export type AnyMethod = (typeof METHODS)[number];
-export type MethodName = AnyMethod['name'];
+type MethodName = AnyMethod['name'];
 
 const BY_NAME = new Map<string, MethodDef>();
 for (const m of METHODS as readonly MethodDef[]) {

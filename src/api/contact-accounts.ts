@@ -11,13 +11,13 @@ import { r } from './rules.js';
 import { Timestamp } from './shapes.js';
 
 /** Largest top-up or debit in one call, in minor units (the spec's 10^14). */
-export const MAX_MOVE = 100_000_000_000_000;
+const MAX_MOVE = 100_000_000_000_000;
 /** Largest balance: the largest integer a JSON client reads exactly (2^53 − 1). */
 export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 /** Longest journal description, in characters. */
-export const MAX_DESCRIPTION = 255;
+const MAX_DESCRIPTION = 255;
 
-export const ContactAccountSchema = z.object({
+const ContactAccountSchema = z.object({
   id: z.number().int().describe('Account ID; pass it to other methods as account_id'),
   currency: z.string().describe('ISO 4217 code, e.g. USD'),
   amount: z.number().int().describe('Balance in minor units of the currency (cents for USD, whole yen for JPY)'),
@@ -31,16 +31,8 @@ export type ContactAccount = z.infer<typeof ContactAccountSchema>;
 const accountId = r.integer().required();
 const moveParams = {
   account_id: accountId,
-  amount: r
-    .integer()
-    .required()
-    .between(1, MAX_MOVE)
-    .describe('Minor units of the account currency: 10.00 USD is 1000'),
-  description: r
-    .string()
-    .required()
-    .max(MAX_DESCRIPTION)
-    .describe('Why; kept in the account journal'),
+  amount: r.integer().required().between(1, MAX_MOVE).describe('Minor units of the account currency: 10.00 USD is 1000'),
+  description: r.string().required().max(MAX_DESCRIPTION).describe('Why; kept in the account journal'),
 };
 
 const WRITE = { readOnlyHint: false, openWorldHint: false } as const;

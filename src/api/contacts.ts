@@ -8,7 +8,7 @@ import { r } from './rules.js';
 import { PageLinksSchema, PageMetaSchema } from './shapes.js';
 
 /** A contact variable as contacts carry it. */
-export const ContactVariableSchema = z.object({
+const ContactVariableSchema = z.object({
   id: z.number().int().describe('Variable ID within the contact'),
   name: z.string(),
   value: z.string().nullable().describe('Value; for media types (1-4) a link to the file, resolved by decodeShortLink'),
@@ -23,7 +23,7 @@ export type ContactVariable = z.infer<typeof ContactVariableSchema>;
  * The contact. Messenger fields appear only for their messenger (`telegram_*` for telegram,
  * `max_*` for max, `viber_id` for viber); `vk_user_id` is on every contact, null unless VK.
  */
-export const ContactSchema = z.object({
+const ContactSchema = z.object({
   id: z.number().int(),
   bot_id: z.number().int(),
   phone: z.string().nullable().describe('Digits only, no +'),
@@ -49,11 +49,11 @@ export const ContactSchema = z.object({
 export type Contact = z.infer<typeof ContactSchema>;
 
 /** Messengers createOrUpdateContact can create a contact in (not `web`). */
-export const API_MESSENGERS = ['telegram', 'max', 'viber', 'vk'] as const;
-export type ApiMessenger = (typeof API_MESSENGERS)[number];
+const API_MESSENGERS = ['telegram', 'max', 'viber', 'vk'] as const;
+type ApiMessenger = (typeof API_MESSENGERS)[number];
 
 /** `+` then digits, 9 to 16 characters including the plus. */
-export const PHONE_PATTERN = /^\+[0-9]{8,15}$/;
+const PHONE_PATTERN = /^\+[0-9]{8,15}$/;
 
 /** getContacts `count`, `limit` bounds (spec Limits). */
 export const CONTACTS_PER_PAGE = { min: 1, max: 500, default: 20 } as const;

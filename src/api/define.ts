@@ -50,7 +50,11 @@ type MethodMoney =
       readonly checkWith: Required<CheckWith>;
     };
 
-export type MethodDef<N extends string = string, S extends Shape = Shape, R extends z.ZodType | null = z.ZodType | null> = MethodCore<N, S, R> &
+export type MethodDef<N extends string = string, S extends Shape = Shape, R extends z.ZodType | null = z.ZodType | null> = MethodCore<
+  N,
+  S,
+  R
+> &
   MethodMoney;
 
 /** A method that moves money. */
@@ -95,7 +99,9 @@ export interface Paging {
 }
 
 /** Define a method; keeps the literal name, shape and result types for the handler table. */
-export function defineMethod<const N extends string, S extends Shape, R extends z.ZodType | null>(def: MethodDef<N, S, R>): MethodDef<N, S, R> {
+export function defineMethod<const N extends string, S extends Shape, R extends z.ZodType | null>(
+  def: MethodDef<N, S, R>,
+): MethodDef<N, S, R> {
   return def;
 }
 

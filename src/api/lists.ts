@@ -5,8 +5,8 @@ import { r } from './rules.js';
 import { paginated, Timestamp } from './shapes.js';
 
 /** The field types a list may hold. */
-export const FIELD_TYPES = ['string', 'number', 'bool', 'date', 'datetime', 'money', 'file', 'image', 'contact', 'bot'] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+const FIELD_TYPES = ['string', 'number', 'bool', 'date', 'datetime', 'money', 'file', 'image', 'contact', 'bot'] as const;
+type FieldType = (typeof FIELD_TYPES)[number];
 
 /**
  * Slugs a field may not take: the record's own keys, the record id parameter, and
@@ -25,7 +25,7 @@ export const MAX_LISTS_PER_PROJECT = 5000;
 /** getListSchemas page size, fixed. */
 export const LIST_PAGE_SIZE = 50;
 
-export const FieldDefSchema = z.object({
+const FieldDefSchema = z.object({
   name: z.string(),
   type: z.enum(FIELD_TYPES),
   currency: z.string().optional().describe('Only for money fields: ISO 4217 code'),
@@ -35,7 +35,7 @@ export const FieldDefSchema = z.object({
 });
 export type FieldDef = z.infer<typeof FieldDefSchema>;
 
-export const ListSchemaSchema = z.object({
+const ListSchemaSchema = z.object({
   id: z.string(),
   fields: z
     .record(z.string(), FieldDefSchema)
@@ -47,7 +47,7 @@ export const ListSchemaSchema = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
-export type ListSchema = z.infer<typeof ListSchemaSchema>;
+type ListSchema = z.infer<typeof ListSchemaSchema>;
 
 const SLUG_NOTE = `Key in records, unique in the list; not ${RESERVED_SLUGS.join(', ')}`;
 

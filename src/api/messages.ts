@@ -6,8 +6,8 @@ import { z } from 'zod';
 import { defineMethod } from './define.js';
 import { r } from './rules.js';
 
-export const MAX_MESSAGE_TEXT = 4096;
-export const MESSAGE_MESSENGERS = ['telegram', 'max', 'viber', 'vk', 'web'] as const;
+const MAX_MESSAGE_TEXT = 4096;
+const MESSAGE_MESSENGERS = ['telegram', 'max', 'viber', 'vk', 'web'] as const;
 /** An http(s) URL with no spaces. */
 export const HTTP_URL = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineMethod, READ } from './define.js';
 import { Timestamp } from './shapes.js';
 
-export const MeSchema = z.object({
+const MeSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   email: z.string().nullable(),
@@ -12,7 +12,7 @@ export const MeSchema = z.object({
 });
 export type Me = z.infer<typeof MeSchema>;
 
-export const getMe = defineMethod({
+const getMe = defineMethod({
   name: 'getMe',
   verbs: ['GET', 'POST'],
   status: 200,
@@ -23,18 +23,19 @@ export const getMe = defineMethod({
   annotations: READ,
 });
 
-export const BalanceSchema = z.object({
+const BalanceSchema = z.object({
   balance: z.number().int().describe('Balance in MINOR units of the currency (cents for USD)'),
   currency: z.string().describe('ISO 4217 code, e.g. USD'),
 });
 export type Balance = z.infer<typeof BalanceSchema>;
 
-export const getBalance = defineMethod({
+const getBalance = defineMethod({
   name: 'getBalance',
   verbs: ['GET', 'POST'],
   status: 200,
   title: 'Platform balance',
-  description: "The key holder's own balance with the platform (what pays for the service). Not a contact's account: see getContactAccounts.",
+  description:
+    "The key holder's own balance with the platform (what pays for the service). Not a contact's account: see getContactAccounts.",
   params: {},
   result: z.object({ data: BalanceSchema }),
   annotations: READ,

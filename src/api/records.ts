@@ -7,7 +7,7 @@ import { paginated, Timestamp } from './shapes.js';
 /** Text values: up to this many characters. */
 export const MAX_TEXT_LENGTH = 65535;
 
-export const RecordSchema = z
+const RecordSchema = z
   .object({
     id: z.string(),
     schema_id: z.string(),
@@ -27,8 +27,7 @@ export const getListItems = defineMethod({
   verbs: ['GET', 'POST'],
   status: 200,
   title: 'List records of a list',
-  description:
-    'The records of a list, a page at a time. Encrypted fields cannot be filtered or sorted on. getListSchema tells the slugs.',
+  description: 'The records of a list, a page at a time. Encrypted fields cannot be filtered or sorted on. getListSchema tells the slugs.',
   params: {
     schema_id: r.string().required().max(255),
     page: r.any().advertise('integer'),

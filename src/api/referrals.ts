@@ -12,7 +12,7 @@ export const REFERRER_DEPTH = { min: 1, max: 10, default: 1 } as const;
 /** Referrals per page of getReferrals (ours). */
 export const REFERRALS_PER_PAGE = 20;
 
-export const ReferralSchema = z.object({
+const ReferralSchema = z.object({
   id: z.number().int(),
   name: z.string(),
   messenger: z.enum(['telegram', 'max', 'viber', 'vk', 'web']),
@@ -22,7 +22,7 @@ export type Referral = z.infer<typeof ReferralSchema>;
 
 /** A contact with the one who referred it: null when nobody did, absent past `depth`. */
 export type ReferrerNode = Referral & { referrer?: ReferrerNode | null };
-export const ReferrerNodeSchema: z.ZodType<ReferrerNode> = z.lazy(() =>
+const ReferrerNodeSchema: z.ZodType<ReferrerNode> = z.lazy(() =>
   ReferralSchema.extend({
     referrer: ReferrerNodeSchema.nullable().optional().describe('Who referred this contact; null if nobody; absent below depth'),
   }),

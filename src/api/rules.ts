@@ -5,7 +5,7 @@
  * a limit is written once. Rules are immutable: every builder call returns a copy.
  */
 
-export type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'map' | 'any';
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'map' | 'any';
 
 export interface RuleState {
   kind: Kind;
@@ -97,8 +97,7 @@ export type Infer<S extends Shape> = {
 export const r = {
   string: () => new Rule<string>({ kind: 'string', required: false }),
   /** One of a closed set of strings (Laravel `in:`). */
-  oneOf: <const V extends readonly string[]>(values: V) =>
-    new Rule<V[number]>({ kind: 'string', required: false, oneOf: values }),
+  oneOf: <const V extends readonly string[]>(values: V) => new Rule<V[number]>({ kind: 'string', required: false, oneOf: values }),
   email: () => new Rule<string>({ kind: 'string', required: false, format: 'email' }),
   alphaDash: () => new Rule<string>({ kind: 'string', required: false, format: 'alpha_dash' }),
   uuid: () => new Rule<string>({ kind: 'string', required: false, format: 'uuid' }),
@@ -107,8 +106,7 @@ export const r = {
   unixSeconds: () => new Rule<number>({ kind: 'integer', required: false, unixSeconds: true }),
   number: () => new Rule<number>({ kind: 'number', required: false }),
   boolean: () => new Rule<boolean>({ kind: 'boolean', required: false }),
-  array: <I extends Rule<unknown, boolean>>(items: I) =>
-    new Rule<Array<I['_type']>>({ kind: 'array', required: false, items }),
+  array: <I extends Rule<unknown, boolean>>(items: I) => new Rule<Array<I['_type']>>({ kind: 'array', required: false, items }),
   object: <S extends Shape>(shape: S) => new Rule<Infer<S>>({ kind: 'object', required: false, shape }),
   /** An object with free keys (a record's `data`, list `filters`). */
   map: () => new Rule<Record<string, unknown>>({ kind: 'map', required: false }),
@@ -201,8 +199,7 @@ export function charLength(s: string): number {
 function rangeMessage(attr: string, rule: RuleState, unit: 'numeric' | 'string' | 'array'): string {
   const { min, max } = rule;
   const suffix = unit === 'string' ? ' characters' : unit === 'array' ? ' items' : '';
-  if (min !== undefined && max !== undefined && unit !== 'array')
-    return `The ${attr} field must be between ${min} and ${max}${suffix}.`;
+  if (min !== undefined && max !== undefined && unit !== 'array') return `The ${attr} field must be between ${min} and ${max}${suffix}.`;
   if (unit === 'array') {
     return min !== undefined && max === undefined
       ? `The ${attr} field must have at least ${min} items.`
@@ -247,9 +244,12 @@ function checkValue(rule: RuleState, key: string, v: unknown, bag: ErrorBag): un
     }
     case 'integer':
     case 'number': {
-      const numeric = typeof v === 'number' ? (Number.isFinite(v) ? v : undefined) : typeof v === 'string' && NUMBER_TEXT.test(v) ? Number(v) : undefined;
+      const numeric =
+        typeof v === 'number' ? (Number.isFinite(v) ? v : undefined) : typeof v === 'string' && NUMBER_TEXT.test(v) ? Number(v) : undefined;
       if (rule.kind === 'integer') {
-        const ok = (typeof v === 'number' && Number.isSafeInteger(v)) || (typeof v === 'string' && INTEGER_TEXT.test(v) && Number.isSafeInteger(Number(v)));
+        const ok =
+          (typeof v === 'number' && Number.isSafeInteger(v)) ||
+          (typeof v === 'string' && INTEGER_TEXT.test(v) && Number.isSafeInteger(Number(v)));
         if (!ok) fail(rule.unixSeconds ? unixSecondsMessage(attr, v) : `The ${attr} field must be an integer.`);
       } else if (numeric === undefined) {
         fail(`The ${attr} field must be a number.`);
@@ -306,9 +306,7 @@ function validateShape(
     if (!isPresent(v) || (s.required && !isFilled(v))) {
       if (s.required) target.set(key, [`The ${attributeName(key)} field is required.`]);
       else if (s.requiredWithout && !isPresent(input[s.requiredWithout]))
-        target.set(key, [
-          `The ${attributeName(key)} field is required when ${attributeName(prefix + s.requiredWithout)} is not present.`,
-        ]);
+        target.set(key, [`The ${attributeName(key)} field is required when ${attributeName(prefix + s.requiredWithout)} is not present.`]);
       else if (s.requiredIf) {
         const other = input[s.requiredIf.other];
         if (isPresent(other) && s.requiredIf.values.includes(String(other)))

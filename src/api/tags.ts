@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { defineMethod, READ } from './define.js';
 import { r } from './rules.js';
 
-export const MAX_TAG = 255;
+const MAX_TAG = 255;
 
 const TagList = z.array(z.string()).describe('Tag names');
 const contactId = r.integer().required();
@@ -52,7 +52,7 @@ export const detachTagFromContact = defineMethod({
   verbs: ['POST'],
   status: 200,
   title: 'Untag a contact',
-  description: "Removes a tag from a contact (not having it is no error); returns the tags. The name stays in getBotTags.",
+  description: 'Removes a tag from a contact (not having it is no error); returns the tags. The name stays in getBotTags.',
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

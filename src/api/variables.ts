@@ -7,10 +7,10 @@ import { defineMethod, READ } from './define.js';
 import { r } from './rules.js';
 
 /** Longest variable name and value, in characters (ours). */
-export const MAX_VARIABLE_NAME = 255;
-export const MAX_VARIABLE_VALUE = 65_535;
+const MAX_VARIABLE_NAME = 255;
+const MAX_VARIABLE_VALUE = 65_535;
 
-export const VariableSchema = z.object({
+const VariableSchema = z.object({
   id: z.number().int().describe('Variable ID; pass it to deleteContactVariable as id'),
   name: z.string(),
   value: z

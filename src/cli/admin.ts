@@ -12,8 +12,7 @@ function out(line: string): void {
 
 export async function runAdmin(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (!command || !(COMMANDS as readonly string[]).includes(command))
-    throw new UsageError(`admin needs a command: ${COMMANDS.join(', ')}`);
+  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`admin needs a command: ${COMMANDS.join(', ')}`);
   const { values } = parse(rest, HELP.admin.flags);
   const need = (name: 'owner' | 'account' | 'contact' | 'bot'): number => {
     const v = intFlag(values[name], name, 1);

@@ -30,9 +30,12 @@ function joinNegativeNumbers(args: string[], options: ParseArgsConfig['options']
 
 /** parseArgs's own message, said as ours: what was wrong and what the command takes. */
 function parseMessage(e: Error & { code?: string }, options: ParseArgsConfig['options']): string {
-  const flags = Object.keys(options ?? {}).map((n) => `--${n}`).join(', ');
+  const flags = Object.keys(options ?? {})
+    .map((n) => `--${n}`)
+    .join(', ');
   const flag = /'(--?[^' ]+)/.exec(e.message)?.[1];
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${flag ?? ''}: this command takes ${flags || 'no options'} (workspace-mcp --help lists them)`;
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return `unknown option ${flag ?? ''}: this command takes ${flags || 'no options'} (workspace-mcp --help lists them)`;
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${flag ?? 'an option'} needs a value (${flag ?? 'the option'} VALUE)`;
   return e.message;
 }

@@ -35,17 +35,26 @@ function ownerLine(o: NonNullable<BannerInfo['owner']>): string {
   // The MCP server's default bot, by getWorkspace's rule (the configured one, else the only
   // bot); serve has none, and lists the bots.
   if (o.defaultBot !== undefined)
-    parts.push(o.defaultBot !== null ? `default bot ${o.defaultBot}` : `no default bot (${o.bots?.length ? `bots ${o.bots.join(', ')}` : 'no bot'}: --bot picks one)`);
+    parts.push(
+      o.defaultBot !== null
+        ? `default bot ${o.defaultBot}`
+        : `no default bot (${o.bots?.length ? `bots ${o.bots.join(', ')}` : 'no bot'}: --bot picks one)`,
+    );
   else if (o.bots?.length) parts.push(`${o.bots.length === 1 ? 'bot' : 'bots'} ${o.bots.join(', ')}`);
   return parts.join(' · ');
 }
 
 export function printBanner(info: BannerInfo): void {
   const rows: Array<[string, string]> = [];
-  if (info.database) rows.push(['database', `${info.database.file}${info.database.created ? ` (new${info.createdEmpty ? `, empty: ${info.createdEmpty}` : ''})` : ''}`]);
+  if (info.database)
+    rows.push([
+      'database',
+      `${info.database.file}${info.database.created ? ` (new${info.createdEmpty ? `, empty: ${info.createdEmpty}` : ''})` : ''}`,
+    ]);
   if (info.remote) rows.push(['remote', info.remote]);
   if (info.owner) rows.push(['owner', ownerLine(info.owner)]);
-  if (info.newKey) rows.push(['API key', `${info.newKey.key} (the new default owner's; shown this once) · to make a new one later: ${info.newKey.again}`]);
+  if (info.newKey)
+    rows.push(['API key', `${info.newKey.key} (the new default owner's; shown this once) · to make a new one later: ${info.newKey.again}`]);
   if (info.money) rows.push(['money', info.money]);
   if (info.token) rows.push(['token', info.token]);
   if (info.config) rows.push(['config', info.config]);
@@ -55,7 +64,7 @@ export function printBanner(info: BannerInfo): void {
 }
 
 /** The command that starts this CLI: `npx -y workspace-mcp` when npx ran it from its cache, else node and the script, both absolute. */
-export function launcher(): { command: string; args: string[] } {
+function launcher(): { command: string; args: string[] } {
   let entry = process.argv[1] ?? 'workspace-mcp';
   try {
     entry = realpathSync(entry);
@@ -113,7 +122,9 @@ export function newKeyInfo(key: string | undefined, ownerId: number | undefined,
 
 /** What to check when a start made its database empty: the setting that named it. */
 export function createdEmptyHint(source: DbLocation['source']): string {
-  return source === 'default' ? 'no --db was given; to use an existing database, give --db' : `if you meant an existing database, check ${source}`;
+  return source === 'default'
+    ? 'no --db was given; to use an existing database, give --db'
+    : `if you meant an existing database, check ${source}`;
 }
 
 /** The warning tool results carry when the start made the database empty (a mistyped --db looks just like a first run). */

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { RESULT_BUDGET } from '../mcp/result/budget.js';
 
 /** A flag: its parser type, the value it takes (for the help), and what it does. */
-export interface Flag {
+interface Flag {
   type: 'string' | 'boolean';
   value?: string;
   help: string;
@@ -21,17 +21,33 @@ const db = (what: string): Flag => ({ type: 'string', value: 'FILE|URL', help: w
 const MCP: Flags = {
   db: db('the database: a SQLite file (made on the first start) or a postgres:// URL (default: workspace.db in the data folder)'),
   'rate-limit': { type: 'string', value: 'N', help: 'requests a minute per owner (default 0: no limit)' },
-  remote: { type: 'string', value: 'BASE_URL', help: "a Workspace API's base URL (https://host/api/v1) instead of a database; the key in WORKSPACE_API_KEY" },
+  remote: {
+    type: 'string',
+    value: 'BASE_URL',
+    help: "a Workspace API's base URL (https://host/api/v1) instead of a database; the key in WORKSPACE_API_KEY",
+  },
   http: { type: 'boolean', help: 'serve Streamable HTTP (at /mcp) instead of stdio' },
   port: { type: 'string', value: 'N', help: "--http's port (default 8765; 0: any free port)" },
-  host: { type: 'string', value: 'H', help: "--http's address (default 127.0.0.1; another needs a bearer token, made if WORKSPACE_MCP_TOKEN is unset)" },
+  host: {
+    type: 'string',
+    value: 'H',
+    help: "--http's address (default 127.0.0.1; another needs a bearer token, made if WORKSPACE_MCP_TOKEN is unset)",
+  },
   'read-only': { type: 'boolean', help: 'only the tools that change nothing' },
   tools: { type: 'string', value: 'a,b,...', help: 'only these tools' },
   'exclude-tools': { type: 'string', value: 'a,b,...', help: 'every tool but these' },
   bot: { type: 'string', value: 'ID', help: "the default bot, used where a tool's bot_id is left out (default: the owner's only bot)" },
   project: { type: 'string', value: 'UUID', help: 'a project getWorkspace lists (--remote: the API cannot list projects)' },
-  'max-amount': { type: 'string', value: 'AMOUNT|off', help: 'most money one call moves without asking the person (major units; --remote default 100.00)' },
-  'max-daily': { type: 'string', value: 'AMOUNT|off', help: 'most money moved per account per 24 h without asking (--remote default 500.00)' },
+  'max-amount': {
+    type: 'string',
+    value: 'AMOUNT|off',
+    help: 'most money one call moves without asking the person (major units; --remote default 100.00)',
+  },
+  'max-daily': {
+    type: 'string',
+    value: 'AMOUNT|off',
+    help: 'most money moved per account per 24 h without asking (--remote default 500.00)',
+  },
   'money-policy': { type: 'string', value: 'FILE', help: 'JSON {"max_amount": …, "max_daily": …}, an amount or one per currency code' },
   'no-confirm': { type: 'boolean', help: 'over a cap, move the money without asking anyone (automation only)' },
   'no-ui': { type: 'boolean', help: 'serve no MCP Apps views' },
@@ -98,7 +114,8 @@ export const COMMANDS = {
   },
   demo: {
     usage: 'workspace-mcp demo [--db FILE|URL]',
-    about: 'Make a database with the demo data (again: nothing changes) and print the config to paste into Claude Desktop, Claude Code or Cursor.',
+    about:
+      'Make a database with the demo data (again: nothing changes) and print the config to paste into Claude Desktop, Claude Code or Cursor.',
     flags: DEMO,
   },
   serve: {
@@ -134,7 +151,7 @@ export const COMMANDS = {
 export type CommandName = keyof typeof COMMANDS;
 
 /** The environment variables the program reads. */
-export const ENVIRONMENT: Array<[string, string]> = [
+const ENVIRONMENT: Array<[string, string]> = [
   ['WORKSPACE_DB', 'the database, when --db is not given (a file or a postgres:// URL)'],
   ['DATABASE_URL', 'a postgres:// URL, used when neither --db nor WORKSPACE_DB is given'],
   ['WORKSPACE_SECRET', "64 hex characters that open the database's encrypted values (required on PostgreSQL; else kept in FILE.secret)"],
@@ -145,7 +162,7 @@ export const ENVIRONMENT: Array<[string, string]> = [
   ['WORKSPACE_MAX_AMOUNT', 'mcp: as --max-amount'],
   ['WORKSPACE_MAX_DAILY', 'mcp: as --max-daily'],
   ['WORKSPACE_MONEY_POLICY', 'mcp: as --money-policy'],
-  ['WORKSPACE_MCP_TOKEN', "mcp --http: the bearer token clients must send"],
+  ['WORKSPACE_MCP_TOKEN', 'mcp --http: the bearer token clients must send'],
   ['WORKSPACE_DATA_DIR', "mcp: an existing folder for exports and the server's state (default: the database's folder)"],
   ['WORKSPACE_PG_POOL', 'PostgreSQL: service threads, each with a connection (default 4)'],
   ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', 'PostgreSQL: a longer statement is cancelled, its call answers 503 (default 15000)'],
@@ -168,7 +185,17 @@ function flagLines(flags: Flags): string[] {
 /** One command's help: usage, what it does, every flag its parser takes. */
 export function commandHelp(name: CommandName): string {
   const c: Command = COMMANDS[name];
-  return [`usage: ${c.usage}`, '', c.about, '', 'flags:', ...flagLines(c.flags), ...(c.more ? ['', ...c.more] : []), '', '  -h, --help  this help'].join('\n');
+  return [
+    `usage: ${c.usage}`,
+    '',
+    c.about,
+    '',
+    'flags:',
+    ...flagLines(c.flags),
+    ...(c.more ? ['', ...c.more] : []),
+    '',
+    '  -h, --help  this help',
+  ].join('\n');
 }
 
 /** The whole help: every command with every flag, and the environment. */

@@ -8,7 +8,7 @@ import { networkInterfaces } from 'node:os';
 const ANY = new Set(['0.0.0.0', '::', '[::]', '::0', '']);
 
 /** The hosts (as a URL writes them) to reach a server bound to `host`: the loopback first. */
-export function reachableHosts(host: string): string[] {
+function reachableHosts(host: string): string[] {
   if (!ANY.has(host)) return [host.includes(':') && !host.startsWith('[') ? `[${host}]` : host];
   const v6 = host !== '0.0.0.0';
   const out = ['127.0.0.1'];

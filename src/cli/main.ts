@@ -18,7 +18,8 @@ async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, COMMANDS.serve.flags);
   const port = intFlag(values.port, 'port', 0, 65535) ?? 8080;
   // The spec's limit: 120 requests a minute per owner, every method counted.
-  const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 120;
+  const rateLimit =
+    intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 120;
   if (values.db === '') throw new UsageError('--db needs a file path');
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
@@ -31,7 +32,11 @@ async function serve(args: string[]): Promise<void> {
   let pool: import('../service/pool.js').ServicePool | undefined;
   if (loc.url !== undefined) {
     const { poolSize, statementTimeoutMs } = pgEnv();
-    pool = new (await import('../service/pool.js')).ServicePool({ url: loc.url, rateLimit, secrets: opened.secrets, statementTimeoutMs }, poolSize, log);
+    pool = new (await import('../service/pool.js')).ServicePool(
+      { url: loc.url, rateLimit, secrets: opened.secrets, statementTimeoutMs },
+      poolSize,
+      log,
+    );
   }
   await pool?.ready();
   const answerer: Answerer = pool ?? service;
@@ -43,7 +48,8 @@ async function serve(args: string[]): Promise<void> {
     await pool?.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
     throw e;
   }
   const { server } = listening;

@@ -21,7 +21,7 @@ import { pgEnv } from './pg-env.js';
 import type { SearchParts } from './search-wiring.js';
 
 /** The remote mode's audit trail, in its data folder. */
-export const AUDIT_FILE = 'audit.jsonl';
+const AUDIT_FILE = 'audit.jsonl';
 
 /** The MCP server's own state, per scope: a SQLite file of its own, or (PostgreSQL) the shared database. */
 export interface McpState {
@@ -57,7 +57,7 @@ export interface BackendSetup {
 }
 
 /** A backend and what goes with it. */
-export interface Wired extends SearchParts {
+interface Wired extends SearchParts {
   backend: Backend;
   /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
   audit: AuditTrail;
@@ -74,7 +74,7 @@ export interface Configured {
 }
 
 /** The client of a remote Workspace API (`src/remote/`). */
-export async function createRemoteBackend(baseUrl: string, apiKey: string): Promise<RemoteBackend> {
+async function createRemoteBackend(baseUrl: string, apiKey: string): Promise<RemoteBackend> {
   // Loaded only for --remote: undici is a fair part of the local server's cold start.
   const { RemoteBackend } = await import('../remote/client.js');
   try {
@@ -93,7 +93,9 @@ function dataDirFor(dbFile: string | undefined): string {
   if (named) {
     const dir = resolve(expandHome(named));
     if (!existsSync(dir) || !statSync(dir).isDirectory())
-      throw new StartError(`WORKSPACE_DATA_DIR ${dir} is not an existing folder: create it first, or unset it to use ${dbFile ? dirname(dbFile) : defaultDataDir()}`);
+      throw new StartError(
+        `WORKSPACE_DATA_DIR ${dir} is not an existing folder: create it first, or unset it to use ${dbFile ? dirname(dbFile) : defaultDataDir()}`,
+      );
     return dir;
   }
   return dbFile ? dirname(dbFile) : defaultDataDir();
@@ -115,14 +117,19 @@ export async function openLocal(dbFlag: string | undefined, rateLimit: number, c
       store.close();
       if (opened.created && pgUrl === undefined) removeMade(opened.file);
       const whose = opened.owner ? `owner ${opened.owner.id}` : 'this owner';
-      throw new StartError(`${configured.botSource} ${configured.botId} is not a bot of ${whose}: ${bots.length ? `give one of its bots: ${bots.join(', ')}` : `${whose} has no bot`}`);
+      throw new StartError(
+        `${configured.botSource} ${configured.botId} is not a bot of ${whose}: ${bots.length ? `give one of its bots: ${bots.join(', ')}` : `${whose} has no bot`}`,
+      );
     }
   }
   // The default bot as getWorkspace answers it (McpContext.defaultBot): the configured one, else the owner's only bot.
   const bots = opened.owner?.bots ?? [];
   const defaultBot = configured.botId ?? (bots.length === 1 ? bots[0]! : null);
-  const owner: (OwnerSummary & { via?: string; defaultBot?: number | null }) | undefined =
-    opened.owner && { ...opened.owner, ...('apiKey' in opened.identity ? { via: 'WORKSPACE_API_KEY' } : {}), defaultBot };
+  const owner: (OwnerSummary & { via?: string; defaultBot?: number | null }) | undefined = opened.owner && {
+    ...opened.owner,
+    ...('apiKey' in opened.identity ? { via: 'WORKSPACE_API_KEY' } : {}),
+    defaultBot,
+  };
   // A start that made the database (a first run, or a mistyped --db) says so where the model looks too.
   const created = opened.created || (pgUrl !== undefined && opened.newKey !== undefined);
   const ownerId = opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0);
@@ -154,7 +161,12 @@ export async function openLocal(dbFlag: string | undefined, rateLimit: number, c
           pool,
         ]);
         const backend = new LocalBackend(service, opened.identity, threads);
-        return { backend, audit: store.audit, ...localSearch(store, backend), ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}) };
+        return {
+          backend,
+          audit: store.audit,
+          ...localSearch(store, backend),
+          ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}),
+        };
       })()),
     // The backend's close is the store's; the pool's threads hold their own connections.
     close: async () => {
@@ -174,10 +186,16 @@ export async function openLocal(dbFlag: string | undefined, rateLimit: number, c
 
 /** The MCP server's state and shared question key on PostgreSQL (its code loaded only for a PostgreSQL database). */
 async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup, 'state' | 'shared'>> {
-  const [{ PgMcpState }, { envSecret, questionKey }] = await Promise.all([import('../state/pg/mcp-state.js'), import('../service/secrets.js')]);
+  const [{ PgMcpState }, { envSecret, questionKey }] = await Promise.all([
+    import('../state/pg/mcp-state.js'),
+    import('../service/secrets.js'),
+  ]);
   const state = new PgMcpState((store as PgStore).conn);
   // openChecked refused a PostgreSQL database without WORKSPACE_SECRET.
-  return { state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), close() {} }, shared: { questionKey: questionKey(envSecret()!) } };
+  return {
+    state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), close() {} },
+    shared: { questionKey: questionKey(envSecret()!) },
+  };
 }
 
 /**
@@ -191,7 +209,8 @@ function remoteBaseUrl(raw: string, source: string): string {
   } catch {
     throw new StartError(`${source} ${raw} is not a URL: give the API's base URL, e.g. https://host/api/v1`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StartError(`${source} ${raw} is not an http(s) URL: give the API's base URL, e.g. https://host/api/v1`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new StartError(`${source} ${raw} is not an http(s) URL: give the API's base URL, e.g. https://host/api/v1`);
   const path = url.pathname.replace(/\/+$/, '');
   if (/\/v1$/.test(path)) return `${url.origin}${path}`;
   // A method URL (…/api/v1/getMe) names its base; otherwise add what is missing.
@@ -203,7 +222,10 @@ function remoteBaseUrl(raw: string, source: string): string {
 export async function openRemote(raw: string, source: string, configured: Configured, seen: SeenIds): Promise<BackendSetup> {
   const baseUrl = remoteBaseUrl(raw, source);
   const apiKey = process.env.WORKSPACE_API_KEY;
-  if (!apiKey) throw new StartError(`--remote needs the API key in WORKSPACE_API_KEY${apiKey === '' ? ' (it is set but empty)' : ''}: set it to your key of ${baseUrl}`);
+  if (!apiKey)
+    throw new StartError(
+      `--remote needs the API key in WORKSPACE_API_KEY${apiKey === '' ? ' (it is set but empty)' : ''}: set it to your key of ${baseUrl}`,
+    );
   const dataDir = dataDirFor(undefined);
   const backend = await createRemoteBackend(baseUrl, apiKey);
   const { checkRemote } = await import('../remote/client.js');
@@ -232,7 +254,14 @@ export async function openRemote(raw: string, source: string, configured: Config
     },
     banner: {
       remote: baseUrl,
-      owner: me.id ? { id: me.id, name: me.name, via: 'WORKSPACE_API_KEY', ...(configured.botId !== undefined ? { defaultBot: configured.botId } : {}) } : undefined,
+      owner: me.id
+        ? {
+            id: me.id,
+            name: me.name,
+            via: 'WORKSPACE_API_KEY',
+            ...(configured.botId !== undefined ? { defaultBot: configured.botId } : {}),
+          }
+        : undefined,
     },
   };
 }

@@ -29,7 +29,8 @@ export async function startHttp(
     await setup.close();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
     throw e;
   }
   const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
@@ -39,13 +40,26 @@ export async function startHttp(
     ready: `MCP server ready at ${url}${others.length ? ` (also ${others.join(', ')})` : ''} (Streamable HTTP)`,
     ...setup.banner,
     // A token made here is shown: clients need it, and it changes with every start.
-    ...(token !== undefined && !chosen ? { token: `${token} (clients must send "Authorization: Bearer ${token}"; set WORKSPACE_MCP_TOKEN to choose it)` } : {}),
-    config: JSON.stringify({ mcpServers: { workspace: { type: 'http', url, ...(token !== undefined ? { headers: { Authorization: `Bearer ${chosen ? '<WORKSPACE_MCP_TOKEN>' : token}` } } : {}) } } }),
+    ...(token !== undefined && !chosen
+      ? { token: `${token} (clients must send "Authorization: Bearer ${token}"; set WORKSPACE_MCP_TOKEN to choose it)` }
+      : {}),
+    config: JSON.stringify({
+      mcpServers: {
+        workspace: {
+          type: 'http',
+          url,
+          ...(token !== undefined ? { headers: { Authorization: `Bearer ${chosen ? '<WORKSPACE_MCP_TOKEN>' : token}` } } : {}),
+        },
+      },
+    }),
     connect: `claude mcp add --transport http workspace ${url}${header}`,
   });
   process.stdout.write(`${url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
   const stop = () => {
-    void http.close().then(() => setup.close()).finally(() => process.exit(0));
+    void http
+      .close()
+      .then(() => setup.close())
+      .finally(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -9,7 +9,11 @@ import { expandHome } from './paths.js';
  * `$WORKSPACE_MONEY_POLICY`), then `--max-amount` / `--max-daily` (or their env), each over the last.
  */
 export function moneyPolicy(values: Record<string, unknown>, remote: boolean): MoneyPolicy {
-  const policy: MoneyPolicy = { maxAmount: remote ? { ...REMOTE_DEFAULTS.maxAmount } : {}, maxDaily: remote ? { ...REMOTE_DEFAULTS.maxDaily } : {}, noConfirm: values['no-confirm'] === true };
+  const policy: MoneyPolicy = {
+    maxAmount: remote ? { ...REMOTE_DEFAULTS.maxAmount } : {},
+    maxDaily: remote ? { ...REMOTE_DEFAULTS.maxDaily } : {},
+    noConfirm: values['no-confirm'] === true,
+  };
   const file = (values['money-policy'] as string | undefined) ?? (process.env.WORKSPACE_MONEY_POLICY || undefined);
   try {
     if (file !== undefined) {
@@ -38,7 +42,10 @@ export function moneyPolicy(values: Record<string, unknown>, remote: boolean): M
 
 /** The banner's money line: the caps, and loudly when confirmation is off. */
 export function moneyLine(p: MoneyPolicy): string {
-  const show = (l: Record<string, string>) => Object.entries(l).map(([c, v]) => (c === '*' ? v : `${v} ${c}`)).join(', ') || 'off';
+  const show = (l: Record<string, string>) =>
+    Object.entries(l)
+      .map(([c, v]) => (c === '*' ? v : `${v} ${c}`))
+      .join(', ') || 'off';
   const caps = hasCaps(p) ? `caps ${show(p.maxAmount)} a call, ${show(p.maxDaily)} per account per 24 h` : 'no caps';
   return p.noConfirm ? `${caps}; confirmation is OFF (--no-confirm): calls over a cap move money without asking anyone` : caps;
 }

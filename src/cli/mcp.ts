@@ -23,7 +23,7 @@ import { startStdio } from './mcp-stdio.js';
 import { StartError } from './open.js';
 
 /** The MCP server's own state (idempotency keys), a SQLite file in its data folder. */
-export const MCP_STATE_FILE = 'mcp-state.sqlite';
+const MCP_STATE_FILE = 'mcp-state.sqlite';
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -43,17 +43,24 @@ interface StartFlags {
 /** The flags of `mcp` that say where it runs and what it serves, checked. */
 function startFlags(values: Values): StartFlags {
   const remoteSource = values.remote !== undefined ? '--remote' : 'WORKSPACE_BASE_URL';
-  const remote = (values.remote as string | undefined) ?? (values.db === undefined ? process.env.WORKSPACE_BASE_URL || undefined : undefined);
+  const remote =
+    (values.remote as string | undefined) ?? (values.db === undefined ? process.env.WORKSPACE_BASE_URL || undefined : undefined);
   if (values.remote !== undefined && values.db !== undefined) throw new UsageError('--db and --remote cannot be used together');
   if (remote !== undefined && values['rate-limit'] !== undefined) throw new UsageError('--rate-limit applies to the local backend only');
   if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new UsageError('--port and --host need --http');
   // One person's own database: no rate limit unless asked for (serve keeps the spec's 120).
-  const rateLimit = intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 0;
+  const rateLimit =
+    intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 0;
   const port = intFlag(values.port, 'port', 0, 65535) ?? 8765;
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const maxResultChars =
-    intFlag(values['max-result-chars'], 'max-result-chars', MIN_RESULT_BUDGET, Number.MAX_SAFE_INTEGER, 'characters of a tool result or resource read') ??
-    RESULT_BUDGET;
+    intFlag(
+      values['max-result-chars'],
+      'max-result-chars',
+      MIN_RESULT_BUDGET,
+      Number.MAX_SAFE_INTEGER,
+      'characters of a tool result or resource read',
+    ) ?? RESULT_BUDGET;
   const filter: ToolFilter = {
     readOnly: values['read-only'] === true,
     tools: nameList(values.tools),
@@ -91,11 +98,20 @@ async function servedTools(filter: ToolFilter): Promise<(name: string) => boolea
 /** The default bot and project the user gave: `--bot`, `--project` or their env, checked for form. */
 function configuredOf(values: Values): Configured {
   const configured: Configured = {
-    botId: intFlag(values.bot ?? (process.env.WORKSPACE_BOT_ID || undefined), 'bot', 1, Number.MAX_SAFE_INTEGER, 'the default bot; also WORKSPACE_BOT_ID'),
+    botId: intFlag(
+      values.bot ?? (process.env.WORKSPACE_BOT_ID || undefined),
+      'bot',
+      1,
+      Number.MAX_SAFE_INTEGER,
+      'the default bot; also WORKSPACE_BOT_ID',
+    ),
     botSource: values.bot !== undefined ? '--bot' : 'WORKSPACE_BOT_ID',
     projectUuid: (values.project as string | undefined) ?? (process.env.WORKSPACE_PROJECT_UUID || undefined),
   };
-  if (configured.projectUuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(configured.projectUuid))
+  if (
+    configured.projectUuid !== undefined &&
+    !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(configured.projectUuid)
+  )
     throw new UsageError(`--project must be a project uuid, not ${configured.projectUuid}`);
   return configured;
 }
@@ -143,7 +159,11 @@ interface ServeOptions {
 /** Makes the context and the tools over the wired backend when first called; the MCP layer's code is loaded then. */
 function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () => Promise<Served> {
   return async () => {
-    const [wired, { McpContext }, { selectTools, wiringOf }] = await Promise.all([setup.wire(), import('../mcp/context.js'), import('../mcp/serve/server.js')]);
+    const [wired, { McpContext }, { selectTools, wiringOf }] = await Promise.all([
+      setup.wire(),
+      import('../mcp/context.js'),
+      import('../mcp/serve/server.js'),
+    ]);
     const ctx = new McpContext({
       backend: wired.backend,
       keys: state.keys(setup.scope),

@@ -31,8 +31,6 @@ import type { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
 import { pgEnv } from './pg-env.js';
 
-export { DEFAULT_OWNER_SETTING } from '../store/settings.js';
-
 /** A start-up problem: one line naming it and the fix (the CLI exits with status 2). */
 export class StartError extends Error {}
 
@@ -92,7 +90,7 @@ export function bootstrap(store: StoreApi): string | undefined {
 }
 
 /** The owner a key-less MCP server acts as: the one a new database was given, else the first. */
-export function defaultOwner(store: StoreApi): OwnerRow | undefined {
+function defaultOwner(store: StoreApi): OwnerRow | undefined {
   const setting = store.settings.get(DEFAULT_OWNER_SETTING);
   return (setting !== undefined ? store.owners.get(Number(setting)) : undefined) ?? store.owners.first();
 }
@@ -112,13 +110,15 @@ function checkPath(loc: DbLocation): boolean {
   const dir = dirname(file);
   const named = loc.source === 'default' ? 'the database' : `${loc.source} ${file}`;
   if (existsSync(file)) {
-    if (statSync(file).isDirectory()) throw new StartError(`${named} is a folder: give the database file's path, e.g. ${join(file, 'workspace.db')}`);
+    if (statSync(file).isDirectory())
+      throw new StartError(`${named} is a folder: give the database file's path, e.g. ${join(file, 'workspace.db')}`);
     if (!can(file, constants.R_OK | constants.W_OK))
       throw new StartError(`the database ${file} is read-only for this user: make it writable (chmod u+rw) or give --db another file`);
   } else if (!existsSync(dir)) {
     // The default data folder is ours to make; a folder the user named is not (a typo would
     // otherwise leave a new empty database somewhere unexpected).
-    if (loc.source !== 'default') throw new StartError(`the folder of ${named} does not exist: create ${dir} first, or give a file in an existing folder`);
+    if (loc.source !== 'default')
+      throw new StartError(`the folder of ${named} does not exist: create ${dir} first, or give a file in an existing folder`);
     return false;
   }
   if (!statSync(dir).isDirectory()) throw new StartError(`${dir} is not a folder, so ${named} cannot be there: give another path`);
@@ -136,7 +136,9 @@ export function makeDataDir(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
-    throw new StartError(`cannot make the data folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give --db (or WORKSPACE_DB) a file in a folder you can write`);
+    throw new StartError(
+      `cannot make the data folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): give --db (or WORKSPACE_DB) a file in a folder you can write`,
+    );
   }
 }
 
@@ -159,7 +161,10 @@ function problemLine(p: DbProblem, file: string): string {
 function checkOwner(owner: OwnerRow, who: string, file: string, otherwise: string): void {
   const name = `${who} (owner ${owner.id}, ${owner.name})`;
   const run = (command: string) => `run "workspace-mcp admin ${command} --owner ${owner.id} --db ${file}", ${otherwise}`;
-  if (owner.plan !== 'pro') throw new StartError(`${name} is on the Free plan and the API needs Pro, so every tool would answer 402: ${run('set-plan --plan pro')}`);
+  if (owner.plan !== 'pro')
+    throw new StartError(
+      `${name} is on the Free plan and the API needs Pro, so every tool would answer 402: ${run('set-plan --plan pro')}`,
+    );
   if (owner.blocked_at) throw new StartError(`${name} is blocked, so every tool would answer 403: ${run('unblock-owner')}`);
 }
 
@@ -188,7 +193,10 @@ function checkSecrets(store: StoreApi, file: string, given?: SecretSource): { se
     return { secrets, saved: source.file };
   }
   const secrets = deriveSecrets(source.master);
-  const ok = check !== undefined ? opens(secrets, check) : !sample || opens(secrets, sample.value, { recordId: sample.record_id, slug: sample.slug });
+  const ok =
+    check !== undefined
+      ? opens(secrets, check)
+      : !sample || opens(secrets, sample.value, { recordId: sample.record_id, slug: sample.slug });
   if (!ok)
     throw new StartError(
       source.kind === 'env'
@@ -216,7 +224,9 @@ function openCheckedStore<T>(file: string, create: boolean, check: (store: Store
     // A path the checks let through that the system still refuses (/proc/…, a file system gone read-only).
     const { code, syscall } = e as NodeJS.ErrnoException;
     if (syscall !== undefined || code === 'SQLITE_CANTOPEN')
-      throw new StartError(`${create ? 'no database can be made' : 'the database cannot be opened'} at ${file} (${code ?? (e as Error).message}): give --db a file in a folder of your own`);
+      throw new StartError(
+        `${create ? 'no database can be made' : 'the database cannot be opened'} at ${file} (${code ?? (e as Error).message}): give --db a file in a folder of your own`,
+      );
     throw e;
   }
 }
@@ -235,7 +245,10 @@ export function removeMade(file: string): void {
 export async function openStore(loc: DbLocation, opts: { create: boolean }): Promise<StoreApi> {
   if (loc.url !== undefined) return openPgStore({ ...loc, url: loc.url });
   const exists = checkPath(loc);
-  if (!exists && !opts.create) throw new StartError(`there is no database at ${loc.file}: give --db an existing database (a server's first start or "workspace-mcp seed" makes one)`);
+  if (!exists && !opts.create)
+    throw new StartError(
+      `there is no database at ${loc.file}: give --db an existing database (a server's first start or "workspace-mcp seed" makes one)`,
+    );
   if (!exists && loc.source === 'default') makeDataDir(dirname(loc.file));
   return openCheckedStore(loc.file, !exists, () => undefined).store;
 }
@@ -252,8 +265,14 @@ async function openPgStore(loc: DbLocation & { url: string }): Promise<StoreApi>
   try {
     return PgStore.open(loc.url, { statementTimeoutMs });
   } catch (e) {
-    if (e instanceof PgSchemaProblem) throw new StartError(`${loc.source} ${loc.file} is ${e.message}: give ${loc.source} a database made by workspace-mcp, or an empty one`);
-    if (e instanceof StoreUnavailable || e instanceof PgError) throw new StartError(`cannot open the PostgreSQL database ${loc.file} (${e.message}): check that it runs and that ${loc.source} is right`);
+    if (e instanceof PgSchemaProblem)
+      throw new StartError(
+        `${loc.source} ${loc.file} is ${e.message}: give ${loc.source} a database made by workspace-mcp, or an empty one`,
+      );
+    if (e instanceof StoreUnavailable || e instanceof PgError)
+      throw new StartError(
+        `cannot open the PostgreSQL database ${loc.file} (${e.message}): check that it runs and that ${loc.source} is right`,
+      );
     throw e;
   }
 }
@@ -312,7 +331,10 @@ export async function openChecked(loc: DbLocation, opts: OpenOptions = {}): Prom
     throw e;
   }
   const apiKey = opts.actAs?.apiKey;
-  if (apiKey === '') throw new StartError("WORKSPACE_API_KEY is set but empty: put an owner's key in it, or unset it to act as the database's default owner");
+  if (apiKey === '')
+    throw new StartError(
+      "WORKSPACE_API_KEY is set but empty: put an owner's key in it, or unset it to act as the database's default owner",
+    );
   if (loc.url !== undefined) return openPgChecked({ ...loc, url: loc.url }, apiKey, opts);
   const exists = checkPath(loc);
   if (!exists && apiKey !== undefined)
@@ -328,7 +350,15 @@ export async function openChecked(loc: DbLocation, opts: OpenOptions = {}): Prom
       savedSecret = checked.saved;
       return checked;
     });
-    return { store, secrets: result.secrets, file, created: !exists, newKey: result.newKey, owner: result.owner, identity: result.identity };
+    return {
+      store,
+      secrets: result.secrets,
+      file,
+      created: !exists,
+      newKey: result.newKey,
+      owner: result.owner,
+      identity: result.identity,
+    };
   } catch (e) {
     // The secret file belongs to a database this start did not keep.
     if (savedSecret) rmSync(savedSecret, { force: true });
@@ -350,7 +380,15 @@ async function openPgChecked(loc: DbLocation & { url: string }, apiKey: string |
   const store = await openPgStore(loc);
   try {
     const result = store.tx(() => checkStart(store, loc.file, apiKey, opts, { kind: 'env', master }));
-    return { store, secrets: result.secrets, file: loc.file, created: false, newKey: result.newKey, owner: result.owner, identity: result.identity };
+    return {
+      store,
+      secrets: result.secrets,
+      file: loc.file,
+      created: false,
+      newKey: result.newKey,
+      owner: result.owner,
+      identity: result.identity,
+    };
   } catch (e) {
     store.close();
     throw e;

@@ -33,7 +33,7 @@ export interface DbLocation {
 }
 
 /** A PostgreSQL URL fit to print: its password left out. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   return url.replace(/^(\w+:\/\/[^:@/]*):[^@/]*@/, '$1@');
 }
 
@@ -41,7 +41,14 @@ export function locateDb(flag: string | undefined): DbLocation {
   const env = process.env.WORKSPACE_DB;
   const url = process.env.DATABASE_URL;
   // DATABASE_URL is often set for other programs: only a PostgreSQL URL in it is ours to take.
-  const [value, source] = flag !== undefined ? ([flag, '--db'] as const) : env ? ([env, 'WORKSPACE_DB'] as const) : url && isPostgresUrl(url) ? ([url, 'DATABASE_URL'] as const) : [];
+  const [value, source] =
+    flag !== undefined
+      ? ([flag, '--db'] as const)
+      : env
+        ? ([env, 'WORKSPACE_DB'] as const)
+        : url && isPostgresUrl(url)
+          ? ([url, 'DATABASE_URL'] as const)
+          : [];
   if (value !== undefined && isPostgresUrl(value)) return { file: redactUrl(value), source: source!, url: value };
   if (flag !== undefined) return { file: resolve(expandHome(flag)), source: '--db' };
   if (env) return { file: resolve(expandHome(env)), source: 'WORKSPACE_DB' };

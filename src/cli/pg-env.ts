@@ -15,7 +15,13 @@ export interface PgEnv {
 
 const SETTINGS = {
   poolSize: { name: 'WORKSPACE_PG_POOL', min: 1, max: 64, fallback: 4, what: 'service threads of serve, each with its own connection' },
-  statementTimeoutMs: { name: 'WORKSPACE_PG_STATEMENT_TIMEOUT_MS', min: 100, max: 3_600_000, fallback: 15_000, what: 'milliseconds a statement may run' },
+  statementTimeoutMs: {
+    name: 'WORKSPACE_PG_STATEMENT_TIMEOUT_MS',
+    min: 100,
+    max: 3_600_000,
+    fallback: 15_000,
+    what: 'milliseconds a statement may run',
+  },
 } as const;
 
 export function pgEnv(env: NodeJS.ProcessEnv = process.env): PgEnv {

@@ -86,7 +86,12 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
           max_username: c.max_username,
           tags: tags.get(c.id) ?? [],
           matched: h.matched,
-          accounts: (accounts.get(c.id) ?? []).map((a) => ({ id: a.id, currency: a.currency, amount: a.amount, blocked: a.blocked_at !== null })),
+          accounts: (accounts.get(c.id) ?? []).map((a) => ({
+            id: a.id,
+            currency: a.currency,
+            amount: a.amount,
+            blocked: a.blocked_at !== null,
+          })),
         };
       });
       return {
@@ -103,7 +108,9 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       const o = store.owners.get(ownerId)!;
       const projects = store.directory.projects(ownerId);
       const notes = projects.some((p) => p.role === 'member')
-        ? ['Projects with role "member" are ones you were invited to: the API cannot reach them or their bots, so their bots are not listed.']
+        ? [
+            'Projects with role "member" are ones you were invited to: the API cannot reach them or their bots, so their bots are not listed.',
+          ]
         : [];
       return {
         owner: { id: o.id, name: o.name, email: o.email, plan: o.plan },
@@ -127,13 +134,22 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
 }
 
 /** The search index file of one remote API and owner, in the data folder. */
-export function remoteIndexFile(dataDir: string, baseUrl: string, ownerId: number): string {
+function remoteIndexFile(dataDir: string, baseUrl: string, ownerId: number): string {
   const site = createHash('sha256').update(baseUrl.replace(/\/+$/, '')).digest('hex').slice(0, 16);
   return join(dataDir, 'search', `contacts-${site}-${ownerId}.db`);
 }
 
 /** Search and directory over a remote API. */
-export function remoteSearch(backend: Backend, dataDir: string, config: RemoteConfig & { baseUrl: string }, sync: SyncOptions = {}): SearchParts {
-  const contacts = new SyncedContactIndex(backend, (ownerId) => ContactMirror.open(remoteIndexFile(dataDir, config.baseUrl, ownerId)), sync);
+export function remoteSearch(
+  backend: Backend,
+  dataDir: string,
+  config: RemoteConfig & { baseUrl: string },
+  sync: SyncOptions = {},
+): SearchParts {
+  const contacts = new SyncedContactIndex(
+    backend,
+    (ownerId) => ContactMirror.open(remoteIndexFile(dataDir, config.baseUrl, ownerId)),
+    sync,
+  );
   return { contacts, directory: new RemoteDirectory(backend, contacts, config) };
 }

@@ -63,8 +63,11 @@ export async function seedFile(file: string, loc: DbLocation): Promise<SeedOutco
 }
 
 function summary(outcome: SeedOutcome, file: string, db: string): string {
-  if ('already' in outcome) return `${file} is already loaded in ${db} (its owners ${outcome.already.join(', ')} are there): nothing was written`;
-  const counts = Object.entries(outcome.seeded).map(([k, n]) => `${n} ${k}`).join(', ');
+  if ('already' in outcome)
+    return `${file} is already loaded in ${db} (its owners ${outcome.already.join(', ')} are there): nothing was written`;
+  const counts = Object.entries(outcome.seeded)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
   return `seeded: ${counts || 'nothing'}`;
 }
 
@@ -90,14 +93,20 @@ function demoOwner(): string {
 export async function runDemo(args: string[]): Promise<void> {
   const { values } = parse(args, COMMANDS.demo.flags);
   if (values.db === '') throw new UsageError('--db needs a file path or a postgres:// URL');
-  const loc: DbLocation = values.db !== undefined ? locateDb(values.db as string) : { file: join(defaultDataDir(), 'demo.db'), source: 'default' };
+  const loc: DbLocation =
+    values.db !== undefined ? locateDb(values.db as string) : { file: join(defaultDataDir(), 'demo.db'), source: 'default' };
   const outcome = await seedFile(DEMO_FIXTURE, loc);
   // A PostgreSQL database: its URL holds a password and the secret is one, so both are placeholders.
   const entry =
     loc.url !== undefined
       ? clientEntry([], { DATABASE_URL: '<your postgres:// URL>', WORKSPACE_SECRET: '<the same secret on every instance>' })
       : clientEntry(['--db', loc.file]);
-  const said = 'already' in outcome ? `The demo data is already in ${loc.file}: nothing changed.` : `The demo data is in ${loc.file} (${Object.entries(outcome.seeded).map(([k, n]) => `${n} ${k}`).join(', ')}).`;
+  const said =
+    'already' in outcome
+      ? `The demo data is already in ${loc.file}: nothing changed.`
+      : `The demo data is in ${loc.file} (${Object.entries(outcome.seeded)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ')}).`;
   const lines = [
     said,
     `With no key, the MCP server acts as the database's first owner, ${demoOwner()}.`,
@@ -113,6 +122,7 @@ export async function runDemo(args: string[]): Promise<void> {
     '',
     'Cursor: the same JSON as for Claude Desktop, in .cursor/mcp.json of your project (or ~/.cursor/mcp.json for every project).',
   ];
-  if (loc.url !== undefined) lines.push('', 'Put your database URL and WORKSPACE_SECRET in the placeholders: the URL holds a password, so it is not printed.');
+  if (loc.url !== undefined)
+    lines.push('', 'Put your database URL and WORKSPACE_SECRET in the placeholders: the URL holds a password, so it is not printed.');
   process.stdout.write(lines.join('\n') + '\n'); // stdout-ok: demo prints the configs to paste
 }

@@ -13,7 +13,7 @@ import { arrived, type ApiRequest } from '../service/pipeline.js';
 import { jsonText } from '../service/rendered.js';
 
 /** Largest body accepted; past it, 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export const QS_OPTIONS: qs.IParseOptions = {
   depth: 10,
@@ -73,7 +73,7 @@ function parseFlat(text: string): Record<string, unknown> | undefined {
 }
 
 /** Laravel's `expectsJson`: the first accepted type is JSON, or an XHR that accepts anything. */
-export function wantsJson(accept: string | undefined, requestedWith: string | undefined): boolean {
+function wantsJson(accept: string | undefined, requestedWith: string | undefined): boolean {
   if (accept === 'application/json') return true;
   const first = (accept ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
   if (first.includes('/json') || first.includes('+json')) return true;
@@ -123,7 +123,7 @@ async function parseBody(contentType: string, raw: Buffer): Promise<{ input: Rec
 }
 
 /** Every answer's JSON text: from the answer's own cache when it was rendered before (`rendered.ts`). */
-export function writeResponse(res: ServerResponse, r: ApiResponse, head = false): void {
+function writeResponse(res: ServerResponse, r: ApiResponse, head = false): void {
   const body = r.body === undefined ? '' : jsonText(r.body);
   // One flat list in the order the headers go out (the answer's, then type and length): no copy
   // of the answer's headers made to add two.
@@ -157,7 +157,7 @@ const ROUTE = /^api\/v1\/([^/]+)\/?$/;
  * rest of a cheap request) is made after all of them arrived and serves all of them. No promise
  * between, but a body's read or a pool's answer.
  */
-export function createHandler(service: Answerer, opts: HttpOptions = {}) {
+function createHandler(service: Answerer, opts: HttpOptions = {}) {
   const failed = (res: ServerResponse, e: unknown): void => {
     opts.logger?.error({ err: e }, 'http handler failed');
     try {
@@ -212,13 +212,26 @@ export function createHandler(service: Answerer, opts: HttpOptions = {}) {
     else writeResponse(res, out, head);
   };
   /** Answer with the turn's other requests (see above); the stamp is taken now, the request being whole. */
-  const answerLater = (req: IncomingMessage, res: ServerResponse, method: string, verb: string, input: Record<string, unknown>, note: string | undefined): void => {
+  const answerLater = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    verb: string,
+    input: Record<string, unknown>,
+    note: string | undefined,
+  ): void => {
     const arrival = arrived();
     if (batch.length === 0) setImmediate(runBatch);
     batch.push({ res, job: () => answer(req, res, method, verb, input, note, arrival) });
   };
   /** A request with a body: read (up to MAX_BODY_BYTES), parsed, merged over the query's parameters. */
-  const withBody = async (req: IncomingMessage, res: ServerResponse, method: string, verb: string, query: Record<string, unknown>): Promise<void> => {
+  const withBody = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    verb: string,
+    query: Record<string, unknown>,
+  ): Promise<void> => {
     try {
       let raw: Buffer;
       try {

@@ -16,7 +16,7 @@ export interface CompactAccount {
 }
 
 /** A contact as an index holds it. */
-export interface IndexedContact {
+interface IndexedContact {
   id: number;
   bot_id: number;
   name: string;

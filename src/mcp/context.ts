@@ -167,7 +167,14 @@ export class McpContext {
     const data = (res.body as { data?: Array<{ id: number; currency: string; amount: number; blocked_at: string | null }> }).data ?? [];
     const a = data.find((x) => x.id === accountId);
     if (!a) return undefined;
-    return { id: a.id, contactId, contactName: this.accounts.name(contactId), currency: a.currency, amount: a.amount, blocked: a.blocked_at !== null };
+    return {
+      id: a.id,
+      contactId,
+      contactName: this.accounts.name(contactId),
+      currency: a.currency,
+      amount: a.amount,
+      blocked: a.blocked_at !== null,
+    };
   }
 
   /**

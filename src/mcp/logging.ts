@@ -18,7 +18,7 @@ import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import { REDACTED_KEYS, tapLog, type LogLevel } from '../log.js';
 
 /** The `logger` name our notifications carry. */
-export const LOGGER = 'workspace-mcp';
+const LOGGER = 'workspace-mcp';
 
 const LEVELS: Record<LogLevel, LoggingLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
 const REDACTED = new Set(REDACTED_KEYS);

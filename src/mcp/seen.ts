@@ -12,8 +12,11 @@ export function contactsIn(body: unknown): Array<Record<string, unknown>> {
   const data = body && typeof body === 'object' ? (body as { data?: unknown }).data : undefined;
   const items = Array.isArray(data) ? data : data && typeof data === 'object' ? [data] : [];
   const isContact = (o: unknown): o is Record<string, unknown> =>
-    !!o && typeof o === 'object' && Number.isSafeInteger((o as Record<string, unknown>).id) &&
-    Number.isSafeInteger((o as Record<string, unknown>).bot_id) && typeof (o as Record<string, unknown>).messenger === 'string' &&
+    !!o &&
+    typeof o === 'object' &&
+    Number.isSafeInteger((o as Record<string, unknown>).id) &&
+    Number.isSafeInteger((o as Record<string, unknown>).bot_id) &&
+    typeof (o as Record<string, unknown>).messenger === 'string' &&
     typeof (o as Record<string, unknown>).name === 'string';
   return items.filter(isContact);
 }

@@ -44,4 +44,3 @@ export interface ToolSpec {
   _meta?: Record<string, unknown>;
   run(args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome>;
 }
-

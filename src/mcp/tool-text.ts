@@ -14,7 +14,7 @@ interface ListedTool {
   outputSchema?: unknown;
 }
 
-export interface ToolFigures {
+interface ToolFigures {
   name: string;
   /** name + description + JSON of inputSchema: what hosts send to the model. */
   visible: number;
@@ -35,7 +35,7 @@ export interface SurfaceFigures {
 }
 
 /** Characters a model sees of one tool: its name, description and input schema as JSON. */
-export function visibleChars(tool: ListedTool): number {
+function visibleChars(tool: ListedTool): number {
   return tool.name.length + (tool.description ?? '').length + JSON.stringify(tool.inputSchema).length;
 }
 
@@ -63,6 +63,7 @@ export function overBudget(m: SurfaceFigures): string[] {
   const out: string[] = [];
   if (m.visible > TOOL_BUDGET.visible) out.push(`model-visible tool text ${m.visible} > ${TOOL_BUDGET.visible}`);
   if (m.total > TOOL_BUDGET.total) out.push(`tools/list ${m.total} > ${TOOL_BUDGET.total}`);
-  for (const t of m.tools) if (t.description > TOOL_BUDGET.description) out.push(`${t.name} description ${t.description} > ${TOOL_BUDGET.description}`);
+  for (const t of m.tools)
+    if (t.description > TOOL_BUDGET.description) out.push(`${t.name} description ${t.description} > ${TOOL_BUDGET.description}`);
   return out;
 }

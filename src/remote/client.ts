@@ -51,7 +51,11 @@ export function toQuery(params: Record<string, unknown>): string {
 }
 
 /** One of the client's own answers (an entry of the error table), its text also a warning. */
-function failure(code: 'cancelled' | 'outcome_unknown' | 'upstream_unreachable' | 'bad_upstream_response', message: string, status?: number): ApiResponse {
+function failure(
+  code: 'cancelled' | 'outcome_unknown' | 'upstream_unreachable' | 'bad_upstream_response',
+  message: string,
+  status?: number,
+): ApiResponse {
   return { ...new ApiError(code, message, undefined, {}, status).response(), warnings: [message] };
 }
 
@@ -119,7 +123,12 @@ export class RemoteBackend implements Backend {
   }
 
   /** One send, and for a read the resends after a transport failure or a 5xx (with backoff). */
-  private async attempt(method: string, def: MethodDef | undefined, params: Record<string, unknown>, opts: CallOptions): Promise<ApiResponse> {
+  private async attempt(
+    method: string,
+    def: MethodDef | undefined,
+    params: Record<string, unknown>,
+    opts: CallOptions,
+  ): Promise<ApiResponse> {
     const verb = def ? verbFor(def) : 'POST';
     const isRead = def?.annotations.readOnlyHint ?? false;
     const attempts = isRead ? (this.o.readAttempts ?? 3) : 1;
@@ -182,7 +191,8 @@ export class RemoteBackend implements Backend {
       sent = true;
       const text = await res.body.text();
       const outHeaders: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) outHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      for (const [k, v] of Object.entries(res.headers))
+        if (v !== undefined) outHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       if (res.statusCode === 204 || text === '') return { response: { status: res.statusCode, headers: outHeaders, body: undefined } };
       let parsed: unknown;
       try {
@@ -201,8 +211,12 @@ export class RemoteBackend implements Backend {
       const err = e as Error & { code?: string };
       // Connect errors and connect timeouts mean the request never left.
       const neverSent =
-        err instanceof undiciErrors.ConnectTimeoutError || ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'].includes(err.code ?? '');
-      const timeout = err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError;
+        err instanceof undiciErrors.ConnectTimeoutError ||
+        ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'].includes(err.code ?? '');
+      const timeout =
+        err instanceof undiciErrors.HeadersTimeoutError ||
+        err instanceof undiciErrors.BodyTimeoutError ||
+        err instanceof undiciErrors.ConnectTimeoutError;
       return {
         kind: timeout ? 'timeout' : 'network',
         detail: this.redact(`${err.code ?? err.name}: ${err.message}`),
@@ -233,10 +247,18 @@ export async function checkRemote(backend: RemoteBackend, baseUrl: string): Prom
   };
   if (why[r.status]) throw new Error(`remote ${baseUrl}: ${why[r.status]}`);
   if (body?.code === 'upstream_unreachable')
-    throw new Error(`remote ${baseUrl} ${body.message!.replace(/^The service /, '').replace(/\.$/, '')}: check the URL and that the service is up`);
+    throw new Error(
+      `remote ${baseUrl} ${body.message!.replace(/^The service /, '').replace(/\.$/, '')}: check the URL and that the service is up`,
+    );
   // An HTML page, a 404, or JSON of another shape: something answers, but not the Workspace API.
   // (A non-JSON error page keeps the status it came with; a non-JSON success is our 502.)
   const answered =
-    r.status === 200 ? 'JSON without an owner' : body?.code === 'bad_upstream_response' && r.status === 502 ? 'a body that is not JSON' : `status ${r.status}`;
-  throw new Error(`remote ${baseUrl} is not a Workspace API (getMe answered ${answered}): give --remote the API's base URL, the one that ends in /api/v1`);
+    r.status === 200
+      ? 'JSON without an owner'
+      : body?.code === 'bad_upstream_response' && r.status === 502
+        ? 'a body that is not JSON'
+        : `status ${r.status}`;
+  throw new Error(
+    `remote ${baseUrl} is not a Workspace API (getMe answered ${answered}): give --remote the API's base URL, the one that ends in /api/v1`,
+  );
 }

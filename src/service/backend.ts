@@ -11,7 +11,7 @@ import { hashKey } from '../store/keys.js';
 import type { ApiRequest, Service } from './pipeline.js';
 
 /** Base URL the in-process service puts in paging links. */
-export const LOCAL_BASE_URL = 'http://localhost/api/v1';
+const LOCAL_BASE_URL = 'http://localhost/api/v1';
 
 /**
  * Answer `req`, with its audit record (when given) in the same transaction as the change (the
@@ -55,7 +55,14 @@ export class LocalBackend implements Backend {
 
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
     const def = findMethod(method);
-    const req: ApiRequest = { method, verb: def ? verbFor(def) : 'POST', input: params, wantsJson: true, baseUrl: LOCAL_BASE_URL, ...this.as };
+    const req: ApiRequest = {
+      method,
+      verb: def ? verbFor(def) : 'POST',
+      input: params,
+      wantsJson: true,
+      baseUrl: LOCAL_BASE_URL,
+      ...this.as,
+    };
     return this.threads ? this.threads.call(req, opts?.audit) : answerAudited(this.service, req, opts?.audit);
   }
 

@@ -25,7 +25,7 @@ import { Reply, type Ctx } from './context.js';
 type Params<M extends { params: Shape }> = Infer<M['params']>;
 
 /** The API's shape of an account row. */
-export function toContactAccount(a: AccountRow): ContactAccount {
+function toContactAccount(a: AccountRow): ContactAccount {
   return {
     id: a.id,
     currency: a.currency,
@@ -50,7 +50,15 @@ function requireAccount(ctx: Ctx, accountId: number): AccountRow {
  * undefined, nothing written, and the handler's reads find the refusal and its order.
  */
 function tryMove(ctx: Ctx, accountId: number, delta: number, operation: Operation, description: string): AccountRow | undefined {
-  return ctx.store.contactAccounts.tryMove({ id: accountId, ownerId: ctx.owner.id, delta, max: MAX_BALANCE, operation, description, now: isoTime(ctx.now) });
+  return ctx.store.contactAccounts.tryMove({
+    id: accountId,
+    ownerId: ctx.owner.id,
+    delta,
+    max: MAX_BALANCE,
+    operation,
+    description,
+    now: isoTime(ctx.now),
+  });
 }
 
 /** A move's writes check themselves (tryMove), and a failed check locks the row it then reads. */

@@ -14,7 +14,7 @@ import { pageNumber, paginate } from './paginate.js';
 import { isMediaVariable, shortLinkFor } from './short-links.js';
 
 /** The first message of a contact made by createOrUpdateContact. */
-export const CREATED_FROM_API = 'Created from API';
+const CREATED_FROM_API = 'Created from API';
 
 /** A variable's `value` as the API shows it: a media variable's (types 1-4) as its short link. */
 function variableValue(v: VariableRow, linkKey: Buffer): string | null {
@@ -47,7 +47,7 @@ export function viewVariable(v: VariableRow, linkKey: Buffer): ContactVariable {
  * A contact in the spec's shape and field order. Messenger fields only for their messenger;
  * `vk_user_id` always (null unless VK); `utm` the `utm_*` variables as an ordered map (`[]` if none).
  */
-export function viewContact(row: ContactRow, tags: readonly string[], variables: readonly VariableRow[], linkKey: Buffer): Contact {
+function viewContact(row: ContactRow, tags: readonly string[], variables: readonly VariableRow[], linkKey: Buffer): Contact {
   const utm = orderedObject<string | null>(
     variables.filter((v) => v.name.startsWith('utm_')).map((v) => [v.name, variableValue(v, linkKey)] as const),
   );
@@ -81,7 +81,7 @@ export function viewContact(row: ContactRow, tags: readonly string[], variables:
 }
 
 /** Contacts by id in the API shape, ascending by id; three queries for the whole list. */
-export function viewContacts(ctx: Ctx, ids: readonly number[]): Contact[] {
+function viewContacts(ctx: Ctx, ids: readonly number[]): Contact[] {
   const store = ctx.store.contacts;
   const rows = store.rowsByIds(ids);
   const tags = store.tagsByContact(ids);
@@ -134,10 +134,8 @@ export const contactHandlers = {
     if (!bot || bot.deleted_at || bot.owner_id !== ctx.owner.id) throw fail.notFoundOn('bot_id', 'Bot not found.');
     const m = p.messenger;
     // Validation made the chosen messenger's id present (required_if).
-    const externalId =
-      m === 'telegram' ? String(p.telegram_id) : m === 'max' ? p.max_id! : m === 'vk' ? p.vk_id! : p.viber_id!;
-    const username =
-      m === 'telegram' ? p.telegram_username?.replace(/^@/, '') || null : m === 'max' ? (p.max_username ?? null) : null;
+    const externalId = m === 'telegram' ? String(p.telegram_id) : m === 'max' ? p.max_id! : m === 'vk' ? p.vk_id! : p.viber_id!;
+    const username = m === 'telegram' ? p.telegram_username?.replace(/^@/, '') || null : m === 'max' ? (p.max_username ?? null) : null;
     const { id, created } = ctx.store.contacts.createOrUpdate({
       botId: bot.id,
       messenger: m,

@@ -55,7 +55,7 @@ function fieldView(f: StoredField): FieldDef {
   return out;
 }
 
-export function listView(row: ListRow): ListView {
+function listView(row: ListRow): ListView {
   return {
     id: row.id,
     fields: orderedObject(listFields(row).map((f) => [f.slug, fieldView(f)] as const)),
@@ -95,13 +95,7 @@ const RESERVED_TEXT = RESERVED_SLUGS.join(', ');
  * Check one field's slug and currency beyond the parameter rules; errors go to `bag` under
  * `key` (`fields.0`, `field`). `taken` holds the slugs already in the list.
  */
-function checkField(
-  f: FieldInput,
-  key: string,
-  taken: Set<string>,
-  bag: Map<string, string[]>,
-  mode: 'create' | 'add',
-): StoredField {
+function checkField(f: FieldInput, key: string, taken: Set<string>, bag: Map<string, string[]>, mode: 'create' | 'add'): StoredField {
   const add = (k: string, msg: string) => bag.set(k, [...(bag.get(k) ?? []), msg]);
   if (isReservedSlug(f.slug)) add(`${key}.slug`, `The ${key}.slug field must not be a reserved name (${RESERVED_TEXT}).`);
   else if (taken.has(f.slug))

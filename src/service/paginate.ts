@@ -2,7 +2,7 @@
  * Laravel's length-aware paginator answer: `data`, `links`, `meta`, with `meta.links` built
  * by its URL window (3 pages each side, `...` gaps).
  */
-export interface PageLink {
+interface PageLink {
   url: string | null;
   label: string;
   active: boolean;

@@ -182,13 +182,14 @@ export class Service {
 
   private authenticate(token: string | undefined, asOwner: number | undefined, keyHash?: string): OwnerRow {
     // A caller's own key goes before any api_token in the input, as a bearer key does.
-    const owner = keyHash !== undefined
-      ? this.store.owners.byHash(keyHash)
-      : token
-        ? this.store.owners.byKey(token)
-        : asOwner !== undefined
-          ? this.store.owners.get(asOwner)
-          : undefined;
+    const owner =
+      keyHash !== undefined
+        ? this.store.owners.byHash(keyHash)
+        : token
+          ? this.store.owners.byKey(token)
+          : asOwner !== undefined
+            ? this.store.owners.get(asOwner)
+            : undefined;
     if (!owner) throw new ApiError('unauthorized', 'unauthorized');
     if (owner.plan !== 'pro') throw new ApiError('pro_required', 'The API is available on the Pro plan only.');
     if (owner.blocked_at) throw new ApiError('owner_blocked', 'Your account is blocked.');

@@ -58,7 +58,8 @@ interface Thread {
 }
 
 /** The 503 of a request no service thread carried out: nothing of it was done; retry in a second. */
-export const notCarriedOut = (): ApiResponse => new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': '1' }).response();
+export const notCarriedOut = (): ApiResponse =>
+  new ApiError('service_unavailable', 'Service Unavailable', undefined, { 'Retry-After': '1' }).response();
 
 /** Whether `method` may change something (an unknown method changes nothing). */
 function isChange(method: string): boolean {
@@ -73,7 +74,10 @@ function isChange(method: string): boolean {
  */
 export function lostAnswer(method: string): ApiResponse {
   const def = findMethod(method);
-  return outcomeUnknown(method, def, 'Service Unavailable: its answer was lost', { headers: { 'Retry-After': '1' }, status: 503 }).response();
+  return outcomeUnknown(method, def, 'Service Unavailable: its answer was lost', {
+    headers: { 'Retry-After': '1' },
+    status: 503,
+  }).response();
 }
 
 /** What a request left unanswered gets: `lostAnswer` when it is a change that may be under way, else not carried out. */
@@ -143,7 +147,10 @@ export class ServicePool {
       if (t.pending.size === 0) return;
       if (!this.closed) {
         const methods = [...t.pending.values()].map((p) => p.method);
-        this.logger?.error({ exit_code: code, methods, ...(t.error === undefined ? {} : { err: t.error }) }, 'a service thread ended with requests in hand');
+        this.logger?.error(
+          { exit_code: code, methods, ...(t.error === undefined ? {} : { err: t.error }) },
+          'a service thread ended with requests in hand',
+        );
       }
       let first = true;
       for (const p of t.pending.values()) {

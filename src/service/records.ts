@@ -8,7 +8,14 @@
  */
 import { fail } from '../api/errors.js';
 import { orderedObject } from '../ordered.js';
-import { MAX_TEXT_LENGTH, type ListRecord, type addListItem, type deleteListItem, type getListItems, type updateListItem } from '../api/records.js';
+import {
+  MAX_TEXT_LENGTH,
+  type ListRecord,
+  type addListItem,
+  type deleteListItem,
+  type getListItems,
+  type updateListItem,
+} from '../api/records.js';
 import { charLength } from '../api/rules.js';
 import type { RecordOrder, RecordRow, StoredField } from '../store/lists.js';
 import { newObjectId } from '../store/lists.js';

@@ -58,7 +58,10 @@ export function findSecret(dbFile: string): SecretSource {
   const file = secretFileOf(dbFile);
   if (!existsSync(file)) return { kind: 'new', file, master: randomBytes(32) };
   const text = readFileSync(file, 'utf8').trim();
-  if (!MASTER.test(text)) throw new SecretError(`the secret file ${file} does not hold 64 hexadecimal characters: restore it from a backup, or set WORKSPACE_SECRET`);
+  if (!MASTER.test(text))
+    throw new SecretError(
+      `the secret file ${file} does not hold 64 hexadecimal characters: restore it from a backup, or set WORKSPACE_SECRET`,
+    );
   return { kind: 'file', file, master: Buffer.from(text, 'hex') };
 }
 
@@ -118,7 +121,11 @@ export function sealCheck(secrets: Secrets): string {
 }
 
 /** Whether `secrets` open a stored value (the check value, or an encrypted field's). */
-export function opens(secrets: Secrets, stored: string, where: { recordId: string; slug: string } = { recordId: CHECK[0], slug: CHECK[1] }): boolean {
+export function opens(
+  secrets: Secrets,
+  stored: string,
+  where: { recordId: string; slug: string } = { recordId: CHECK[0], slug: CHECK[1] },
+): boolean {
   try {
     openValue(secrets.encryptionKey, where.recordId, where.slug, stored);
     return true;

@@ -17,7 +17,7 @@ import type { MatchKind } from '../mcp/contact-search.js';
 import type { SearchIndex } from '../store/search.js';
 import { MIN_PHONE_DIGITS, parseQuery, phoneKey, type WordMatch } from '../store/search-text.js';
 
-export interface SearchHit {
+interface SearchHit {
   id: number;
   matched: MatchKind;
 }
@@ -32,7 +32,7 @@ export interface SearchResult {
 }
 
 /** Matches are counted up to this many: a count past it costs more than it tells. */
-export const TOTAL_CAP = 1000;
+const TOTAL_CAP = 1000;
 /** Matches of each class read to pick the best of (shortest names). */
 const CANDIDATES = 200;
 const WORD_MATCHES: readonly WordMatch[] = ['name', 'words', 'prefixes'];
@@ -77,7 +77,8 @@ export class ContactSearch {
     if (q.words.length > 0 && !(q.identifier && found.size > 0)) {
       const want = limit + found.size;
       for (const match of WORD_MATCHES) {
-        if (names.length < want) for (const r of this.s.words(q.words, botIds, match, CANDIDATES, want)) if (!names.includes(r.id)) names.push(r.id);
+        if (names.length < want)
+          for (const r of this.s.words(q.words, botIds, match, CANDIDATES, want)) if (!names.includes(r.id)) names.push(r.id);
         if (match === 'prefixes') nameTotal = this.s.countWords(q.words, botIds, match, TOTAL_CAP);
       }
     }

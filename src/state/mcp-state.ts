@@ -9,10 +9,10 @@ import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';
 
 /** Marks a file as this schema (`PRAGMA application_id`), so another SQLite file is refused. */
-export const MCP_STATE_APPLICATION_ID = 0x574d4353;
+const MCP_STATE_APPLICATION_ID = 0x574d4353;
 
 /** Numbered, forward-only migrations of the state file; never edit a released entry. */
-export const MCP_STATE_MIGRATIONS: readonly string[] = [
+const MCP_STATE_MIGRATIONS: readonly string[] = [
   // 1: idempotency keys. status 0 with an empty body is a reservation: the call is under way,
   // or its outcome was never learnt.
   `
@@ -97,10 +97,14 @@ export class McpStateStore {
     };
     // Read the window and reserve in one IMMEDIATE transaction: concurrent calls, from any
     // number of processes on the file, cannot together pass the daily cap.
-    this.reserveTx = db.transaction((scope: string, accountId: number, amount: number, caps: Caps, force: boolean, now: number): Reservation => {
-      const used = this.s.used.get(scope, accountId, now - DAY_MS)!.used;
-      return overCap(used, amount, caps, force) ?? { ok: true, id: Number(this.s.move.run(scope, accountId, amount, now).lastInsertRowid) };
-    });
+    this.reserveTx = db.transaction(
+      (scope: string, accountId: number, amount: number, caps: Caps, force: boolean, now: number): Reservation => {
+        const used = this.s.used.get(scope, accountId, now - DAY_MS)!.used;
+        return (
+          overCap(used, amount, caps, force) ?? { ok: true, id: Number(this.s.move.run(scope, accountId, amount, now).lastInsertRowid) }
+        );
+      },
+    );
   }
   private readonly reserveTx;
 

@@ -12,16 +12,12 @@ export class AdminStore {
     private readonly tx: Transact,
   ) {
     this.s = {
-      blockAccount: db.prepare<[string | null, string, number]>(
-        'UPDATE contact_accounts SET blocked_at = ?, updated_at = ? WHERE id = ?',
-      ),
+      blockAccount: db.prepare<[string | null, string, number]>('UPDATE contact_accounts SET blocked_at = ?, updated_at = ? WHERE id = ?'),
       deleteContact: db.prepare<[string, number]>('UPDATE contacts SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL'),
       contact: db.prepare<[number], { id: number; bot_id: number; preview: number; deleted_at: string | null }>(
         'SELECT id, bot_id, preview, deleted_at FROM contacts WHERE id = ?',
       ),
-      dropSubscriber: db.prepare<[number]>(
-        'UPDATE bots SET subscriber_count = max(subscriber_count - 1, 0) WHERE id = ?',
-      ),
+      dropSubscriber: db.prepare<[number]>('UPDATE bots SET subscriber_count = max(subscriber_count - 1, 0) WHERE id = ?'),
       journal: db.prepare<[number], Record<string, unknown>>(
         `SELECT id, account_id, operation, amount, description, balance_after, created_at
          FROM account_journal WHERE account_id = ? ORDER BY id`,

@@ -15,7 +15,9 @@ export class AuditStore {
   private readonly s;
   constructor(db: Db) {
     this.s = {
-      append: db.prepare<[string, string, number | null, string]>('INSERT INTO mcp_audit (at, tool, contact_id, entry) VALUES (?, ?, ?, ?)'),
+      append: db.prepare<[string, string, number | null, string]>(
+        'INSERT INTO mcp_audit (at, tool, contact_id, entry) VALUES (?, ?, ?, ?)',
+      ),
       page: db.prepare<{ tool: string | null; contact: number | null; since: string | null; before: number | null; limit: number }, Row>(
         `SELECT seq, entry FROM mcp_audit
          WHERE (@tool IS NULL OR tool = @tool) AND (@contact IS NULL OR contact_id = @contact)
@@ -30,7 +32,13 @@ export class AuditStore {
   }
 
   read(q: AuditQuery): AuditPage {
-    const rows = this.s.page.all({ tool: q.tool ?? null, contact: q.contact ?? null, since: q.since ?? null, before: q.before ?? null, limit: q.limit + 1 });
+    const rows = this.s.page.all({
+      tool: q.tool ?? null,
+      contact: q.contact ?? null,
+      since: q.since ?? null,
+      before: q.before ?? null,
+      limit: q.limit + 1,
+    });
     const entries = rows.slice(0, q.limit).map((r) => ({ seq: r.seq, ...(parseOrderedJson(r.entry) as AuditEntry) }));
     return rows.length > q.limit ? { entries, next: entries[entries.length - 1]!.seq } : { entries };
   }

@@ -5,9 +5,7 @@ export class BalanceStore {
   private readonly s;
   constructor(db: Db) {
     this.s = {
-      balance: db.prepare<[number], { balance: number; currency: string }>(
-        'SELECT balance, currency FROM owners WHERE id = ?',
-      ),
+      balance: db.prepare<[number], { balance: number; currency: string }>('SELECT balance, currency FROM owners WHERE id = ?'),
       setBalance: db.prepare<[number, string, number]>('UPDATE owners SET balance = ?, currency = ? WHERE id = ?'),
     };
   }

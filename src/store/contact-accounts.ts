@@ -28,9 +28,7 @@ export class ContactAccountStore {
         'SELECT * FROM contact_accounts WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, id',
       ),
       byId: db.prepare<[number], AccountRow>('SELECT * FROM contact_accounts WHERE id = ?'),
-      byCurrency: db.prepare<[number, string], AccountRow>(
-        'SELECT * FROM contact_accounts WHERE contact_id = ? AND currency = ?',
-      ),
+      byCurrency: db.prepare<[number, string], AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = ? AND currency = ?'),
       insert: db.prepare<[number, string, string, string], AccountRow>(
         `INSERT INTO contact_accounts (id, contact_id, currency, amount, created_at, updated_at, blocked_at)
          VALUES ((SELECT max_id + 1 FROM id_watermarks WHERE name = 'contact_accounts'), ?, ?, 0, ?, ?, NULL) RETURNING *`,
@@ -98,7 +96,15 @@ export class ContactAccountStore {
    * by `delta` and the journal record appended. Undefined, nothing written, when any check
    * fails: the caller then reads the account to tell which. Run it inside `store.tx`.
    */
-  tryMove(m: { id: number; ownerId: number; delta: number; max: number; operation: Operation; description: string; now: string }): AccountRow | undefined {
+  tryMove(m: {
+    id: number;
+    ownerId: number;
+    delta: number;
+    max: number;
+    operation: Operation;
+    description: string;
+    now: string;
+  }): AccountRow | undefined {
     const debit = m.operation === 'Debit via API' ? 1 : 0;
     const row = this.s.checkedMove.get(m.delta, m.now, m.id, m.delta, m.max, debit, m.ownerId);
     if (row) this.s.journal.run(m.id, m.operation, m.delta, m.description, row.amount, m.now);

@@ -113,9 +113,7 @@ export class ContactStore {
         `SELECT c.id, c.bot_id, c.deleted_at, c.preview, b.deleted_at AS bot_deleted_at, p.owner_id
          FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid WHERE c.id = ?`,
       ),
-      blockTotal: db.prepare<[string], { n: number }>(
-        `SELECT coalesce(sum(n), 0) AS n FROM contact_blocks WHERE bot_id ${IN_JSON}`,
-      ),
+      blockTotal: db.prepare<[string], { n: number }>(`SELECT coalesce(sum(n), 0) AS n FROM contact_blocks WHERE bot_id ${IN_JSON}`),
       blockSum: db.prepare<[number, number, number], { n: number }>(
         `SELECT coalesce(sum(n), 0) AS n FROM contact_blocks WHERE bot_id = ? AND block >= ? AND block <= ?`,
       ),
@@ -152,7 +150,9 @@ export class ContactStore {
       // by name, which costs more than the query; the objects are made below with literals.
       rows: db.prepare<[string], unknown[]>(`SELECT ${CONTACT_COLUMNS.join(', ')} FROM contacts WHERE id ${IN_JSON} ORDER BY id`).raw(),
       tags: db
-        .prepare<[string], [number, string]>(`SELECT contact_id, name FROM contact_tags WHERE contact_id ${IN_JSON} ORDER BY contact_id, position`)
+        .prepare<[string], [number, string]>(
+          `SELECT contact_id, name FROM contact_tags WHERE contact_id ${IN_JSON} ORDER BY contact_id, position`,
+        )
         .raw(),
       variables: db
         .prepare<[string], unknown[]>(
@@ -391,9 +391,26 @@ export class ContactStore {
 
 /** The columns of a ContactRow, in the order `contactRow` reads them. */
 const CONTACT_COLUMNS = [
-  'id', 'bot_id', 'messenger', 'name', 'phone', 'email', 'address', 'avatar', 'telegram_id', 'telegram_username',
-  'max_user_id', 'max_username', 'vk_user_id', 'viber_id', 'created_at', 'created_ts', 'unsubscribed_at', 'preview',
-  'deleted_at', 'referrer_id',
+  'id',
+  'bot_id',
+  'messenger',
+  'name',
+  'phone',
+  'email',
+  'address',
+  'avatar',
+  'telegram_id',
+  'telegram_username',
+  'max_user_id',
+  'max_username',
+  'vk_user_id',
+  'viber_id',
+  'created_at',
+  'created_ts',
+  'unsubscribed_at',
+  'preview',
+  'deleted_at',
+  'referrer_id',
 ] as const satisfies ReadonlyArray<keyof ContactRow>;
 
 function contactRow(r: unknown[]): ContactRow {

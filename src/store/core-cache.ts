@@ -97,7 +97,11 @@ export class CoreCache implements OwnerCache, DeprecationCache, ListCache {
   }
 
   /** A method's deprecation, from the whole (small) table loaded by `loadAll` once per change. */
-  deprecation(method: string, loadAll: () => Array<[string, DeprecationRow]>, loadOne: () => DeprecationRow | undefined): DeprecationRow | undefined {
+  deprecation(
+    method: string,
+    loadAll: () => Array<[string, DeprecationRow]>,
+    loadOne: () => DeprecationRow | undefined,
+  ): DeprecationRow | undefined {
     if (!this.usable()) return loadOne();
     this.deprecations ??= new Map(loadAll());
     return this.deprecations.get(method);

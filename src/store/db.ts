@@ -65,7 +65,7 @@ export function openDb(file: string, migrations: readonly string[] = MIGRATIONS)
  * SQL functions the search index's triggers call (migration 6): registered on every
  * connection before anything writes a contact.
  */
-export function registerFunctions(db: Db): void {
+function registerFunctions(db: Db): void {
   const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
   db.function('search_words', { deterministic: true }, (v: unknown) => searchWords(text(v)));
   db.function('search_phone', { deterministic: true }, (v: unknown) => phoneKey(text(v)));
@@ -96,7 +96,8 @@ function inspect(db: Db): void {
     throw e;
   }
   if (version === 0 && tables > 0) throw new DbProblem('foreign', 'a SQLite database of another program');
-  if (version > MIGRATIONS.length) throw new DbProblem('newer', `made by a newer version (schema ${version}, this one knows ${MIGRATIONS.length})`);
+  if (version > MIGRATIONS.length)
+    throw new DbProblem('newer', `made by a newer version (schema ${version}, this one knows ${MIGRATIONS.length})`);
 }
 
 export interface CheckedOpen {
@@ -123,7 +124,8 @@ export function openChecked<T>(file: string, opts: CheckedOpen, check: (db: Db) 
       pragmas(db, opts.lockWaitMs);
       db.exec('BEGIN IMMEDIATE');
     } catch (e) {
-      if (code(e) === 'SQLITE_BUSY') throw new DbProblem('locked', `locked by another program (waited ${Math.round(opts.lockWaitMs / 1000)} s)`);
+      if (code(e) === 'SQLITE_BUSY')
+        throw new DbProblem('locked', `locked by another program (waited ${Math.round(opts.lockWaitMs / 1000)} s)`);
       if (code(e).startsWith('SQLITE_READONLY') || code(e).startsWith('SQLITE_CANTOPEN')) throw new DbProblem('read-only', 'read-only');
       throw e;
     }

@@ -22,10 +22,18 @@ export class FixtureStore {
   private readonly s;
   constructor(db: Db) {
     this.s = {
-      allBotIds: db.prepare<[number], { id: number }>('SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?'),
-      contactsOf: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?'),
-      listsOf: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM list_schemas l JOIN projects p ON p.uuid = l.project_uuid WHERE p.owner_id = ?'),
-      membersOf: db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM members m JOIN projects p ON p.uuid = m.project_uuid WHERE p.owner_id = ? OR m.owner_id = ?'),
+      allBotIds: db.prepare<[number], { id: number }>(
+        'SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?',
+      ),
+      contactsOf: db.prepare<[number], { n: number }>(
+        'SELECT count(*) AS n FROM contacts c JOIN bots b ON b.id = c.bot_id JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = ?',
+      ),
+      listsOf: db.prepare<[number], { n: number }>(
+        'SELECT count(*) AS n FROM list_schemas l JOIN projects p ON p.uuid = l.project_uuid WHERE p.owner_id = ?',
+      ),
+      membersOf: db.prepare<[number, number], { n: number }>(
+        'SELECT count(*) AS n FROM members m JOIN projects p ON p.uuid = m.project_uuid WHERE p.owner_id = ? OR m.owner_id = ?',
+      ),
       otherOwners: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM owners WHERE id <> ?'),
       dropBots: db.prepare<[number]>('DELETE FROM bots WHERE project_uuid IN (SELECT uuid FROM projects WHERE owner_id = ?)'),
       dropProjects: db.prepare<[number]>('DELETE FROM projects WHERE owner_id = ?'),
@@ -60,7 +68,11 @@ export class FixtureStore {
   }
   /** Whether anything but the owner's own projects and bots was made: contacts, lists, team members, other owners. */
   worldUsed(ownerId: number): boolean {
-    const n = this.s.contactsOf.get(ownerId)!.n + this.s.listsOf.get(ownerId)!.n + this.s.membersOf.get(ownerId, ownerId)!.n + this.s.otherOwners.get(ownerId)!.n;
+    const n =
+      this.s.contactsOf.get(ownerId)!.n +
+      this.s.listsOf.get(ownerId)!.n +
+      this.s.membersOf.get(ownerId, ownerId)!.n +
+      this.s.otherOwners.get(ownerId)!.n;
     return n > 0;
   }
   /** Remove the owner with its projects and bots. */

@@ -83,7 +83,7 @@ export function newObjectId(now: Date = new Date()): string {
 }
 
 /** The json_extract path of a slug (slugs hold no quote, so quoting is safe). */
-export function slugPath(slug: string): string {
+function slugPath(slug: string): string {
   return `$."${slug}"`;
 }
 
@@ -163,10 +163,7 @@ export class ListStore {
     };
     this.pages = new Map();
     for (const [key, order] of Object.entries(ORDER_SQL)) {
-      this.pages.set(
-        key,
-        db.prepare(`SELECT r.seq FROM list_records r WHERE ${RECORD_WHERE} ${order} LIMIT @limit OFFSET @offset`),
-      );
+      this.pages.set(key, db.prepare(`SELECT r.seq FROM list_records r WHERE ${RECORD_WHERE} ${order} LIMIT @limit OFFSET @offset`));
     }
   }
 
@@ -181,26 +178,38 @@ export class ListStore {
   projectCount(uuid: string): number {
     return this.s.projectCount.get(uuid)!.n;
   }
-  insert(l: { id: string; project_uuid: string; bot_id: number | null; name: string; is_menu: boolean; fields: StoredField[]; now: string }): void {
+  insert(l: {
+    id: string;
+    project_uuid: string;
+    bot_id: number | null;
+    name: string;
+    is_menu: boolean;
+    fields: StoredField[];
+    now: string;
+  }): void {
     this.s.insert.run({ ...l, is_menu: l.is_menu ? 1 : 0, fields: JSON.stringify(l.fields) });
   }
   /** Delete a list and all its records, in one transaction. */
   delete(seq: number): void {
-    this.db.transaction(() => {
-      this.s.deleteRecords.run(seq);
-      this.s.delete.run(seq);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.s.deleteRecords.run(seq);
+        this.s.delete.run(seq);
+      })
+      .immediate();
   }
   setFields(seq: number, fields: StoredField[], now: string): void {
     this.s.setFields.run(JSON.stringify(fields), now, seq);
   }
   /** Drop a field from the list and erase its values from every record, in one transaction. */
   deleteField(seq: number, fields: StoredField[], slug: string, now: string): number {
-    return this.db.transaction(() => {
-      this.s.setFields.run(JSON.stringify(fields), now, seq);
-      const path = slugPath(slug);
-      return this.s.eraseField.run(path, seq, path).changes;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        this.s.setFields.run(JSON.stringify(fields), now, seq);
+        const path = slugPath(slug);
+        return this.s.eraseField.run(path, seq, path).changes;
+      })
+      .immediate();
   }
 
   /**

@@ -25,13 +25,9 @@ export class ProjectStore {
   constructor(private readonly db: Db) {
     this.s = {
       project: db.prepare<[string], ProjectRow>('SELECT * FROM projects WHERE uuid = ?'),
-      insertProject: db.prepare(
-        'INSERT INTO projects (uuid, owner_id, name, created_at) VALUES (@uuid, @owner_id, @name, @created_at)',
-      ),
+      insertProject: db.prepare('INSERT INTO projects (uuid, owner_id, name, created_at) VALUES (@uuid, @owner_id, @name, @created_at)'),
       insertMember: db.prepare('INSERT INTO members (owner_id, project_uuid) VALUES (@owner_id, @project_uuid)'),
-      bot: db.prepare<[number], BotRow>(
-        'SELECT b.*, p.owner_id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE b.id = ?',
-      ),
+      bot: db.prepare<[number], BotRow>('SELECT b.*, p.owner_id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE b.id = ?'),
       insertBot: db.prepare(
         `INSERT INTO bots (id, project_uuid, name, deleted_at, created_at)
          VALUES (@id, @project_uuid, @name, @deleted_at, @created_at)`,

@@ -15,4 +15,3 @@ export class MemoryRateWindows implements RateWindows {
     return { start: w.start, count: w.count, counted: true };
   }
 }
-

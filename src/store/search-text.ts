@@ -9,12 +9,13 @@
  */
 
 /** Combining marks that are accents or vowel points (Latin, Greek, Cyrillic, Hebrew, Arabic). */
-const ACCENTS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]/g;
+const ACCENTS =
+  /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed]/g;
 /** An apostrophe inside a word ("O'Brien", "d’Arc"). */
 const INNER_APOSTROPHE = /(?<=\p{L})['’`ʼ](?=\p{L})/gu;
 
 /** Text folded for matching: accents dropped in every script, lower case, NFC. */
-export function foldText(text: string): string {
+function foldText(text: string): string {
   return text.normalize('NFKD').replace(ACCENTS, '').normalize('NFC').toLowerCase();
 }
 

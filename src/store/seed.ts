@@ -212,7 +212,13 @@ export function loadFixture(store: StoreApi, fixture: unknown): Record<string, n
         const value = (v as Obj).value;
         if (type > 0 && (typeof value !== 'string' || !/^https?:\/\/\S+$/i.test(value)))
           throw vr.bad('value', 'must be a file URL (http or https) for a media variable (type 1 to 4)');
-        rows.insertVariable(id, vr.str('name', true)!, value === null || value === undefined ? null : String(value), type, vr.bool('deletable'));
+        rows.insertVariable(
+          id,
+          vr.str('name', true)!,
+          value === null || value === undefined ? null : String(value),
+          type,
+          vr.bool('deletable'),
+        );
       });
     });
     for (const [id, ref, where] of referrers) {

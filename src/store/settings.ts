@@ -11,7 +11,11 @@ export interface DeprecationRow {
 
 /** Where the deprecations are kept between requests (core-cache.ts): the whole table, or `loadOne`. */
 export interface DeprecationCache {
-  deprecation(method: string, loadAll: () => Array<[string, DeprecationRow]>, loadOne: () => DeprecationRow | undefined): DeprecationRow | undefined;
+  deprecation(
+    method: string,
+    loadAll: () => Array<[string, DeprecationRow]>,
+    loadOne: () => DeprecationRow | undefined,
+  ): DeprecationRow | undefined;
 }
 
 export class SettingStore {

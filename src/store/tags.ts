@@ -9,9 +9,7 @@ export class TagStore {
   constructor(private readonly db: Db) {
     this.s = {
       botTags: db.prepare<[number], { name: string }>('SELECT name FROM bot_tags WHERE bot_id = ? ORDER BY id'),
-      has: db.prepare<[number, string], { n: number }>(
-        'SELECT count(*) AS n FROM contact_tags WHERE contact_id = ? AND name = ?',
-      ),
+      has: db.prepare<[number, string], { n: number }>('SELECT count(*) AS n FROM contact_tags WHERE contact_id = ? AND name = ?'),
       append: db.prepare<{ contact: number; name: string }>(
         `INSERT INTO contact_tags (contact_id, position, name)
          SELECT @contact, coalesce(max(position) + 1, 0), @name FROM contact_tags WHERE contact_id = @contact`,

@@ -10,9 +10,7 @@ export class VariableStore {
     this.s = {
       list: db.prepare<[number], VariableRow>(`SELECT ${COLUMNS} FROM contact_variables WHERE contact_id = ? ORDER BY id`),
       byId: db.prepare<[number], VariableRow>(`SELECT ${COLUMNS} FROM contact_variables WHERE id = ?`),
-      byName: db.prepare<[number, string], VariableRow>(
-        `SELECT ${COLUMNS} FROM contact_variables WHERE contact_id = ? AND name = ?`,
-      ),
+      byName: db.prepare<[number, string], VariableRow>(`SELECT ${COLUMNS} FROM contact_variables WHERE contact_id = ? AND name = ?`),
       upsert: db.prepare<{ contact_id: number; name: string; value: string; deletable: number }, VariableRow>(
         `INSERT INTO contact_variables (contact_id, name, value, deletable) VALUES (@contact_id, @name, @value, @deletable)
          ON CONFLICT (contact_id, name) DO UPDATE SET value = excluded.value, deletable = excluded.deletable

@@ -31,11 +31,11 @@ describe('toMinor: major units to minor units, never rounded', () => {
     expect(toMinor('1200', 0)).toBe(1200);
     expect(toMinor('1.234', 3)).toBe(1234);
   });
-  it('takes decimals past the currency\'s own only when they are zeros', () => {
+  it("takes decimals past the currency's own only when they are zeros", () => {
     expect(toMinor('100.00', 0)).toBe(100);
     expect(toMinor('12.340', 2)).toBe(1234);
   });
-  it('refuses decimals past the currency\'s own that are not zeros, rather than dropping them', () => {
+  it("refuses decimals past the currency's own that are not zeros, rather than dropping them", () => {
     expect(toMinor('12.345', 2)).toBeUndefined();
     expect(toMinor('0.5', 0)).toBeUndefined();
     expect(toMinor('100.001', 2)).toBeUndefined();

@@ -7,7 +7,10 @@ const shape = {
   name: r.string().required().max(5),
   amount: r.integer().required().between(1, 100),
   flag: r.boolean(),
-  fields: r.array(r.object({ slug: r.alphaDash().required() })).required().between(1, 2),
+  fields: r
+    .array(r.object({ slug: r.alphaDash().required() }))
+    .required()
+    .between(1, 2),
   project_uuid: r.string().requiredWithout('bot_id'),
   bot_id: r.integer().requiredWithout('project_uuid'),
 };
@@ -32,7 +35,14 @@ describe('Laravel validation rules', () => {
   });
 
   it('boolean accepts only true, false, 1, 0, "1", "0"; "true" and "false" fail', () => {
-    for (const [v, want] of [[true, true], [false, false], [1, true], [0, false], ['1', true], ['0', false]] as const) {
+    for (const [v, want] of [
+      [true, true],
+      [false, false],
+      [1, true],
+      [0, false],
+      ['1', true],
+      ['0', false],
+    ] as const) {
       const res = validate({ b: r.boolean() }, { b: v });
       expect(res.ok && res.params.b).toBe(want);
     }
@@ -73,8 +83,22 @@ describe('Laravel validation rules', () => {
 
   it('the message is the first error and "(and N more errors)" counting messages', () => {
     expect(summarize(new Map([['a', ['A.']]]))).toBe('A.');
-    expect(summarize(new Map([['a', ['A.']], ['b', ['B.']]]))).toBe('A. (and 1 more error)');
-    expect(summarize(new Map([['a', ['A.', 'A2.']], ['b', ['B.']]]))).toBe('A. (and 2 more errors)');
+    expect(
+      summarize(
+        new Map([
+          ['a', ['A.']],
+          ['b', ['B.']],
+        ]),
+      ),
+    ).toBe('A. (and 1 more error)');
+    expect(
+      summarize(
+        new Map([
+          ['a', ['A.', 'A2.']],
+          ['b', ['B.']],
+        ]),
+      ),
+    ).toBe('A. (and 2 more errors)');
   });
 
   it('an empty array fails required; a required array of 0 items is "required"', () => {
@@ -110,15 +134,27 @@ describe('Unix seconds (date_from, date_to)', () => {
     return res.ok ? 'accepted' : res.errors.get('date_from');
   };
   it('a date string is refused with the seconds it means, computed from it', () => {
-    expect(message('2024-01-01')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.']);
-    expect(message('2026-03-02')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1772409600 for 2026-03-02T00:00:00Z.']);
+    expect(message('2024-01-01')).toEqual([
+      'The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.',
+    ]);
+    expect(message('2026-03-02')).toEqual([
+      'The date from field must be an integer: Unix seconds, e.g. 1772409600 for 2026-03-02T00:00:00Z.',
+    ]);
     // A time without an offset is UTC, whatever the server's zone; an offset is honoured.
-    expect(message('2024-01-01T10:30')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704105000 for 2024-01-01T10:30:00Z.']);
-    expect(message('2024-01-01 10:30:15Z')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704105015 for 2024-01-01T10:30:15Z.']);
-    expect(message('2024-01-01T03:00:00+03:00')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.']);
-    expect(message('2024-01-01T00:00:00-0530')).toEqual(['The date from field must be an integer: Unix seconds, e.g. 1704087000 for 2024-01-01T05:30:00Z.']);
+    expect(message('2024-01-01T10:30')).toEqual([
+      'The date from field must be an integer: Unix seconds, e.g. 1704105000 for 2024-01-01T10:30:00Z.',
+    ]);
+    expect(message('2024-01-01 10:30:15Z')).toEqual([
+      'The date from field must be an integer: Unix seconds, e.g. 1704105015 for 2024-01-01T10:30:15Z.',
+    ]);
+    expect(message('2024-01-01T03:00:00+03:00')).toEqual([
+      'The date from field must be an integer: Unix seconds, e.g. 1704067200 for 2024-01-01T00:00:00Z.',
+    ]);
+    expect(message('2024-01-01T00:00:00-0530')).toEqual([
+      'The date from field must be an integer: Unix seconds, e.g. 1704087000 for 2024-01-01T05:30:00Z.',
+    ]);
   });
-  it('what is not a date keeps Laravel\'s message alone; an integer passes', () => {
+  it("what is not a date keeps Laravel's message alone; an integer passes", () => {
     for (const bad of ['x', '2024-02-30', '2024-13-01', '01', '1.5', 1.5, 'yesterday', '2024-01-01T25:00']) {
       expect(message(bad), String(bad)).toEqual(['The date from field must be an integer.']);
     }

@@ -57,8 +57,13 @@ describe('which browser the browser tests drive', () => {
     const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
     Object.defineProperty(process, 'platform', { value: 'win32' });
     try {
-      const err = await findBrowser().then(() => undefined, (e: Error) => e);
-      expect(err?.message).toMatch(/^No Chromium or Chrome found .*Linux x64 only \(this is win32 x64\): install Chrome or Chromium, or set CHROMIUM_PATH\.$/);
+      const err = await findBrowser().then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(
+        /^No Chromium or Chrome found .*Linux x64 only \(this is win32 x64\): install Chrome or Chromium, or set CHROMIUM_PATH\.$/,
+      );
     } finally {
       Object.defineProperty(process, 'platform', platform);
     }
@@ -69,7 +74,10 @@ describe('which browser the browser tests drive', () => {
     await expect(findBrowser()).rejects.toThrow(/^CHROMIUM_PATH=.*missing is not an executable file/);
     const broken = join(binDir('broken'), 'broken');
     vi.stubEnv('CHROMIUM_PATH', broken);
-    const err = await launchBrowser().then(() => undefined, (e: Error) => e);
+    const err = await launchBrowser().then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toContain(`Chromium (CHROMIUM_PATH) could not start from ${broken}: `);
     expect(err?.message).not.toContain('\n');
   });

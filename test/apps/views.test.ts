@@ -45,7 +45,15 @@ const errors: string[] = [];
 beforeAll(async () => {
   browser = (await launchBrowser()).browser;
   const script = (
-    await build({ entryPoints: [join(HERE, 'host.ts')], bundle: true, format: 'iife', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' })
+    await build({
+      entryPoints: [join(HERE, 'host.ts')],
+      bundle: true,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+    })
   ).outputFiles[0]!.text;
   // Alice-era accounts are too small for a screenshot: the demo world (Dana's coffee shop), caps at 20.00 a call.
   world = await startMcp({ fixture: demoFixture(), money: { maxAmount: { '*': '20.00' } } });
@@ -118,7 +126,6 @@ async function screenshots(frame: Frame, name: string): Promise<void> {
   const content = await frame.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));
   expect(await page.$eval('#view', (f: any) => f.getBoundingClientRect().height)).toBe(content);
 }
-
 
 describe('Contacts view', () => {
   test('a getContacts page as a table with balances; Next fetches page 2 through the host; a header click sorts', async () => {

@@ -19,7 +19,11 @@ test('the rows are in the database, read by `admin audit [--since] [--contact]` 
   const lines = (args: string[]) => {
     const r = runCli(['admin', 'audit', '--db', dbFile, ...args]);
     expect(r.status, r.stderr).toBe(0);
-    return r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    return r.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   };
   expect(lines([]).map((e) => e.tool)).toEqual(['addFundsToContactAccount', 'attachTagToContact', 'addFundsToContactAccount']);
   expect(lines(['--contact', '100']).map((e) => e.arguments.amount)).toEqual([7, 8]);

@@ -11,7 +11,8 @@ import { callApi } from '../helpers/http.js';
 import { stop } from '../helpers/temp.js';
 import { DEMO_FIXTURE, tempDir } from '../helpers/world.js';
 
-const get = (baseUrl: string, method: string, key: string, params: Record<string, unknown> = {}) => callApi(baseUrl, method, params, { key, verb: 'GET' });
+const get = (baseUrl: string, method: string, key: string, params: Record<string, unknown> = {}) =>
+  callApi(baseUrl, method, params, { key, verb: 'GET' });
 
 describe('seed', () => {
   it('loads the shared demo fixture', () => {
@@ -71,10 +72,25 @@ describe('seed', () => {
     const cases: Array<[object, string]> = [
       [{ ...base, accounts: [{ id: 5, contact_id: 100, currency: 'USD', amount: '10' }] }, 'accounts[0] (id 5): amount must be an integer'],
       [
-        { ...base, contacts: [{ id: 100, bot_id: 10, messenger: 'telegram', name: 'Ok', telegram_id: '1', variables: [{ name: 'photo', value: 'not a url', type: 1 }] }] },
+        {
+          ...base,
+          contacts: [
+            {
+              id: 100,
+              bot_id: 10,
+              messenger: 'telegram',
+              name: 'Ok',
+              telegram_id: '1',
+              variables: [{ name: 'photo', value: 'not a url', type: 1 }],
+            },
+          ],
+        },
         'contacts[0] (id 100) variables[0]: value must be a file URL',
       ],
-      [{ ...base, deprecations: [{ method: 'nope', sunset: '2030-01-01T00:00:00Z' }] }, 'deprecations[0] (nope): method nope is not a method of the API'],
+      [
+        { ...base, deprecations: [{ method: 'nope', sunset: '2030-01-01T00:00:00Z' }] },
+        'deprecations[0] (nope): method nope is not a method of the API',
+      ],
     ];
     cases.forEach(([fixture, message], i) => {
       const file = join(dir, `bad-${i}.json`);
@@ -109,7 +125,15 @@ describe('seed', () => {
 
 describe('bad flags', () => {
   it('an unknown flag or command is a one-line error and exit status 2', () => {
-    for (const args of [['serve', '--bogus'], ['serve', '--port', '--db', 'x.db'], ['serve', '--rate-limit', '-1'], ['frobnicate'], ['admin', 'nope'], ['admin', 'set-plan', '--owner', '1', '--plan', 'gold', '--db', join(tempDir(), 'x.db')], ['serve', '--port', 'abc']]) {
+    for (const args of [
+      ['serve', '--bogus'],
+      ['serve', '--port', '--db', 'x.db'],
+      ['serve', '--rate-limit', '-1'],
+      ['frobnicate'],
+      ['admin', 'nope'],
+      ['admin', 'set-plan', '--owner', '1', '--plan', 'gold', '--db', join(tempDir(), 'x.db')],
+      ['serve', '--port', 'abc'],
+    ]) {
       const r = runCli(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -248,14 +272,18 @@ describe('admin commands change what the API answers', () => {
     expect(accounts.status).toBe(200);
     const account = accounts.body.data[0];
     runCli(['admin', 'block-account', '--account', String(account.id), '--db', db]);
-    const post = (params: Record<string, unknown>) => callApi(server.baseUrl, 'withdrawFundsFromContactAccount', params, { key: 'demo-dana-key' });
+    const post = (params: Record<string, unknown>) =>
+      callApi(server.baseUrl, 'withdrawFundsFromContactAccount', params, { key: 'demo-dana-key' });
     const blocked = await post({ account_id: account.id, amount: 1, description: 'coffee' });
     expect(blocked.body.code).toBe('account_blocked');
     runCli(['admin', 'unblock-account', '--account', String(account.id), '--db', db]);
     const ok = await post({ account_id: account.id, amount: 1, description: 'coffee' });
     expect(ok.status).toBe(200);
     const journal = runCli(['admin', 'journal', '--account', String(account.id), '--db', db]);
-    const lines = journal.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = journal.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ operation: 'Debit via API', amount: -1, description: 'coffee' });
   });
 
@@ -272,7 +300,9 @@ describe('admin commands change what the API answers', () => {
     const r = runCli(['admin', 'deprecate', '--method', 'noSuchMethod', '--sunset', '2030-01-01T00:00:00Z', '--db', db]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown method: noSuchMethod');
-    expect(runCli(['admin', 'deprecate', '--method', 'createContactAccount', '--sunset', '2999-01-01T00:00:00Z', '--db', db]).status).toBe(0);
+    expect(runCli(['admin', 'deprecate', '--method', 'createContactAccount', '--sunset', '2999-01-01T00:00:00Z', '--db', db]).status).toBe(
+      0,
+    );
   });
 
   it('an unknown id is a one-line error and exit status 2', () => {

@@ -47,13 +47,19 @@ describe('the default bot', () => {
     const db = seeded();
     const client = withinBudget(new Client({ name: 'test', version: '1.0.0' }));
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', db], env: cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_BOT_ID: '10' }), stderr: 'ignore' }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, '--db', db],
+        env: cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_BOT_ID: '10' }),
+        stderr: 'ignore',
+      }),
     );
     try {
       const ws = (await client.callTool({ name: 'getWorkspace', arguments: {} })).structuredContent as any;
       expect(ws.default_bot_id).toBe(10);
       expect(ws.bots.map((b: { id: number }) => b.id)).toEqual([10]);
-      const made = (await client.callTool({ name: 'createOrUpdateContact', arguments: { messenger: 'vk', vk_id: 7, name: 'Vera Kim' } })).structuredContent as any;
+      const made = (await client.callTool({ name: 'createOrUpdateContact', arguments: { messenger: 'vk', vk_id: 7, name: 'Vera Kim' } }))
+        .structuredContent as any;
       expect(made.data.bot_id).toBe(10);
       const found = (await client.callTool({ name: 'findContacts', arguments: { query: 'vera' } })).structuredContent as any;
       expect(found.data.map((c: { id: number }) => c.id)).toEqual([made.data.id]);

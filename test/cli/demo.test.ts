@@ -45,7 +45,10 @@ function configs(stdout: string): { entry: Entry; claude: string } {
 function counts(db: string): { owners: number; contacts: number } {
   const conn = new Database(db, { readonly: true });
   try {
-    return conn.prepare('SELECT (SELECT count(*) FROM owners) AS owners, (SELECT count(*) FROM contacts) AS contacts').get() as { owners: number; contacts: number };
+    return conn.prepare('SELECT (SELECT count(*) FROM owners) AS owners, (SELECT count(*) FROM contacts) AS contacts').get() as {
+      owners: number;
+      contacts: number;
+    };
   } finally {
     conn.close();
   }
@@ -57,7 +60,9 @@ describe('workspace-mcp demo', () => {
     const db = join(dataDir(home), 'demo.db');
     const first = await runCliAsync(['demo'], homeEnv(home));
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout.split('\n')[0]).toBe(`The demo data is in ${db} (3 owners, 3 projects, 1 members, 5 bots, 50 contacts, 5 accounts, 1 deprecations).`);
+    expect(first.stdout.split('\n')[0]).toBe(
+      `The demo data is in ${db} (3 owners, 3 projects, 1 members, 5 bots, 50 contacts, 5 accounts, 1 deprecations).`,
+    );
     expect(counts(db)).toEqual({ owners: 3, contacts: 50 });
     const { entry, claude } = configs(first.stdout);
     // Absolute paths: a client starts it with no shell and no PATH of yours.
@@ -102,9 +107,15 @@ describe('workspace-mcp demo', () => {
   });
 
   it('the package ships the demo fixture: the files npm would pack, alone in a folder, run the demo', async () => {
-    const packed = spawnSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], { cwd: ROOT, encoding: 'utf8', shell: process.platform === 'win32' });
+    const packed = spawnSync('npm', ['pack', '--dry-run', '--ignore-scripts', '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      shell: process.platform === 'win32',
+    });
     expect(packed.status, packed.stderr).toBe(0);
-    const files = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((f) => f.path);
+    const files = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map(
+      (f) => f.path,
+    );
     expect(files).toContain('fixtures/demo.json');
     // The package as installed: only its packed files, and the dependencies beside it.
     const pkg = join(tempDir(), 'workspace-mcp');

@@ -30,7 +30,10 @@ function parserFlags(prefix: string[]): string[] {
 
 /** The flags a help text names at the start of a line (its flag table), without --help. */
 function helpFlags(text: string): string[] {
-  return [...text.matchAll(/^ {2}(--[a-z][a-z-]*)/gm)].map((m) => m[1]!).filter((f) => f !== '--help').sort();
+  return [...text.matchAll(/^ {2}(--[a-z][a-z-]*)/gm)]
+    .map((m) => m[1]!)
+    .filter((f) => f !== '--help')
+    .sort();
 }
 
 /** Every environment variable the source reads or names. */
@@ -65,7 +68,12 @@ describe('--version and --help', () => {
   it("each command's --help names exactly the flags its parser takes, exit 0, on stdout", () => {
     for (const [name, prefix] of Object.entries(COMMANDS)) {
       const takes = parserFlags(prefix);
-      const ways = [[name, '--help'], ['help', name], ...(prefix.length > 1 ? [[...prefix, '--help']] : []), ...(name === 'serve' ? [[name, '-h']] : [])];
+      const ways = [
+        [name, '--help'],
+        ['help', name],
+        ...(prefix.length > 1 ? [[...prefix, '--help']] : []),
+        ...(name === 'serve' ? [[name, '-h']] : []),
+      ];
       for (const args of ways) {
         const r = runCli(args);
         expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
@@ -94,7 +102,9 @@ describe('--version and --help', () => {
     const listed = [...env.matchAll(/^ {2}([A-Z][A-Z0-9_]*) /gm)].map((m) => m[1]!);
     const read = sourceVariables();
     // The scan finds what it must (a scan that found nothing would pass anything).
-    expect(read).toEqual(expect.arrayContaining(['WORKSPACE_DB', 'DATABASE_URL', 'WORKSPACE_PG_POOL', 'WORKSPACE_LOG_LEVEL', 'XDG_DATA_HOME', 'APPDATA']));
+    expect(read).toEqual(
+      expect.arrayContaining(['WORKSPACE_DB', 'DATABASE_URL', 'WORKSPACE_PG_POOL', 'WORKSPACE_LOG_LEVEL', 'XDG_DATA_HOME', 'APPDATA']),
+    );
     expect(read.filter((v) => !listed.includes(v))).toEqual([]);
     expect(listed.filter((v) => !read.includes(v))).toEqual([]);
   });

@@ -57,7 +57,9 @@ test('local backend: getMe past its sunset, a keyed top-up moves the money once 
   expect(existsSync(join(dirname(db), 'mcp-state.sqlite'))).toBe(true);
   const store = Store.open(db);
   try {
-    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name LIKE '%idempotency%' OR name LIKE '%money_moves%'").all()).toEqual([]);
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name LIKE '%idempotency%' OR name LIKE '%money_moves%'").all()).toEqual(
+      [],
+    );
   } finally {
     store.close();
   }
@@ -74,8 +76,14 @@ test('--remote caps money calls by default: above 100.00 a call needs confirmati
   const served = await spawnServe(['--db', sunsetDb()]);
   const c = await client(['mcp', '--remote', served.baseUrl], { WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: tempDir() });
   await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
-  const big = (await c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 10_001, description: 'Big' } })) as CallToolResult;
+  const big = (await c.callTool({
+    name: 'addFundsToContactAccount',
+    arguments: { account_id: 500, amount: 10_001, description: 'Big' },
+  })) as CallToolResult;
   expect(JSON.parse((big.content[0] as { text: string }).text)).toMatchObject({ status: 422, code: 'confirmation_required' });
-  const ok = (await c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 10_000, description: 'At the cap' } })) as CallToolResult;
+  const ok = (await c.callTool({
+    name: 'addFundsToContactAccount',
+    arguments: { account_id: 500, amount: 10_000, description: 'At the cap' },
+  })) as CallToolResult;
   expect((ok.structuredContent as { data: { amount: number } }).data.amount).toBe(11_000);
 });

@@ -34,16 +34,27 @@ async function expectRefused(args: string[], env: Record<string, string>, home: 
 }
 
 const UNREACHABLE = (source: string) =>
-  new RegExp(`^workspace-mcp: cannot open the PostgreSQL database postgres(ql)?:\\/\\/workspace@127\\.0\\.0\\.1:1\\/workspace \\(.*ECONNREFUSED.*\\): check that it runs and that ${source} is right`);
+  new RegExp(
+    `^workspace-mcp: cannot open the PostgreSQL database postgres(ql)?:\\/\\/workspace@127\\.0\\.0\\.1:1\\/workspace \\(.*ECONNREFUSED.*\\): check that it runs and that ${source} is right`,
+  );
 const SECRET = { WORKSPACE_SECRET: 'ab'.repeat(32) };
 
 describe('a PostgreSQL URL', () => {
   it('that cannot be reached is refused by mcp (stdio and --http), from --db, WORKSPACE_DB or DATABASE_URL; one that is no PostgreSQL URL is left to its program', async () => {
     const home = tempDir();
-    for (const args of [['mcp', '--db', URL], ['--db', URL.replace('postgres:', 'postgresql:')], ['mcp', '--http', '--port', '0', '--db', URL]])
+    for (const args of [
+      ['mcp', '--db', URL],
+      ['--db', URL.replace('postgres:', 'postgresql:')],
+      ['mcp', '--http', '--port', '0', '--db', URL],
+    ])
       await expectRefused(args, homeEnv(home, SECRET), home, UNREACHABLE('--db'));
     await expectRefused(['mcp'], homeEnv(home, { ...SECRET, WORKSPACE_DB: URL }), home, UNREACHABLE('WORKSPACE_DB'));
-    await expectRefused(['mcp', '--http', '--port', '0'], homeEnv(home, { ...SECRET, DATABASE_URL: URL }), home, UNREACHABLE('DATABASE_URL'));
+    await expectRefused(
+      ['mcp', '--http', '--port', '0'],
+      homeEnv(home, { ...SECRET, DATABASE_URL: URL }),
+      home,
+      UNREACHABLE('DATABASE_URL'),
+    );
     // Without the secret every instance must share, nothing is even tried.
     await expectRefused(['mcp', '--db', URL], homeEnv(home), home, /^workspace-mcp: a PostgreSQL database needs WORKSPACE_SECRET/);
     // stdin closed at once: the server starts on its default file, then ends with its input.
@@ -52,12 +63,17 @@ describe('a PostgreSQL URL', () => {
     expect(started.stderr).toMatch(/workspace\.db/);
   });
 
-  it('of another program\'s database is refused by mcp, which leaves it as it was', async () => {
+  it("of another program's database is refused by mcp, which leaves it as it was", async () => {
     const home = tempDir();
     const foreign = await pg.server().database();
     const name = foreign.split('/').pop();
     await pg.server().admin('CREATE TABLE invoices (id integer)', name);
-    await expectRefused(['mcp', '--db', foreign], homeEnv(home, SECRET), home, /^workspace-mcp: --db postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ is a PostgreSQL database of another program/);
+    await expectRefused(
+      ['mcp', '--db', foreign],
+      homeEnv(home, SECRET),
+      home,
+      /^workspace-mcp: --db postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+ is a PostgreSQL database of another program/,
+    );
     const tables = await pg.server().admin("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", name);
     expect(tables.rows).toEqual([{ tablename: 'invoices' }]);
   });
@@ -80,9 +96,10 @@ describe('a PostgreSQL URL', () => {
     expect(again.stderr).toMatch(/owners\[0\].*nothing was written/);
   });
 
-  it('one that cannot be reached, names a database the server lacks or a wrong password, or holds another program\'s tables, is refused in one line', async () => {
+  it("one that cannot be reached, names a database the server lacks or a wrong password, or holds another program's tables, is refused in one line", async () => {
     const home = tempDir();
-    const unreachable = /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/workspace@127\.0\.0\.1:1\/workspace \(.*ECONNREFUSED.*\)/;
+    const unreachable =
+      /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/workspace@127\.0\.0\.1:1\/workspace \(.*ECONNREFUSED.*\)/;
     await expectRefused(['admin', 'regenerate-key', '--owner', '1', '--db', URL], homeEnv(home), home, unreachable);
     await expectRefused(['serve', '--port', '0', '--db', URL], homeEnv(home, { WORKSPACE_SECRET: 'ab'.repeat(32) }), home, unreachable);
     const foreign = await pg.server().database();
@@ -90,9 +107,19 @@ describe('a PostgreSQL URL', () => {
     await expectRefused(['seed', DEMO_FIXTURE, '--db', foreign], homeEnv(home), home, /is a PostgreSQL database of another program/);
     // A server that answers, but not for this URL: a database it does not have (none is made), a wrong password.
     const missing = foreign.replace(/\/\w+$/, '/not_made_here');
-    await expectRefused(['seed', DEMO_FIXTURE, '--db', missing], homeEnv(home), home, /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/postgres@127\.0\.0\.1:\d+\/not_made_here \(database "not_made_here" does not exist\)/);
+    await expectRefused(
+      ['seed', DEMO_FIXTURE, '--db', missing],
+      homeEnv(home),
+      home,
+      /^workspace-mcp: cannot open the PostgreSQL database postgres:\/\/postgres@127\.0\.0\.1:\d+\/not_made_here \(database "not_made_here" does not exist\)/,
+    );
     expect((await pg.server().admin("SELECT datname FROM pg_database WHERE datname = 'not_made_here'")).rows).toEqual([]);
-    await expectRefused(['serve', '--port', '0', '--db', foreign.replace(/:[^:@]+@/, ':wrong-password@')], homeEnv(home, SECRET), home, /password authentication failed/);
+    await expectRefused(
+      ['serve', '--port', '0', '--db', foreign.replace(/:[^:@]+@/, ':wrong-password@')],
+      homeEnv(home, SECRET),
+      home,
+      /password authentication failed/,
+    );
   });
 
   it('with another WORKSPACE_SECRET than the one its instances share is refused in one line, which names no secret file', async () => {
@@ -102,7 +129,8 @@ describe('a PostgreSQL URL', () => {
     // The first start keeps a check of its secret in the database.
     const first = await spawnServe(['--db', url], homeEnv(home, SECRET));
     first.proc.kill('SIGTERM');
-    const says = /^workspace-mcp: WORKSPACE_SECRET does not open the encrypted values of postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+: set it to the secret the database was made with, the one the other instances on it have$/;
+    const says =
+      /^workspace-mcp: WORKSPACE_SECRET does not open the encrypted values of postgres:\/\/postgres@127\.0\.0\.1:\d+\/\w+: set it to the secret the database was made with, the one the other instances on it have$/;
     await expectRefused(['serve', '--port', '0', '--db', url], homeEnv(home, { WORKSPACE_SECRET: 'cd'.repeat(32) }), home, says);
     await expectRefused(['mcp', '--db', url], homeEnv(home, { WORKSPACE_SECRET: 'cd'.repeat(32) }), home, says);
   });
@@ -110,7 +138,12 @@ describe('a PostgreSQL URL', () => {
   it('WORKSPACE_PG_POOL and WORKSPACE_PG_STATEMENT_TIMEOUT_MS are checked before connecting, and used: the connections serve holds, a statement cancelled at the timeout', async () => {
     const home = tempDir();
     const secret = { WORKSPACE_SECRET: 'ab'.repeat(32) };
-    const bad: Array<[string, string]> = [['WORKSPACE_PG_POOL', '0'], ['WORKSPACE_PG_POOL', 'four'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '-5'], ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '1e3']];
+    const bad: Array<[string, string]> = [
+      ['WORKSPACE_PG_POOL', '0'],
+      ['WORKSPACE_PG_POOL', 'four'],
+      ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '-5'],
+      ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', '1e3'],
+    ];
     for (const [name, value] of bad) {
       const says = new RegExp(`^workspace-mcp: ${name} must be a whole number from \\d+ to \\d+ \\(.*\\), not ${value}$`);
       await expectRefused(['serve', '--port', '0', '--db', URL], homeEnv(home, { ...secret, [name]: value }), home, says);
@@ -122,8 +155,12 @@ describe('a PostgreSQL URL', () => {
     // serve holds one connection for its checks and one a service thread.
     const served = await spawnServe(['--db', url], { ...homeEnv(home, secret), WORKSPACE_PG_POOL: '2' });
     try {
-      expect((await fetch(`${served.baseUrl}/getMe`, { headers: { Accept: 'application/json', Authorization: 'Bearer demo-dana-key' } })).status).toBe(200);
-      const held = await pg.server().admin(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${db}' AND backend_type = 'client backend'`);
+      expect(
+        (await fetch(`${served.baseUrl}/getMe`, { headers: { Accept: 'application/json', Authorization: 'Bearer demo-dana-key' } })).status,
+      ).toBe(200);
+      const held = await pg
+        .server()
+        .admin(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${db}' AND backend_type = 'client backend'`);
       expect(held.rows[0].n).toBe(3);
     } finally {
       served.proc.kill('SIGTERM');
@@ -135,7 +172,10 @@ describe('a PostgreSQL URL', () => {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE owners IN ACCESS EXCLUSIVE MODE');
       const started = Date.now();
-      const r = await runCliAsync(['admin', 'regenerate-key', '--owner', '1', '--db', url], homeEnv(home, { WORKSPACE_PG_STATEMENT_TIMEOUT_MS: '300' }));
+      const r = await runCliAsync(
+        ['admin', 'regenerate-key', '--owner', '1', '--db', url],
+        homeEnv(home, { WORKSPACE_PG_STATEMENT_TIMEOUT_MS: '300' }),
+      );
       expect(r.status).not.toBe(0);
       expect(r.stderr).toMatch(/statement timeout/);
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -149,7 +189,10 @@ describe('a PostgreSQL URL', () => {
     const home = tempDir();
     const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', join(home, 'w.db')], homeEnv(home, { DATABASE_URL: URL }));
     expect(seeded.status, seeded.stderr).toBe(0);
-    const other = await runCliAsync(['admin', 'regenerate-key', '--owner', '1'], homeEnv(home, { DATABASE_URL: 'mysql://u:p@localhost/app' }));
+    const other = await runCliAsync(
+      ['admin', 'regenerate-key', '--owner', '1'],
+      homeEnv(home, { DATABASE_URL: 'mysql://u:p@localhost/app' }),
+    );
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/there is no database at .*workspace\.db/);
   });

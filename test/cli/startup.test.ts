@@ -85,11 +85,16 @@ describe('the banner', () => {
     const first = await stdioBanner(['--db', db], cliEnv());
     // stdout is the protocol: the banner never goes there.
     expect(first.stdout).toBe('');
-    expect(first.banner.split('\n')[0]).toBe('workspace-mcp: MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)');
+    expect(first.banner.split('\n')[0]).toBe(
+      'workspace-mcp: MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)',
+    );
     const r = rows(first.banner);
     expect(r.database).toBe(`${db} (new, empty: if you meant an existing database, check --db)`);
     expect(r.owner).toMatch(new RegExp(`^1 Default owner · project ${UUID.source} · default bot 1$`));
-    const key = /^(\S+) \(the new default owner's; shown this once\) · to make a new one later: workspace-mcp admin regenerate-key --owner 1 --db (\S+)$/.exec(r['API key']!);
+    const key =
+      /^(\S+) \(the new default owner's; shown this once\) · to make a new one later: workspace-mcp admin regenerate-key --owner 1 --db (\S+)$/.exec(
+        r['API key']!,
+      );
     expect(key?.[2]).toBe(db);
     // The whole block a client's config file takes, and Claude Code's command for the same.
     const config = (JSON.parse(r.config!) as { mcpServers: { workspace: { command: string; args: string[] } } }).mcpServers.workspace;
@@ -98,7 +103,12 @@ describe('the banner', () => {
 
     // The config from the banner starts the server again; the key shown acts as that owner,
     // and a second start shows no key.
-    const transport = new StdioClientTransport({ command: config.command, args: config.args, env: cliEnv({ WORKSPACE_API_KEY: key![1]! }), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: cliEnv({ WORKSPACE_API_KEY: key![1]! }),
+      stderr: 'pipe',
+    });
     const err = collect(transport.stderr as Readable);
     const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
@@ -123,7 +133,9 @@ describe('the banner', () => {
     const db = seeded(dir);
     const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key' });
     expect(rows((await stdioBanner(['--db', db], env)).banner).money).toBe('no caps');
-    expect(rows((await stdioBanner(['--db', db, '--max-amount', '50', '--max-daily', '200.00'], env)).banner).money).toBe('caps 50 a call, 200.00 per account per 24 h');
+    expect(rows((await stdioBanner(['--db', db, '--max-amount', '50', '--max-daily', '200.00'], env)).banner).money).toBe(
+      'caps 50 a call, 200.00 per account per 24 h',
+    );
     expect(rows((await stdioBanner(['--db', db, '--max-amount', '50', '--no-confirm'], env)).banner).money).toBe(
       'caps 50 a call, off per account per 24 h; confirmation is OFF (--no-confirm): calls over a cap move money without asking anyone',
     );
@@ -132,7 +144,11 @@ describe('the banner', () => {
   it('--http prints the banner on stderr and only its URL on stdout', async () => {
     const dir = freshDir();
     const db = seeded(dir);
-    const { proc, url, stderr } = await spawnAnnounced(['--db', db, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, cliEnv({ WORKSPACE_API_KEY: 'bob-key' }));
+    const { proc, url, stderr } = await spawnAnnounced(
+      ['--db', db, '--http', '--port', '0'],
+      /(http:\/\/\S+\/mcp)/,
+      cliEnv({ WORKSPACE_API_KEY: 'bob-key' }),
+    );
     const out = collect(proc.stdout!);
     try {
       expect(stderr()).toContain(`workspace-mcp: MCP server ready at ${url} (Streamable HTTP)\n`);
@@ -148,7 +164,11 @@ describe('the banner', () => {
 
   it('serve prints the banner on stderr and only its base URL on stdout', async () => {
     const dir = freshDir();
-    const { proc, url, stderr } = await spawnAnnounced(['serve', '--db', join(dir, 's.db'), '--port', '0'], /(http:\/\/\S+\/api\/v1)\n/, cliEnv());
+    const { proc, url, stderr } = await spawnAnnounced(
+      ['serve', '--db', join(dir, 's.db'), '--port', '0'],
+      /(http:\/\/\S+\/api\/v1)\n/,
+      cliEnv(),
+    );
     try {
       expect(stderr().split('\n')[0]).toBe(`workspace-mcp: Workspace API ready at ${url} (120 requests a minute per owner)`);
       expect(rows(stderr())['API key']).toMatch(/shown this once/);
@@ -169,7 +189,9 @@ describe('the banner', () => {
 
   it('~ in --db and WORKSPACE_DB is the home folder', async () => {
     const home = freshDir();
-    expect(rows((await stdioBanner(['--db', '~/tilde.db'], homeEnv(home))).banner).database).toBe(`${join(home, 'tilde.db')} (new, empty: if you meant an existing database, check --db)`);
+    expect(rows((await stdioBanner(['--db', '~/tilde.db'], homeEnv(home))).banner).database).toBe(
+      `${join(home, 'tilde.db')} (new, empty: if you meant an existing database, check --db)`,
+    );
     expect(rows((await stdioBanner([], homeEnv(home, { WORKSPACE_DB: '~/tilde.db' }))).banner).database).toBe(join(home, 'tilde.db'));
   });
 });
@@ -190,13 +212,23 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await refusedUnchanged(dir, ['--db', dir], cliEnv(), /is a folder: give the database file's path/);
     await refusedUnchanged(dir, ['--db', '~'], cliEnv({ HOME: dir, USERPROFILE: dir }), /is a folder/);
     writeFileSync(join(dir, 'junk.db'), 'not a database at all, just text that is long enough to be read');
-    await refusedUnchanged(dir, ['--db', join(dir, 'junk.db')], cliEnv(), /junk\.db is not a SQLite database: give --db a database made by workspace-mcp/);
+    await refusedUnchanged(
+      dir,
+      ['--db', join(dir, 'junk.db')],
+      cliEnv(),
+      /junk\.db is not a SQLite database: give --db a database made by workspace-mcp/,
+    );
     await refusedUnchanged(dir, ['serve', '--db', join(dir, 'junk.db')], cliEnv(), /is not a SQLite database/);
     const other = new Database(join(dir, 'other.db'));
     other.exec('CREATE TABLE notes (text TEXT)');
     other.close();
     await refusedUnchanged(dir, ['--db', join(dir, 'other.db')], cliEnv(), /other\.db is a SQLite database of another program/);
-    await refusedUnchanged(dir, ['admin', 'journal', '--account', '1', '--db', join(dir, 'nothing.db')], cliEnv(), /there is no database at .*nothing\.db/);
+    await refusedUnchanged(
+      dir,
+      ['admin', 'journal', '--account', '1', '--db', join(dir, 'nothing.db')],
+      cliEnv(),
+      /there is no database at .*nothing\.db/,
+    );
   });
 
   it('a read-only database file', async () => {
@@ -229,9 +261,19 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
   it('a remote URL without /api/v1 names the URL to use', async () => {
     const home = freshDir();
     const env = homeEnv(home, { WORKSPACE_API_KEY: 'k' });
-    await refusedUnchanged(home, ['--remote', 'http://127.0.0.1:9/'], env, /--remote http:\/\/127\.0\.0\.1:9\/ is not the API's base URL.*use http:\/\/127\.0\.0\.1:9\/api\/v1$/);
+    await refusedUnchanged(
+      home,
+      ['--remote', 'http://127.0.0.1:9/'],
+      env,
+      /--remote http:\/\/127\.0\.0\.1:9\/ is not the API's base URL.*use http:\/\/127\.0\.0\.1:9\/api\/v1$/,
+    );
     await refusedUnchanged(home, ['--remote', 'https://example.test/api/v1/getMe'], env, /use https:\/\/example\.test\/api\/v1$/);
-    await refusedUnchanged(home, [], { ...env, WORKSPACE_BASE_URL: 'https://example.test/api' }, /^workspace-mcp: WORKSPACE_BASE_URL .*use https:\/\/example\.test\/api\/v1$/);
+    await refusedUnchanged(
+      home,
+      [],
+      { ...env, WORKSPACE_BASE_URL: 'https://example.test/api' },
+      /^workspace-mcp: WORKSPACE_BASE_URL .*use https:\/\/example\.test\/api\/v1$/,
+    );
     await refusedUnchanged(home, ['--remote', 'not a url'], env, /is not a URL/);
     await refusedUnchanged(home, ['--remote', 'http://127.0.0.1:9/api/v1'], homeEnv(home), /needs the API key in WORKSPACE_API_KEY/);
   });
@@ -251,7 +293,13 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      await refusedUnchanged(home, ['--remote', `${origin}/html/api/v1`], env, /is not a Workspace API \(getMe answered a body that is not JSON\)/, /ends in \/api\/v1/);
+      await refusedUnchanged(
+        home,
+        ['--remote', `${origin}/html/api/v1`],
+        env,
+        /is not a Workspace API \(getMe answered a body that is not JSON\)/,
+        /ends in \/api\/v1/,
+      );
       await refusedUnchanged(home, ['--remote', `${origin}/api/v1`], env, /is not a Workspace API \(getMe answered status 404\)/);
     } finally {
       await new Promise((r) => server.close(r));
@@ -260,14 +308,24 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await refusedUnchanged(home, ['--remote', `${origin}/api/v1`], env, /could not be reached/, /check the URL and that the service is up/);
   });
 
-  it('a key that is empty, no one\'s, a Free-plan or blocked owner\'s: also on a local database', async () => {
+  it("a key that is empty, no one's, a Free-plan or blocked owner's: also on a local database", async () => {
     const dir = freshDir();
     const db = seeded(dir);
     const key = (k: string) => cliEnv({ WORKSPACE_API_KEY: k });
     await refusedUnchanged(dir, ['--db', db], key(''), /WORKSPACE_API_KEY is set but empty: put an owner's key in it, or unset it/);
     await refusedUnchanged(dir, ['--db', db], key('no-such-key'), /WORKSPACE_API_KEY is no owner's key in .*w\.db: .*admin regenerate-key/);
-    await refusedUnchanged(dir, ['--db', db], key('fran-key'), /\(owner 3, Fran\) is on the Free plan .* 402: run "workspace-mcp admin set-plan --plan pro --owner 3 --db /);
-    await refusedUnchanged(dir, ['--db', db], key('blocked-key'), /\(owner 4, Blocked\) is blocked, so every tool would answer 403: run "workspace-mcp admin unblock-owner --owner 4 --db /);
+    await refusedUnchanged(
+      dir,
+      ['--db', db],
+      key('fran-key'),
+      /\(owner 3, Fran\) is on the Free plan .* 402: run "workspace-mcp admin set-plan --plan pro --owner 3 --db /,
+    );
+    await refusedUnchanged(
+      dir,
+      ['--db', db],
+      key('blocked-key'),
+      /\(owner 4, Blocked\) is blocked, so every tool would answer 403: run "workspace-mcp admin unblock-owner --owner 4 --db /,
+    );
     // A database with no owner gets the default one in the same transaction as the key check:
     // refused, the owner is not kept.
     const empty = join(dir, 'empty.db');
@@ -283,12 +341,23 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     const owners = fixture.owners as Array<Record<string, unknown>>;
     // The first owner is the default of a seeded database.
     const db = seedDb({ ...fixture, owners: [{ ...owners[0], plan: 'free' }, ...owners.slice(1)] }, 'w.db', dir);
-    await refusedUnchanged(dir, ['--db', db], cliEnv(), /the database's default owner \(owner 1, Alice\) is on the Free plan/, /or set WORKSPACE_API_KEY to a Pro owner's key/);
+    await refusedUnchanged(
+      dir,
+      ['--db', db],
+      cliEnv(),
+      /the database's default owner \(owner 1, Alice\) is on the Free plan/,
+      /or set WORKSPACE_API_KEY to a Pro owner's key/,
+    );
     const admin = Store.open(db);
     admin.owners.setPlan(1, 'pro');
     admin.owners.setBlocked(1, true);
     admin.close();
-    await refusedUnchanged(dir, ['--db', db], cliEnv(), /the database's default owner \(owner 1, Alice\) is blocked, so every tool would answer 403/);
+    await refusedUnchanged(
+      dir,
+      ['--db', db],
+      cliEnv(),
+      /the database's default owner \(owner 1, Alice\) is blocked, so every tool would answer 403/,
+    );
     // serve acts for every owner: it starts.
     const { proc } = await spawnAnnounced(['serve', '--db', db, '--port', '0'], /(http:\S+)\n/, cliEnv());
     proc.kill();
@@ -308,8 +377,19 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await stdioBanner(['--db', db], cliEnv());
     expect(existsSync(`${db}.secret`)).toBe(true);
     renameSync(`${db}.secret`, join(dir, 'kept.secret'));
-    await refusedUnchanged(dir, ['--db', db], cliEnv(), /the secret of the database .*w\.db is missing/, /put that file back beside the database, or set WORKSPACE_SECRET/);
-    await refusedUnchanged(dir, ['--db', db], cliEnv({ WORKSPACE_SECRET: 'ab'.repeat(32) }), /WORKSPACE_SECRET does not open the encrypted values of /);
+    await refusedUnchanged(
+      dir,
+      ['--db', db],
+      cliEnv(),
+      /the secret of the database .*w\.db is missing/,
+      /put that file back beside the database, or set WORKSPACE_SECRET/,
+    );
+    await refusedUnchanged(
+      dir,
+      ['--db', db],
+      cliEnv({ WORKSPACE_SECRET: 'ab'.repeat(32) }),
+      /WORKSPACE_SECRET does not open the encrypted values of /,
+    );
     renameSync(join(dir, 'kept.secret'), `${db}.secret`);
     writeFileSync(`${db}.secret`, 'cd'.repeat(32) + '\n');
     await refusedUnchanged(dir, ['--db', db], cliEnv(), /w\.db\.secret does not open the encrypted values of /);
@@ -334,12 +414,20 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await refusedUnchanged(dir, ['--db', db], cliEnv(), /the secret of the database .* is missing/);
     await refusedUnchanged(dir, ['--db', db], cliEnv({ WORKSPACE_SECRET: 'ab'.repeat(32) }), /WORKSPACE_SECRET does not open/);
     // The right secret starts, and lists read back.
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', db], env: cliEnv({ WORKSPACE_SECRET: secret }), stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, '--db', db],
+      env: cliEnv({ WORKSPACE_SECRET: secret }),
+      stderr: 'ignore',
+    });
     const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     try {
       const schemas = (await client.callTool({ name: 'getListSchemas', arguments: {} })) as CallToolResult;
-      const items = (await client.callTool({ name: 'getListItems', arguments: { schema_id: (schemas.structuredContent as any).data[0].id } })) as CallToolResult;
+      const items = (await client.callTool({
+        name: 'getListItems',
+        arguments: { schema_id: (schemas.structuredContent as any).data[0].id },
+      })) as CallToolResult;
       expect((items.structuredContent as any).data[0].pin).toBe('1234');
     } finally {
       await client.close();
@@ -348,7 +436,12 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
 
   it('flags that leave no tool at all', async () => {
     const home = freshDir();
-    await refusedUnchanged(home, ['--read-only', '--tools', 'addFundsToContactAccount'], homeEnv(home), /the flags --read-only --tools addFundsToContactAccount leave no tool to serve: .*getMe.*or drop --read-only/);
+    await refusedUnchanged(
+      home,
+      ['--read-only', '--tools', 'addFundsToContactAccount'],
+      homeEnv(home),
+      /the flags --read-only --tools addFundsToContactAccount leave no tool to serve: .*getMe.*or drop --read-only/,
+    );
     await refusedUnchanged(home, ['--tools', 'getMe', '--exclude-tools', 'getMe'], homeEnv(home), /leave no tool to serve/);
   });
 
@@ -360,27 +453,40 @@ describe('bad start-up input: one line, exit status 2, nothing created or change
     await refusedUnchanged(home, ['--money-policy', policy], homeEnv(home), /--money-policy .*: max_daily: usd is not a currency code/);
   });
 
-  it('--rate-limit -1 gets our message, not the parser\'s', async () => {
+  it("--rate-limit -1 gets our message, not the parser's", async () => {
     const home = freshDir();
-    for (const args of [['--rate-limit', '-1'], ['serve', '--rate-limit', '-1'], ['--rate-limit', 'many']]) {
-      await refusedUnchanged(home, args, homeEnv(home), /^workspace-mcp: --rate-limit must be a whole number 0 or more, not (-1|many) \(requests a minute per owner; 0 turns the limit off\)$/);
+    for (const args of [
+      ['--rate-limit', '-1'],
+      ['serve', '--rate-limit', '-1'],
+      ['--rate-limit', 'many'],
+    ]) {
+      await refusedUnchanged(
+        home,
+        args,
+        homeEnv(home),
+        /^workspace-mcp: --rate-limit must be a whole number 0 or more, not (-1|many) \(requests a minute per owner; 0 turns the limit off\)$/,
+      );
     }
   });
 });
 
 describe('rate limit of the MCP server', () => {
-  it('none by default on a local database (one person\'s own); --rate-limit 2 answers the third call 429 with when to retry', async () => {
+  it("none by default on a local database (one person's own); --rate-limit 2 answers the third call 429 with when to retry", async () => {
     const dir = freshDir();
     const db = seeded(dir);
     const connect = async (args: string[]) => {
       const client = withinBudget(new Client({ name: 't', version: '1' }));
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', db, ...args], env: cliEnv(), stderr: 'ignore' }));
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', db, ...args], env: cliEnv(), stderr: 'ignore' }),
+      );
       return client;
     };
     const unlimited = await connect([]);
     try {
       // Past the spec's 120 a minute that serve keeps.
-      const results = await Promise.all(Array.from({ length: 130 }, () => unlimited.callTool({ name: 'getBalance', arguments: {} }) as Promise<CallToolResult>));
+      const results = await Promise.all(
+        Array.from({ length: 130 }, () => unlimited.callTool({ name: 'getBalance', arguments: {} }) as Promise<CallToolResult>),
+      );
       expect(results.filter((r) => r.isError)).toEqual([]);
     } finally {
       await unlimited.close();
@@ -394,7 +500,11 @@ describe('rate limit of the MCP server', () => {
       expect(refused.isError).toBe(true);
       const body = JSON.parse((refused.content[0] as { text: string }).text);
       expect(body).toMatchObject({ status: 429, message: 'Too Many Attempts.' });
-      const seconds = Number(/^Rate limited: getMe was not carried out; retry in (\d+) s \(the limit is 2 requests a minute per owner/.exec(body.warnings[0])?.[1]);
+      const seconds = Number(
+        /^Rate limited: getMe was not carried out; retry in (\d+) s \(the limit is 2 requests a minute per owner/.exec(
+          body.warnings[0],
+        )?.[1],
+      );
       expect(seconds).toBeGreaterThanOrEqual(1);
       expect(seconds).toBeLessThanOrEqual(60);
     } finally {
@@ -408,7 +518,13 @@ describe('what the server writes is private', () => {
     if (!POSIX) return;
     const dir = freshDir();
     mkdirSync(join(dir, 'work'));
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--db', 'rel.db'], cwd: join(dir, 'work'), env: cliEnv(), stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, '--db', 'rel.db'],
+      cwd: join(dir, 'work'),
+      env: cliEnv(),
+      stderr: 'ignore',
+    });
     const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     try {
@@ -425,7 +541,15 @@ describe('what the server writes is private', () => {
   });
 
   it(".gitignore covers what the README's commands make: databases, secrets, exports, the MCP server's state file", () => {
-    const made = ['demo.db', 'demo.db-wal', 'demo.db.secret', 'exports/contacts-all.jsonl', 'mcp-state.sqlite', 'mcp-state.sqlite-wal', 'mcp-state.sqlite-shm'];
+    const made = [
+      'demo.db',
+      'demo.db-wal',
+      'demo.db.secret',
+      'exports/contacts-all.jsonl',
+      'mcp-state.sqlite',
+      'mcp-state.sqlite-wal',
+      'mcp-state.sqlite-shm',
+    ];
     const ignored = spawnSync('git', ['check-ignore', '--no-index', ...made], { cwd: ROOT, encoding: 'utf8' });
     expect(ignored.stdout.trim().split('\n')).toEqual(made);
   });

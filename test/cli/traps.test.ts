@@ -33,7 +33,8 @@ async function session(args: string[], env = cliEnv()) {
   const client = withinBudget(new Client({ name: 't', version: '1' }));
   await client.connect(transport);
   await err.wait(/\n {2}connect .*\n/);
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })).structuredContent as any;
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })).structuredContent as any;
   return { client, banner: rows(err.text()), call };
 }
 
@@ -75,7 +76,9 @@ describe('a database the start made empty (a mistyped --db looks like a first ru
     const viaEnv = await session([], cliEnv({ WORKSPACE_DB: db }));
     try {
       expect(viaEnv.banner.database).toBe(`${db} (new, empty: if you meant an existing database, check WORKSPACE_DB)`);
-      expect((await viaEnv.call('getWorkspace')).warnings?.[0]).toMatch(/created empty when this server started .*: if you meant an existing database, check WORKSPACE_DB\.$/);
+      expect((await viaEnv.call('getWorkspace')).warnings?.[0]).toMatch(
+        /created empty when this server started .*: if you meant an existing database, check WORKSPACE_DB\.$/,
+      );
     } finally {
       await viaEnv.client.close();
     }
@@ -110,7 +113,12 @@ describe("the banner's default bot is the one getWorkspace answers", () => {
 describe('bad --db and --bot: one line, exit 2, nothing made', () => {
   it('a path the system refuses (/proc/…), for every command that opens a database', async () => {
     if (process.platform !== 'linux') return;
-    for (const args of [['--db', '/proc/x.db'], ['serve', '--db', '/proc/x.db'], ['seed', DEMO_FIXTURE, '--db', '/proc/x.db'], ['demo', '--db', '/proc/x.db']]) {
+    for (const args of [
+      ['--db', '/proc/x.db'],
+      ['serve', '--db', '/proc/x.db'],
+      ['seed', DEMO_FIXTURE, '--db', '/proc/x.db'],
+      ['demo', '--db', '/proc/x.db'],
+    ]) {
       const r = await runCliAsync(args, cliEnv());
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stdout).toBe('');
@@ -145,7 +153,11 @@ function reachable(): string[] {
 
 describe('--host 0.0.0.0 prints addresses a client reaches', () => {
   it('serve: its base URL at 127.0.0.1 on stdout, every reachable one in the banner, none at 0.0.0.0', async () => {
-    const s = await spawnAnnounced(['serve', '--db', join(tempDir(), 'any.db'), '--port', '0', '--host', '0.0.0.0'], /(http:\/\/\S+\/api\/v1)\n/, cliEnv());
+    const s = await spawnAnnounced(
+      ['serve', '--db', join(tempDir(), 'any.db'), '--port', '0', '--host', '0.0.0.0'],
+      /(http:\/\/\S+\/api\/v1)\n/,
+      cliEnv(),
+    );
     try {
       const key = (await s.waitForStderr(/API key\s+(\S+)/))[1]!;
       const port = new URL(s.url).port;
@@ -160,13 +172,19 @@ describe('--host 0.0.0.0 prints addresses a client reaches', () => {
   });
 
   it('mcp --http: the same', async () => {
-    const s = await spawnAnnounced(['--db', join(tempDir(), 'any.db'), '--http', '--port', '0', '--host', '0.0.0.0'], /(http:\/\/\S+\/mcp)\n/, cliEnv());
+    const s = await spawnAnnounced(
+      ['--db', join(tempDir(), 'any.db'), '--http', '--port', '0', '--host', '0.0.0.0'],
+      /(http:\/\/\S+\/mcp)\n/,
+      cliEnv(),
+    );
     try {
       const port = new URL(s.url).port;
       expect(s.url).toBe(`http://127.0.0.1:${port}/mcp`);
       await s.waitForStderr(/\n {2}connect .*\n/);
       for (const host of reachable()) expect(s.stderr().split('\n')[0]).toContain(`http://${host}:${port}/mcp`);
-      expect(rows(s.stderr()).connect).toMatch(new RegExp(`^claude mcp add --transport http workspace http://127\\.0\\.0\\.1:${port}/mcp --header`));
+      expect(rows(s.stderr()).connect).toMatch(
+        new RegExp(`^claude mcp add --transport http workspace http://127\\.0\\.0\\.1:${port}/mcp --header`),
+      );
       expect(JSON.parse(rows(s.stderr()).config!).mcpServers.workspace.url).toBe(s.url);
       expect(s.stderr()).not.toContain('0.0.0.0');
     } finally {
@@ -189,7 +207,8 @@ describe('the first run', () => {
 });
 
 describe('npm pack', () => {
-  it("leaves no tarball for git to pick up: *.tgz is ignored (check-install packs into a temp folder)", () => {
-    for (const tarball of ['workspace-mcp-0.1.0.tgz', 'sub/other-1.2.3.tgz']) expect(spawnSync('git', ['check-ignore', '-q', tarball], { cwd: ROOT }).status, tarball).toBe(0);
+  it('leaves no tarball for git to pick up: *.tgz is ignored (check-install packs into a temp folder)', () => {
+    for (const tarball of ['workspace-mcp-0.1.0.tgz', 'sub/other-1.2.3.tgz'])
+      expect(spawnSync('git', ['check-ignore', '-q', tarball], { cwd: ROOT }).status, tarball).toBe(0);
   });
 });

@@ -42,7 +42,7 @@ function executable(file: string): boolean {
 }
 
 /** A Chromium or Chrome installed on this machine, or undefined. */
-export function systemBrowser(): string | undefined {
+function systemBrowser(): string | undefined {
   for (const name of ON_PATH) {
     for (const dir of (process.env.PATH ?? '').split(delimiter)) {
       if (dir && executable(join(dir, name))) return join(dir, name);
@@ -74,7 +74,7 @@ function untarBrotli(file: string, into: string): Promise<void> {
  * reuse it). It is unpacked into a folder of its own and renamed into place, so runs at once
  * never see half a binary.
  */
-export async function packagedBrowser(): Promise<FoundBrowser> {
+async function packagedBrowser(): Promise<FoundBrowser> {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error(
       `No Chromium or Chrome found (CHROMIUM_PATH, ${ON_PATH.join(', ')}, /Applications), and ${PACKAGE} ` +
@@ -90,7 +90,10 @@ export async function packagedBrowser(): Promise<FoundBrowser> {
   const found = (): FoundBrowser => ({
     path: join(dir, 'chromium'),
     from: `${PACKAGE} ${version}`,
-    env: { LD_LIBRARY_PATH: [join(dir, 'al2023', 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'), FONTCONFIG_FILE: join(dir, 'fonts.conf') },
+    env: {
+      LD_LIBRARY_PATH: [join(dir, 'al2023', 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+      FONTCONFIG_FILE: join(dir, 'fonts.conf'),
+    },
   });
   if (existsSync(join(dir, 'fonts.conf'))) return found();
   const stage = join(cache, `sparticuz-chromium-${version}.${process.pid}.${Date.now()}`);
@@ -131,7 +134,8 @@ export async function packagedBrowser(): Promise<FoundBrowser> {
 export async function findBrowser(): Promise<FoundBrowser> {
   const named = process.env.CHROMIUM_PATH;
   if (named) {
-    if (!executable(named)) throw new Error(`CHROMIUM_PATH=${named} is not an executable file: name a Chromium or Chrome binary, or unset it.`);
+    if (!executable(named))
+      throw new Error(`CHROMIUM_PATH=${named} is not an executable file: name a Chromium or Chrome binary, or unset it.`);
     return { path: named, from: 'CHROMIUM_PATH' };
   }
   if (process.env.WORKSPACE_TEST_BROWSER !== 'packaged') {

@@ -19,12 +19,18 @@ export function withinBudget<C extends Calls>(client: C, budget = RESULT_BUDGET)
   const read = c.readResource.bind(client);
   c.callTool = async (...args) => {
     const result = await call(...args);
-    expect(JSON.stringify(result).length, `${(args[0] as { name?: string }).name} result within the budget of ${budget}`).toBeLessThanOrEqual(budget);
+    expect(
+      JSON.stringify(result).length,
+      `${(args[0] as { name?: string }).name} result within the budget of ${budget}`,
+    ).toBeLessThanOrEqual(budget);
     return result;
   };
   c.readResource = async (...args) => {
     const result = await read(...args);
-    expect(JSON.stringify(result).length, `read of ${(args[0] as { uri?: string }).uri} within the budget of ${budget}`).toBeLessThanOrEqual(budget);
+    expect(
+      JSON.stringify(result).length,
+      `read of ${(args[0] as { uri?: string }).uri} within the budget of ${budget}`,
+    ).toBeLessThanOrEqual(budget);
     return result;
   };
   return client;

@@ -65,10 +65,20 @@ export interface CliRun {
  * Run the built CLI to its end without blocking this process (an HTTP server in the test can
  * answer it). stdin is closed at once, so a server that did start stops at end of input.
  */
-export function runCliAsync(args: string[], env: Record<string, string>, opts: { uid?: number; gid?: number; cwd?: string } = {}): Promise<CliRun> {
+export function runCliAsync(
+  args: string[],
+  env: Record<string, string>,
+  opts: { uid?: number; gid?: number; cwd?: string } = {},
+): Promise<CliRun> {
   // As another user, from where that user can read the CLI.
   const copy = opts.uid !== undefined && !reachableByAll(ROOT) ? linkedCheckout() : undefined;
-  const proc = track(spawn(process.execPath, [copy ? join(copy, 'dist', 'cli', 'main.js') : CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], ...opts }));
+  const proc = track(
+    spawn(process.execPath, [copy ? join(copy, 'dist', 'cli', 'main.js') : CLI, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...opts,
+    }),
+  );
   if (copy) proc.once('close', () => removeTempDir(copy));
   let stdout = '';
   let stderr = '';

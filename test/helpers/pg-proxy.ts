@@ -8,7 +8,7 @@
  */
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 
-export interface CommitCut {
+interface CommitCut {
   /**
    * `answer-lost`: the COMMIT goes to the server, then the client's socket is destroyed before
    * any answer passes (the server commits; the client never hears so). `before-commit`: the

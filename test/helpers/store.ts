@@ -22,7 +22,7 @@ export type Fixture = Record<string, unknown>;
 export const TEST_STORE: 'sqlite' | 'postgres' = process.env.WORKSPACE_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 
 /** What test/postgres-setup.ts hands the test files. */
-export interface ProvidedPostgres {
+interface ProvidedPostgres {
   /** The URL of a database on the server, with `{db}` where its name goes. */
   url: string;
   /** The migrated, empty database every new one is copied from. */
@@ -141,9 +141,14 @@ export function closeStores(): void {
 export function queryRows<R = Record<string, unknown>>(store: StoreApi, sql: string, params: unknown[] = []): R[] {
   if (store instanceof PgStore) {
     let n = 0;
-    return store.conn.query<R>(sql.replace(/\?/g, () => `$${++n}`), params).rows;
+    return store.conn.query<R>(
+      sql.replace(/\?/g, () => `$${++n}`),
+      params,
+    ).rows;
   }
-  return sqliteOf(store).db.prepare(sql).all(...params) as R[];
+  return sqliteOf(store)
+    .db.prepare(sql)
+    .all(...params) as R[];
 }
 
 /**
@@ -153,12 +158,24 @@ export function queryRows<R = Record<string, unknown>>(store: StoreApi, sql: str
 export function dumpStore(store: StoreApi): string {
   const tables: Array<[string, object[]]> = [];
   if (store instanceof PgStore) {
-    const names = store.conn.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1").rows;
+    const names = store.conn.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1",
+    ).rows;
     for (const { name } of names) tables.push([name, store.conn.query(`SELECT * FROM "${name}"`).rows]);
   } else {
     const db = (store as Store).db;
-    const names = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+    const names = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+      name: string;
+    }[];
     for (const { name } of names) tables.push([name, db.prepare(`SELECT * FROM "${name}"`).all() as object[]]);
   }
-  return tables.map(([name, rows]) => `${name}:${rows.map((r) => JSON.stringify(r)).sort().join('\n')}`).join('\n');
+  return tables
+    .map(
+      ([name, rows]) =>
+        `${name}:${rows
+          .map((r) => JSON.stringify(r))
+          .sort()
+          .join('\n')}`,
+    )
+    .join('\n');
 }

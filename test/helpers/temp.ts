@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const TEMP_PREFIX = 'workspace-mcp-test-';
+const TEMP_PREFIX = 'workspace-mcp-test-';
 
 const dirs = new Set<string>();
 const procs = new Set<ChildProcess>();

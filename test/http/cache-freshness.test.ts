@@ -119,7 +119,11 @@ describe('changes inside this process', () => {
       return { status: res.status, body: (await res.json()) as any };
     };
     const made = await call('createListSchema', {
-      body: { name: 'Orders', project_uuid: '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11', fields: [{ name: 'Title', slug: 'title', type: 'string' }] },
+      body: {
+        name: 'Orders',
+        project_uuid: '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11',
+        fields: [{ name: 'Title', slug: 'title', type: 'string' }],
+      },
     });
     expect(made.status).toBe(201);
     const id = made.body.data.id as string;
@@ -128,7 +132,14 @@ describe('changes inside this process', () => {
     const other = Store.open(w.dbFile);
     try {
       const row = other.lists.byId(id)!;
-      other.lists.setFields(row.seq, [...JSON.parse(row.fields), { slug: 'qty', name: 'Qty', type: 'number', is_required: false, is_hidden: false, is_encryptable: false }], '2030-01-01T00:00:00+00:00');
+      other.lists.setFields(
+        row.seq,
+        [
+          ...JSON.parse(row.fields),
+          { slug: 'qty', name: 'Qty', type: 'number', is_required: false, is_hidden: false, is_encryptable: false },
+        ],
+        '2030-01-01T00:00:00+00:00',
+      );
       const after = await read();
       expect(Object.keys(after.body.data.fields)).toEqual(['title', 'qty']);
       expect(after.body.data.updated_at).toBe('2030-01-01T00:00:00+00:00');
@@ -174,7 +185,15 @@ describe('changes inside this process', () => {
     try {
       // A check made now serves requests stamped before it, not one stamped after a later commit.
       const early = arrived();
-      const req = (arrival: number) => ({ method: 'getMe', verb: 'GET', input: {}, bearer: 'bob-key', wantsJson: true, baseUrl: 'http://x/api/v1', arrival });
+      const req = (arrival: number) => ({
+        method: 'getMe',
+        verb: 'GET',
+        input: {},
+        bearer: 'bob-key',
+        wantsJson: true,
+        baseUrl: 'http://x/api/v1',
+        arrival,
+      });
       expect(w.service.call(req(arrived())).status).toBe(200);
       const checks = w.sqlite.cache.checks;
       other.db.prepare("UPDATE owners SET plan = 'free' WHERE id = 2").run();

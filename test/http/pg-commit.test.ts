@@ -70,7 +70,8 @@ async function served() {
   const { db, url, proxy } = await seededBehindProxy();
   const s = await spawnServe(['--db', url], ENV);
   running.push(s);
-  const debit = (amount: number) => post(s.baseUrl, 'withdrawFundsFromContactAccount', { account_id: ACCOUNT, amount, description: 'Cut at COMMIT' });
+  const debit = (amount: number) =>
+    post(s.baseUrl, 'withdrawFundsFromContactAccount', { account_id: ACCOUNT, amount, description: 'Cut at COMMIT' });
   const deposit = await post(s.baseUrl, 'addFundsToContactAccount', { account_id: ACCOUNT, amount: 1000, description: 'Opening' });
   expect(deposit.status, JSON.stringify(deposit.body)).toBe(200);
   expect(await ledger(db)).toEqual({ balance: 1000, entries: 1, sum: 1000 });
@@ -109,7 +110,11 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     const lost = await proxy.cut({ mode: 'answer-lost', after: MOVE, refuseAfter: true }, () => debit(300));
     expect(lost.status).toBe(503);
     expect(lost.retryAfter).toBe('1');
-    expect(lost.body).toEqual({ message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/), error: lost.body.message, code: 'outcome_unknown' });
+    expect(lost.body).toEqual({
+      message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/),
+      error: lost.body.message,
+      code: 'outcome_unknown',
+    });
     // It was made: the answer was right not to say "nothing changed".
     expect(await ledger(db)).toEqual({ balance: 700, entries: 2, sum: 700 });
     proxy.accept();
@@ -146,17 +151,27 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
 
   it('mcp --http: a money call whose COMMIT answer is lost succeeds once, its audit line with it', async () => {
     const { db, url, proxy } = await seededBehindProxy();
-    const m = await spawnAnnounced(['mcp', '--http', '--port', '0', '--db', url], /(http:\/\/\S+\/mcp)/, cliEnv({ ...ENV, WORKSPACE_API_KEY: 'demo-dana-key' }));
+    const m = await spawnAnnounced(
+      ['mcp', '--http', '--port', '0', '--db', url],
+      /(http:\/\/\S+\/mcp)/,
+      cliEnv({ ...ENV, WORKSPACE_API_KEY: 'demo-dana-key' }),
+    );
     running.push(m);
     const c = await connectHttp('2026-07-28', m.url);
     clients.push(c);
-    const deposit = (key: string) => c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: ACCOUNT, amount: 400, description: 'Cut at COMMIT', idempotency_key: key } });
+    const deposit = (key: string) =>
+      c.callTool({
+        name: 'addFundsToContactAccount',
+        arguments: { account_id: ACCOUNT, amount: 400, description: 'Cut at COMMIT', idempotency_key: key },
+      });
     const moved = await proxy.cut({ mode: 'answer-lost', after: MOVE }, () => deposit('cut-1'));
     expect(moved.isError, JSON.stringify(moved.content)).toBeFalsy();
     expect(firstJson(moved)).toMatchObject({ data: { id: ACCOUNT, amount: 400 } });
     expect(await ledger(db)).toEqual({ balance: 400, entries: 1, sum: 400 });
     // The audit line was in the same transaction: committed with it, as the call ended.
-    expect(await rows(db, "SELECT entry::json->>'status' AS status FROM mcp_audit WHERE entry::json->>'idempotency_key' = 'cut-1'")).toEqual([{ status: '200' }]);
+    expect(
+      await rows(db, "SELECT entry::json->>'status' AS status FROM mcp_audit WHERE entry::json->>'idempotency_key' = 'cut-1'"),
+    ).toEqual([{ status: '200' }]);
     // The same key again replays the kept answer: nothing moves twice.
     const again = await deposit('cut-1');
     expect(again.isError, JSON.stringify(again.content)).toBeFalsy();
@@ -166,7 +181,11 @@ describe('a PostgreSQL connection lost during COMMIT', () => {
     const lost = await proxy.cut({ mode: 'answer-lost', after: MOVE, refuseAfter: true }, () => deposit('cut-2'));
     proxy.accept();
     expect(lost.isError).toBe(true);
-    expect(firstJson(lost)).toMatchObject({ status: 503, code: 'outcome_unknown', message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/) });
+    expect(firstJson(lost)).toMatchObject({
+      status: 503,
+      code: 'outcome_unknown',
+      message: expect.stringMatching(/money may or may not have moved\. Check with getContactAccounts/),
+    });
     expect(await ledger(db)).toEqual({ balance: 800, entries: 2, sum: 800 });
   });
 });

@@ -44,7 +44,14 @@ const rows = async (db: string, sql: string) => (await pg.server().admin(sql, db
  * written `written` in its open transaction, end that session, and let the table go. What the
  * request answered.
  */
-async function dropMidRequest<T>(url: string, db: string, table: string, written: string | undefined, request: () => Promise<T>, mode = 'EXCLUSIVE'): Promise<T> {
+async function dropMidRequest<T>(
+  url: string,
+  db: string,
+  table: string,
+  written: string | undefined,
+  request: () => Promise<T>,
+  mode = 'EXCLUSIVE',
+): Promise<T> {
   const locker = new pgClient.Client({ connectionString: url });
   await locker.connect();
   try {
@@ -64,7 +71,10 @@ async function dropMidRequest<T>(url: string, db: string, table: string, written
     expect(pid, `no request came to wait on ${table}`).toBeDefined();
     if (written !== undefined) {
       // Half-way: the session holds a write lock on `written`, taken by its transaction's first write.
-      const held = await rows(db, `SELECT 1 FROM pg_locks WHERE pid = ${pid} AND relation = '${written}'::regclass AND mode = 'RowExclusiveLock' AND granted`);
+      const held = await rows(
+        db,
+        `SELECT 1 FROM pg_locks WHERE pid = ${pid} AND relation = '${written}'::regclass AND mode = 'RowExclusiveLock' AND granted`,
+      );
       expect(held).toHaveLength(1);
     }
     await rows(db, `SELECT pg_terminate_backend(${pid}, 5000)`);
@@ -103,12 +113,26 @@ describe('a PostgreSQL connection dropped mid-request', () => {
 
   it('mcp --http answers a money call with a 503 tool error, moves nothing, and moves the next call on a new connection; a search cut off answers 503 too', async () => {
     const { url, db } = await seeded();
-    const m = await spawnAnnounced(['mcp', '--http', '--port', '0', '--db', url], /(http:\/\/\S+\/mcp)/, cliEnv({ ...ENV, WORKSPACE_API_KEY: 'demo-dana-key' }));
+    const m = await spawnAnnounced(
+      ['mcp', '--http', '--port', '0', '--db', url],
+      /(http:\/\/\S+\/mcp)/,
+      cliEnv({ ...ENV, WORKSPACE_API_KEY: 'demo-dana-key' }),
+    );
     running.push(m);
     const c = await connectHttp('2026-07-28', m.url);
     clients.push(c);
-    const ledger = async () => (await rows(db, 'SELECT (SELECT amount FROM contact_accounts WHERE id = 501)::int AS amount, (SELECT count(*) FROM account_journal WHERE account_id = 501)::int AS entries'))[0];
-    const deposit = (key: string) => c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 501, amount: 100, description: 'Mid-request', idempotency_key: key } });
+    const ledger = async () =>
+      (
+        await rows(
+          db,
+          'SELECT (SELECT amount FROM contact_accounts WHERE id = 501)::int AS amount, (SELECT count(*) FROM account_journal WHERE account_id = 501)::int AS entries',
+        )
+      )[0];
+    const deposit = (key: string) =>
+      c.callTool({
+        name: 'addFundsToContactAccount',
+        arguments: { account_id: 501, amount: 100, description: 'Mid-request', idempotency_key: key },
+      });
     const before = await ledger();
     // The move is made, then its audit line in the same transaction: the audit trail is held.
     const lost = await dropMidRequest(url, db, 'mcp_audit', 'contact_accounts', () => deposit('drop-1'));
@@ -120,7 +144,9 @@ describe('a PostgreSQL connection dropped mid-request', () => {
     });
     expect(await ledger()).toEqual(before);
     // The audit trail records the call as it ended (its line in the lost transaction went with it).
-    expect(await rows(db, "SELECT entry::json->>'status' AS status FROM mcp_audit WHERE entry::json->>'idempotency_key' = 'drop-1'")).toEqual([{ status: '503' }]);
+    expect(
+      await rows(db, "SELECT entry::json->>'status' AS status FROM mcp_audit WHERE entry::json->>'idempotency_key' = 'drop-1'"),
+    ).toEqual([{ status: '503' }]);
 
     const moved = await deposit('drop-2');
     expect(moved.isError, JSON.stringify(moved.content)).toBeFalsy();
@@ -131,7 +157,11 @@ describe('a PostgreSQL connection dropped mid-request', () => {
     const find = () => c.callTool({ name: 'findContacts', arguments: { query: 'Anna Smith' } });
     const cut = await dropMidRequest(url, db, 'contact_words', undefined, find, 'ACCESS EXCLUSIVE');
     expect(cut.isError).toBe(true);
-    expect(firstJson(cut)).toEqual({ status: 503, message: 'Service Unavailable', warnings: ['Service unavailable: findContacts was not carried out; retry in 1 s.'] });
+    expect(firstJson(cut)).toEqual({
+      status: 503,
+      message: 'Service Unavailable',
+      warnings: ['Service unavailable: findContacts was not carried out; retry in 1 s.'],
+    });
     const found = await find();
     expect(found.isError, JSON.stringify(found.content)).toBeFalsy();
     expect((found.structuredContent as any).data[0]).toMatchObject({ id: 1001, name: 'Anna Smith' });

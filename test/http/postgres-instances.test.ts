@@ -37,24 +37,36 @@ describe('two serve instances on one PostgreSQL database', () => {
     // Each queues on the account's row lock (no serialisation failure, no 503 to retry); at
     // the same time account 501 takes 12 deposits of 100 and 12 debits of 300 mixed (Dana's
     // requests in this test stay under the 120 a minute).
-    const debit = (i: number) => call(both[i % 2]!, 'withdrawFundsFromContactAccount', 'demo-dana-key', { account_id: 504, amount: 2000, description: `race ${i}` });
+    const debit = (i: number) =>
+      call(both[i % 2]!, 'withdrawFundsFromContactAccount', 'demo-dana-key', { account_id: 504, amount: 2000, description: `race ${i}` });
     const mixed = (i: number) =>
       i % 2 === 0
         ? call(both[(i >> 1) % 2]!, 'addFundsToContactAccount', 'demo-dana-key', { account_id: 501, amount: 100, description: `in ${i}` })
-        : call(both[(i >> 1) % 2]!, 'withdrawFundsFromContactAccount', 'demo-dana-key', { account_id: 501, amount: 300, description: `out ${i}` });
-    const [debits, moves] = await Promise.all([Promise.all(Array.from({ length: 80 }, (_, i) => debit(i))), Promise.all(Array.from({ length: 24 }, (_, i) => mixed(i)))]);
+        : call(both[(i >> 1) % 2]!, 'withdrawFundsFromContactAccount', 'demo-dana-key', {
+            account_id: 501,
+            amount: 300,
+            description: `out ${i}`,
+          });
+    const [debits, moves] = await Promise.all([
+      Promise.all(Array.from({ length: 80 }, (_, i) => debit(i))),
+      Promise.all(Array.from({ length: 24 }, (_, i) => mixed(i))),
+    ]);
     const statuses = debits.map((d) => d.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(75);
     expect(debits.filter((d) => d.status !== 200).map((d) => d.body.code)).toEqual(Array(5).fill('insufficient_funds'));
     const after = await call(b, 'getContactAccounts', 'demo-dana-key', { contact_id: 1006 });
     expect(after.body.data.find((x: { id: number }) => x.id === 504).amount).toBe(0);
-    const sums = await pg.server().admin('SELECT sum(amount)::bigint AS s, count(*)::int AS n FROM account_journal WHERE account_id = 504', url.split('/').pop());
+    const sums = await pg
+      .server()
+      .admin('SELECT sum(amount)::bigint AS s, count(*)::int AS n FROM account_journal WHERE account_id = 504', url.split('/').pop());
     expect(sums.rows[0]).toEqual({ s: '0', n: 76 });
     // Every deposit lands; a debit lands or is refused for funds, and the balance is what landed.
     expect(moves.filter((m, i) => i % 2 === 0 && m.status !== 200)).toEqual([]);
     const refused = moves.filter((m, i) => i % 2 === 1 && m.status !== 200);
     for (const r of refused) expect([r.status, r.body.code]).toEqual([422, 'insufficient_funds']);
-    const usd = (await call(a, 'getContactAccounts', 'demo-dana-key', { contact_id: 1001 })).body.data.find((x: { id: number }) => x.id === 501);
+    const usd = (await call(a, 'getContactAccounts', 'demo-dana-key', { contact_id: 1001 })).body.data.find(
+      (x: { id: number }) => x.id === 501,
+    );
     expect(usd.amount).toBe(2500 + 12 * 100 - (12 - refused.length) * 300);
     // "journal sum = balance" for every account right after, and none below zero.
     const ledger = await pg.server().admin(
@@ -97,7 +109,12 @@ describe('two serve instances on one PostgreSQL database', () => {
     }
 
     // What one writes, the other reads: a contact made through a, found through b.
-    const made = await call(a, 'createOrUpdateContact', key, { bot_id: 11, messenger: 'telegram', telegram_id: '987654', name: 'Through A' });
+    const made = await call(a, 'createOrUpdateContact', key, {
+      bot_id: 11,
+      messenger: 'telegram',
+      telegram_id: '987654',
+      name: 'Through A',
+    });
     expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
     const count = async (s: Served) => (await call(s, 'getNumberOfContacts', key, { bot_id: 11 })).body;
     expect(await count(b)).toEqual(await count(a));

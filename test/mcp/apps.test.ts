@@ -47,7 +47,10 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
       const resources = (await plain.listResources()).resources.map((r) => r.uri);
       expect(resources.some((u) => u.startsWith('ui://'))).toBe(false);
       // Visibility "app" is the host's to enforce; a host that does not know it must never reach the tool.
-      const r = await plain.callTool({ name: COMMIT_TOOL, arguments: { move: 'add', account_id: 500, amount: 100, description: 'x', idempotency_key: 'k' } });
+      const r = await plain.callTool({
+        name: COMMIT_TOOL,
+        arguments: { move: 'add', account_id: 500, amount: 100, description: 'x', idempotency_key: 'k' },
+      });
       expect(r.isError).toBe(true);
       expect(firstJson(r).message).toMatch(/Unknown tool confirmMoneyMove/);
       expect(world.store.admin.journal(500)).toHaveLength(before);
@@ -108,7 +111,10 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     await host.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
     const before = world.store.admin.journal(500)!.length;
     // The model's own call over the cap still needs the person: asked (this host declines), nothing moves.
-    const model = await host.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 2500, description: 'model' } });
+    const model = await host.callTool({
+      name: 'addFundsToContactAccount',
+      arguments: { account_id: 500, amount: 2500, description: 'model' },
+    });
     expect(firstJson(model).code).toBe('confirmation_declined');
     expect(world.store.admin.journal(500)).toHaveLength(before);
     const args = { move: 'add', account_id: 500, amount: 2500, description: 'Top-up in the view', idempotency_key: 'card-1' };
@@ -124,7 +130,10 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     const moved = audit.filter((e) => e.status === 200 && !e.replayed);
     expect(moved).toHaveLength(1);
     // Who confirmed, and in which client: the view is only as trustworthy as the host that shows it.
-    expect(moved[0]!.confirmation).toEqual({ how: 'app view', by: expect.stringMatching(/^the person, in the Account view of test 1\.0\.0/) });
+    expect(moved[0]!.confirmation).toEqual({
+      how: 'app view',
+      by: expect.stringMatching(/^the person, in the Account view of test 1\.0\.0/),
+    });
     expect(moved[0]!.idempotency_key).toBe('card-1');
   });
 
@@ -135,23 +144,35 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     const before = world.store.admin.journal(500)!.length;
     const noKey = await host.callTool({ name: COMMIT_TOOL, arguments: { move: 'add', account_id: 500, amount: 100, description: 'x' } });
     expect(firstJson(noKey)).toMatchObject({ status: 422, errors: { idempotency_key: [expect.stringMatching(/required/)] } });
-    const bad = await host.callTool({ name: COMMIT_TOOL, arguments: { move: 'steal', account_id: 500, amount: 100, description: 'x', idempotency_key: 'k2' } });
+    const bad = await host.callTool({
+      name: COMMIT_TOOL,
+      arguments: { move: 'steal', account_id: 500, amount: 100, description: 'x', idempotency_key: 'k2' },
+    });
     expect(firstJson(bad)).toMatchObject({ status: 422, errors: { move: [expect.stringMatching(/add, withdraw/)] } });
     expect(world.store.admin.journal(500)).toHaveLength(before);
   });
 
-  test('the commit tool refuses, in the API\'s words, an amount or account the API would refuse (it goes over the caps: nothing it cannot read gets past)', async () => {
+  test("the commit tool refuses, in the API's words, an amount or account the API would refuse (it goes over the caps: nothing it cannot read gets past)", async () => {
     for (const money of [{ maxAmount: { '*': '1.00' } }, undefined]) {
       const world = await startMcp({ money });
       const host = await appsClient(world, era);
       await host.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
       const before = world.store.admin.journal(500)!.length;
       const commit = (more: Record<string, unknown>, key: string) =>
-        host.callTool({ name: COMMIT_TOOL, arguments: { move: 'add', account_id: 500, amount: 100, description: 'x', idempotency_key: key, ...more } });
+        host.callTool({
+          name: COMMIT_TOOL,
+          arguments: { move: 'add', account_id: 500, amount: 100, description: 'x', idempotency_key: key, ...more },
+        });
       for (const [i, amount] of [0, -100, 1.5, 'abc', '1e3', 2 ** 53].entries()) {
-        expect(firstJson(await commit({ amount }, `a-${i}`)), String(amount)).toMatchObject({ status: 422, errors: { amount: expect.any(Array) } });
+        expect(firstJson(await commit({ amount }, `a-${i}`)), String(amount)).toMatchObject({
+          status: 422,
+          errors: { amount: expect.any(Array) },
+        });
       }
-      expect(firstJson(await commit({ account_id: 'five' }, 'b'))).toMatchObject({ status: 422, errors: { account_id: ['The account id field must be an integer.'] } });
+      expect(firstJson(await commit({ account_id: 'five' }, 'b'))).toMatchObject({
+        status: 422,
+        errors: { account_id: ['The account id field must be an integer.'] },
+      });
       expect(world.store.admin.journal(500)).toHaveLength(before);
       // Text the API reads as an integer is that integer.
       const r = await commit({ account_id: '500', amount: '250' }, 'c');
@@ -193,7 +214,11 @@ describe.each(['stdio', 'http'] as const)('the built CLI over %s', (transport) =
     const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: tempDir() });
     let c: McpClient;
     if (transport === 'stdio') {
-      c = await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', dbFile, ...flags], env, stderr: 'pipe' }, { capabilities: HOST });
+      c = await connectStdio(
+        era,
+        { command: process.execPath, args: [CLI, 'mcp', '--db', dbFile, ...flags], env, stderr: 'pipe' },
+        { capabilities: HOST },
+      );
     } else {
       const started = await spawnAnnounced(['mcp', '--db', dbFile, '--http', '--port', '0', ...flags], /(http:\/\/\S+\/mcp)/, env);
       cleanups.push(() => stop(started.proc));

@@ -51,7 +51,7 @@ export type Negotiation = Era | 'auto';
 /** The era the in-memory behaviour suites run with in this test project ($WORKSPACE_TEST_ERA). */
 export const TEST_ERA: Era = process.env.WORKSPACE_TEST_ERA === '2026-07-28' ? '2026-07-28' : '2025-11-25';
 
-export interface CallOptions {
+interface CallOptions {
   onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
   signal?: AbortSignal;
   timeout?: number;
@@ -87,7 +87,7 @@ export interface McpClient {
 }
 
 /** What a client declares beside elicitation (an MCP Apps host: `extensions`). */
-export type ExtraCapabilities = { extensions?: Record<string, { mimeTypes: string[] }> };
+type ExtraCapabilities = { extensions?: Record<string, { mimeTypes: string[] }> };
 
 /**
  * How a client is made: `budget` is the server's --max-result-chars (RESULT_BUDGET by default);
@@ -113,55 +113,66 @@ const asks = (o: ConnectOptions) => o.elicitation !== false;
 function v1(client: V1Client, o: ConnectOptions = {}): McpClient {
   let answer = decline;
   if (asks(o)) client.setRequestHandler(ElicitRequestSchema, (req) => answer(req.params as { message: string; requestedSchema?: unknown }));
-  return withinBudget({
-    era: '2025-11-25',
-    serverName: () => client.getServerVersion()?.name,
-    getInstructions: () => client.getInstructions(),
-    listTools: () => client.listTools(),
-    callTool: (params, o = {}) => client.callTool(params, CallToolResultSchema, o) as Promise<CallToolResult>,
-    listResources: (params) => client.listResources(params),
-    listResourceTemplates: () => client.listResourceTemplates(),
-    readResource: (params) => client.readResource(params),
-    complete: (params) => client.complete(params),
-    listPrompts: () => client.listPrompts(),
-    getPrompt: (params) => client.getPrompt(params),
-    async onResourcesChanged(fn) {
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => fn());
+  return withinBudget(
+    {
+      era: '2025-11-25',
+      serverName: () => client.getServerVersion()?.name,
+      getInstructions: () => client.getInstructions(),
+      listTools: () => client.listTools(),
+      callTool: (params, o = {}) => client.callTool(params, CallToolResultSchema, o) as Promise<CallToolResult>,
+      listResources: (params) => client.listResources(params),
+      listResourceTemplates: () => client.listResourceTemplates(),
+      readResource: (params) => client.readResource(params),
+      complete: (params) => client.complete(params),
+      listPrompts: () => client.listPrompts(),
+      getPrompt: (params) => client.getPrompt(params),
+      async onResourcesChanged(fn) {
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, () => fn());
+      },
+      onLog: (fn) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => fn(n.params)),
+      setLogLevel: async (level) => void (await client.setLoggingLevel(level)),
+      answer: (fn) => void (answer = fn),
+      close: () => client.close(),
     },
-    onLog: (fn) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => fn(n.params)),
-    setLogLevel: async (level) => void (await client.setLoggingLevel(level)),
-    answer: (fn) => void (answer = fn),
-    close: () => client.close(),
-  }, o.budget);
+    o.budget,
+  );
 }
 
 function v2(client: V2Client, o: ConnectOptions = {}): McpClient {
   let answer = decline;
   let logLevel: LoggingLevel | undefined;
   const meta = () => (logLevel ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } } : {});
-  if (asks(o)) client.setRequestHandler('elicitation/create', (req) => answer(req.params as { message: string; requestedSchema?: unknown }) as never);
+  if (asks(o))
+    client.setRequestHandler('elicitation/create', (req) => answer(req.params as { message: string; requestedSchema?: unknown }) as never);
   const cast = <T>(p: Promise<unknown>) => p as Promise<T>;
-  return withinBudget({
-    era: client.getNegotiatedProtocolVersion() === '2026-07-28' ? '2026-07-28' : '2025-11-25',
-    serverName: () => client.getServerVersion()?.name,
-    getInstructions: () => client.getInstructions(),
-    listTools: () => cast(client.listTools(meta())),
-    callTool: (params, o = {}) => cast(client.callTool({ ...params, ...meta() }, o)),
-    listResources: (params = {}) => cast(params.cursor !== undefined ? client.listResources(params) : client.request({ method: 'resources/list', params: meta() })),
-    listResourceTemplates: () => cast(client.listResourceTemplates(meta())),
-    readResource: (params) => cast(client.readResource({ ...params, ...meta() })),
-    complete: (params) => cast(client.complete({ ...params, ...meta() })),
-    listPrompts: () => cast(client.listPrompts(meta())),
-    getPrompt: (params) => cast(client.getPrompt({ ...params, ...meta() })),
-    async onResourcesChanged(fn) {
-      client.setNotificationHandler('notifications/resources/list_changed', () => fn());
-      await client.listen({ resourcesListChanged: true });
+  return withinBudget(
+    {
+      era: client.getNegotiatedProtocolVersion() === '2026-07-28' ? '2026-07-28' : '2025-11-25',
+      serverName: () => client.getServerVersion()?.name,
+      getInstructions: () => client.getInstructions(),
+      listTools: () => cast(client.listTools(meta())),
+      callTool: (params, o = {}) => cast(client.callTool({ ...params, ...meta() }, o)),
+      listResources: (params = {}) =>
+        cast(params.cursor !== undefined ? client.listResources(params) : client.request({ method: 'resources/list', params: meta() })),
+      listResourceTemplates: () => cast(client.listResourceTemplates(meta())),
+      readResource: (params) => cast(client.readResource({ ...params, ...meta() })),
+      complete: (params) => cast(client.complete({ ...params, ...meta() })),
+      listPrompts: () => cast(client.listPrompts(meta())),
+      getPrompt: (params) => cast(client.getPrompt({ ...params, ...meta() })),
+      async onResourcesChanged(fn) {
+        client.setNotificationHandler('notifications/resources/list_changed', () => fn());
+        await client.listen({ resourcesListChanged: true });
+      },
+      onLog: (fn) =>
+        client.setNotificationHandler('notifications/message', (n) =>
+          fn(n.params as { level: LoggingLevel; logger?: string; data: unknown }),
+        ),
+      setLogLevel: async (level) => void (logLevel = level),
+      answer: (fn) => void (answer = fn),
+      close: () => client.close(),
     },
-    onLog: (fn) => client.setNotificationHandler('notifications/message', (n) => fn(n.params as { level: LoggingLevel; logger?: string; data: unknown })),
-    setLogLevel: async (level) => void (logLevel = level),
-    answer: (fn) => void (answer = fn),
-    close: () => client.close(),
-  }, o.budget);
+    o.budget,
+  );
 }
 
 function newV1(o: ConnectOptions = {}): V1Client {
@@ -222,7 +233,12 @@ export async function connectStdio(era: Negotiation, server: StdioServer, o: Con
 }
 
 /** A client of `era` over Streamable HTTP, sending `headers` with every request. */
-export async function connectHttp(era: Negotiation, url: string, headers: Record<string, string> = {}, o: ConnectOptions = {}): Promise<McpClient> {
+export async function connectHttp(
+  era: Negotiation,
+  url: string,
+  headers: Record<string, string> = {},
+  o: ConnectOptions = {},
+): Promise<McpClient> {
   if (era === '2025-11-25') {
     const client = newV1(o);
     await client.connect(new V1Http(new URL(url), { requestInit: { headers } }));

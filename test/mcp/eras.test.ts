@@ -48,11 +48,17 @@ const DISCOVER = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _
 function withoutMeta<T>(v: T): T {
   if (Array.isArray(v)) return v.map(withoutMeta) as T;
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== '_meta').map(([k, x]) => [k, withoutMeta(x)])) as T;
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== '_meta')
+      .map(([k, x]) => [k, withoutMeta(x)]),
+  ) as T;
 }
 
 type Backend = 'local' | 'remote';
-const SETUPS = (['local', 'remote'] as const).flatMap((backend) => (['stdio', 'http'] as const).map((transport) => [backend, transport] as [Backend, Transport]));
+const SETUPS = (['local', 'remote'] as const).flatMap((backend) =>
+  (['stdio', 'http'] as const).map((transport) => [backend, transport] as [Backend, Transport]),
+);
 
 describe.each(SETUPS)('the built CLI on the %s backend over %s', (backend, transport) => {
   let dbFile: string;
@@ -73,7 +79,11 @@ describe.each(SETUPS)('the built CLI on the %s backend over %s', (backend, trans
     const env = cliEnv({ WORKSPACE_API_KEY: 'alice-key', WORKSPACE_DATA_DIR: dataDir });
     const exports = join(dataDir, 'exports');
     if (transport === 'stdio') {
-      return { exports, connect: async (era) => keep(await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', ...backendArgs], env, stderr: 'pipe' })) };
+      return {
+        exports,
+        connect: async (era) =>
+          keep(await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', ...backendArgs], env, stderr: 'pipe' })),
+      };
     }
     const started = await spawnAnnounced(['mcp', ...backendArgs, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, env);
     cleanups.push(() => stop(started.proc));
@@ -99,7 +109,12 @@ describe.each(SETUPS)('the built CLI on the %s backend over %s', (backend, trans
         unknownTool: await c.callTool({ name: 'nope', arguments: {} }),
         resources: (await c.listResources()).resources,
         templates: (await c.listResourceTemplates()).resourceTemplates,
-        completion: (await c.complete({ ref: { type: 'ref/resource', uri: 'workspace://lists/{schema_id}' }, argument: { name: 'schema_id', value: 'x' } })).completion,
+        completion: (
+          await c.complete({
+            ref: { type: 'ref/resource', uri: 'workspace://lists/{schema_id}' },
+            argument: { name: 'schema_id', value: 'x' },
+          })
+        ).completion,
         prompts: (await c.listPrompts()).prompts,
         prompt: (await c.getPrompt({ name: 'exportBotContacts', arguments: { bot_id: '10' } })).messages,
         missing,
@@ -115,59 +130,72 @@ describe.each(SETUPS)('the built CLI on the %s backend over %s', (backend, trans
     expect(modern).toEqual(old);
   });
 
-  test.each(ERAS)('%s: exportContacts reports progress, logs its start and end at the level asked for, and can be cancelled', async (era) => {
-    const { connect, exports } = await serve();
-    const c = await connect(era);
-    const logs: Array<{ level: string; logger?: string; data: any }> = [];
-    c.onLog((m) => logs.push(m));
-    await c.setLogLevel('info');
-    const progress: number[] = [];
-    const done = await c.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, { onprogress: (p) => progress.push(p.progress) });
-    expect((done.structuredContent as any).count).toBe(5003);
-    // One a page, in order. The last ones may be lost by the client: both SDKs' clients hand a
-    // notification to its handler a tick later but settle a response at once, so progress read
-    // in the same chunk as the answer comes after its handler is gone (features.test.ts counts
-    // every page in-memory, where messages arrive one at a time).
-    expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress).toEqual([1000, 2000, 3000, 4000, 5000, 5003].slice(0, progress.length));
-    expect(logs.map((l) => [l.level, l.logger, l.data.message])).toEqual([
-      ['info', 'workspace-mcp', 'exportContacts started'],
-      ['info', 'workspace-mcp', 'exportContacts written'],
-    ]);
-    expect(logs[1]!.data.count).toBe(5003);
+  test.each(ERAS)(
+    '%s: exportContacts reports progress, logs its start and end at the level asked for, and can be cancelled',
+    async (era) => {
+      const { connect, exports } = await serve();
+      const c = await connect(era);
+      const logs: Array<{ level: string; logger?: string; data: any }> = [];
+      c.onLog((m) => logs.push(m));
+      await c.setLogLevel('info');
+      const progress: number[] = [];
+      const done = await c.callTool(
+        { name: 'exportContacts', arguments: { bot_id: 10 } },
+        { onprogress: (p) => progress.push(p.progress) },
+      );
+      expect((done.structuredContent as any).count).toBe(5003);
+      // One a page, in order. The last ones may be lost by the client: both SDKs' clients hand a
+      // notification to its handler a tick later but settle a response at once, so progress read
+      // in the same chunk as the answer comes after its handler is gone (features.test.ts counts
+      // every page in-memory, where messages arrive one at a time).
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+      expect(progress).toEqual([1000, 2000, 3000, 4000, 5000, 5003].slice(0, progress.length));
+      expect(logs.map((l) => [l.level, l.logger, l.data.message])).toEqual([
+        ['info', 'workspace-mcp', 'exportContacts started'],
+        ['info', 'workspace-mcp', 'exportContacts written'],
+      ]);
+      expect(logs[1]!.data.count).toBe(5003);
 
-    // Cancelled after its first page: the call fails and no file is kept.
-    const ac = new AbortController();
-    const call = c.callTool({ name: 'exportContacts', arguments: {} }, { signal: ac.signal, onprogress: () => ac.abort() });
-    await expect(call).rejects.toThrow();
-    await vi.waitFor(() => expect(readdirSync(exports)).toHaveLength(1));
-    // The server is still there for the next call; at "error" (logging/setLevel; on 2026-07-28
-    // the level in the request's _meta) the export's info lines are no longer sent.
-    await c.setLogLevel('error');
-    const heard = logs.length;
-    const quiet = await c.callTool({ name: 'exportContacts', arguments: { bot_id: 10, date_to: Date.parse('2026-01-03T00:00:00Z') / 1000 } });
-    expect((quiet.structuredContent as any).count).toBe(3);
-    expect(logs.slice(heard)).toEqual([]);
-  });
+      // Cancelled after its first page: the call fails and no file is kept.
+      const ac = new AbortController();
+      const call = c.callTool({ name: 'exportContacts', arguments: {} }, { signal: ac.signal, onprogress: () => ac.abort() });
+      await expect(call).rejects.toThrow();
+      await vi.waitFor(() => expect(readdirSync(exports)).toHaveLength(1));
+      // The server is still there for the next call; at "error" (logging/setLevel; on 2026-07-28
+      // the level in the request's _meta) the export's info lines are no longer sent.
+      await c.setLogLevel('error');
+      const heard = logs.length;
+      const quiet = await c.callTool({
+        name: 'exportContacts',
+        arguments: { bot_id: 10, date_to: Date.parse('2026-01-03T00:00:00Z') / 1000 },
+      });
+      expect((quiet.structuredContent as any).count).toBe(3);
+      expect(logs.slice(heard)).toEqual([]);
+    },
+  );
 
   test.each(ERAS)('%s: a list created or deleted by a tool is announced (2026-07-28: on subscriptions/listen)', async (era) => {
     const { connect } = await serve();
     const c = await connect(era);
     let changes = 0;
     await c.onResourcesChanged(() => void changes++);
-    const made = await c.callTool({ name: 'createListSchema', arguments: { name: `By ${era} over ${transport} (${backend})`, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] } });
+    const made = await c.callTool({
+      name: 'createListSchema',
+      arguments: { name: `By ${era} over ${transport} (${backend})`, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }] },
+    });
     await vi.waitFor(() => expect(changes).toBe(1));
     await c.callTool({ name: 'deleteListSchema', arguments: { schema_id: (made.structuredContent as any).data.id } });
     await vi.waitFor(() => expect(changes).toBe(2));
   });
 
   // The era is the MCP layer's, not the backend's: once is enough.
-  if (backend === 'local') test('a client that negotiates (server/discover first; over HTTP within 600 ms) chooses 2026-07-28', async () => {
-    const { connect } = await serve();
-    const c = await connect('auto');
-    expect(c.era).toBe('2026-07-28');
-    expect((await c.callTool({ name: 'getMe', arguments: {} })).isError).toBeFalsy();
-  });
+  if (backend === 'local')
+    test('a client that negotiates (server/discover first; over HTTP within 600 ms) chooses 2026-07-28', async () => {
+      const { connect } = await serve();
+      const c = await connect('auto');
+      expect(c.era).toBe('2026-07-28');
+      expect((await c.callTool({ name: 'getMe', arguments: {} })).isError).toBeFalsy();
+    });
 });
 
 /** A test-only tool on elicit.ts: asks to confirm `amount`, and answers with what it got. */
@@ -207,17 +235,20 @@ describe('elicitation: one API of this project for both eras (src/mcp/money/elic
 
   const cases = ERAS.flatMap((era) => (['in-memory', 'http'] as const).map((how) => [era, how] as const));
 
-  test.each(cases)('%s over %s: the question reaches the user; accepted, the tool gets the answer and its sealed data', async (era, how) => {
-    const c = await connect(era, how);
-    const asked: string[] = [];
-    c.answer((q) => {
-      asked.push(q.message);
-      return { action: 'accept', content: { confirm: true } };
-    });
-    const r = await c.callTool({ name: 'confirmTest', arguments: { amount: 5 } });
-    expect(asked).toEqual(['Move 5 USD?']);
-    expect(r.structuredContent).toEqual({ action: 'accept', content: { confirm: true }, state: { amount: 5 } });
-  });
+  test.each(cases)(
+    '%s over %s: the question reaches the user; accepted, the tool gets the answer and its sealed data',
+    async (era, how) => {
+      const c = await connect(era, how);
+      const asked: string[] = [];
+      c.answer((q) => {
+        asked.push(q.message);
+        return { action: 'accept', content: { confirm: true } };
+      });
+      const r = await c.callTool({ name: 'confirmTest', arguments: { amount: 5 } });
+      expect(asked).toEqual(['Move 5 USD?']);
+      expect(r.structuredContent).toEqual({ action: 'accept', content: { confirm: true }, state: { amount: 5 } });
+    },
+  );
 
   test.each(cases)('%s over %s: declined, the tool is told so', async (era, how) => {
     const c = await connect(era, how);
@@ -236,10 +267,17 @@ describe('the HTTP guards stand in front of both eras', () => {
     const eraHeaders: Record<string, string> = era === '2025-11-25' ? {} : { 'MCP-Protocol-Version': era, 'Mcp-Method': 'server/discover' };
     return new Promise((resolve, reject) => {
       // node:http, not fetch: fetch will not send a Host header of our choosing.
-      const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...eraHeaders, ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...eraHeaders, ...headers },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(first));
     });
@@ -278,7 +316,7 @@ describe('logging: the client chooses what it hears', () => {
     expect(heard).toEqual(['exportContacts started', 'exportContacts written']);
   });
 
-  test.each(ERAS)('%s: a failing tool\'s line reaches the client of the call, and no other', async (era) => {
+  test.each(ERAS)("%s: a failing tool's line reaches the client of the call, and no other", async (era) => {
     // "whatever the process logs while a request's handler runs … is sent through that request's context"
     const failing: ToolSpec = {
       name: 'failTest',
@@ -298,12 +336,14 @@ describe('logging: the client chooses what it hears', () => {
     await c.setLogLevel('error');
     await other.setLogLevel('debug');
     expect(firstJson(await c.callTool({ name: 'failTest', arguments: {} }))).toMatchObject({ status: 500, message: 'Server Error' });
-    expect(heard.map((l) => [l.level, l.data.message, l.data.tool, l.data.err])).toEqual([['error', 'tool failed', 'failTest', { name: 'Error', message: 'boom' }]]);
+    expect(heard.map((l) => [l.level, l.data.message, l.data.tool, l.data.err])).toEqual([
+      ['error', 'tool failed', 'failTest', { name: 'Error', message: 'boom' }],
+    ]);
     expect(overheard).toEqual([]);
   });
 });
 
-test('over stdio the service\'s unexpected error in a call is a log line to that call\'s client (2025-11-25, no level set: all)', async () => {
+test("over stdio the service's unexpected error in a call is a log line to that call's client (2025-11-25, no level set: all)", async () => {
   // "whatever the process logs while a request's handler runs (… the service's unexpected error …) is sent through that request's context"
   const file = join(tempDir(), 'fresh.db');
   const rpc = spawnRpc(['mcp', '--db', file]);
@@ -320,8 +360,13 @@ test('over stdio the service\'s unexpected error in a call is a log line to that
   other.close();
   getBotTags(3);
   expect(JSON.parse((await rpc.answer(3)).result.content[0].text)).toMatchObject({ status: 500, message: 'Server Error' });
-  const logged = rpc.lines().map((l) => JSON.parse(l)).filter((m) => m.method === 'notifications/message');
-  expect(logged.map((m) => [m.params.level, m.params.logger, m.params.data.message, m.params.data.method])).toEqual([['error', 'workspace-mcp', 'unexpected error', 'getBotTags']]);
+  const logged = rpc
+    .lines()
+    .map((l) => JSON.parse(l))
+    .filter((m) => m.method === 'notifications/message');
+  expect(logged.map((m) => [m.params.level, m.params.logger, m.params.data.message, m.params.data.method])).toEqual([
+    ['error', 'workspace-mcp', 'unexpected error', 'getBotTags'],
+  ]);
 });
 
 test('over stdio a 2026-07-28 session is protocol only on stdout: discover, then requests that carry the revision', async () => {
@@ -349,7 +394,12 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
     const http = await serveMcpHttp(world.context, world.tools, { host: '127.0.0.1', port: 0, token });
     cleanups.push(() => http.close());
     let id = 0;
-    const post = async (method: string, params: Record<string, unknown>, headers: Record<string, string> = {}, meta: Record<string, unknown> = {}) => {
+    const post = async (
+      method: string,
+      params: Record<string, unknown>,
+      headers: Record<string, string> = {},
+      meta: Record<string, unknown> = {},
+    ) => {
       const res = await fetch(http.url, {
         method: 'POST',
         headers: {
@@ -365,7 +415,13 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
       const text = await res.text();
       // One JSON body, or an SSE stream whose last event is the answer.
       const json = res.headers.get('content-type')?.includes('text/event-stream')
-        ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6))
+        ? JSON.parse(
+            text
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .at(-1)!
+              .slice(6),
+          )
         : JSON.parse(text);
       rawWithinBudget(json.result);
       return { status: res.status, json, text };
@@ -378,7 +434,13 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
     const { status, json } = await post('server/discover', {});
     expect(status).toBe(200);
     expect(json.result.supportedVersions).toContain(V);
-    expect(json.result.capabilities).toMatchObject({ tools: {}, resources: { listChanged: true }, prompts: {}, completions: {}, logging: {} });
+    expect(json.result.capabilities).toMatchObject({
+      tools: {},
+      resources: { listChanged: true },
+      prompts: {},
+      completions: {},
+      logging: {},
+    });
     expect(json.result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('workspace-mcp');
   });
 
@@ -389,13 +451,23 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
     expect(first.inputRequests.confirm).toMatchObject({ method: 'elicitation/create', params: { message: 'Move 5 USD?' } });
     const yes = { confirm: { action: 'accept', content: { confirm: true } } };
     // The "yes" given for 5 is not one for 500: the tool asks again.
-    const other = await post('tools/call', { name: 'confirmTest', arguments: { amount: 500 }, requestState: first.requestState, inputResponses: yes });
+    const other = await post('tools/call', {
+      name: 'confirmTest',
+      arguments: { amount: 500 },
+      requestState: first.requestState,
+      inputResponses: yes,
+    });
     expect(other.json.result.resultType).toBe('input_required');
     // A state not sealed here is refused before the tool runs.
     const forged = first.requestState.slice(0, -4) + (first.requestState.endsWith('AAAA') ? 'BBBB' : 'AAAA');
     const bad = await post('tools/call', { name: 'confirmTest', arguments: { amount: 5 }, requestState: forged, inputResponses: yes });
     expect(bad.json.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
-    const ok = await post('tools/call', { name: 'confirmTest', arguments: { amount: 5 }, requestState: first.requestState, inputResponses: yes });
+    const ok = await post('tools/call', {
+      name: 'confirmTest',
+      arguments: { amount: 5 },
+      requestState: first.requestState,
+      inputResponses: yes,
+    });
     expect(ok.json.result.structuredContent).toEqual({ action: 'accept', content: { confirm: true }, state: { amount: 5 } });
   });
 
@@ -414,8 +486,18 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
     expect((await post('server/discover', {}, { Authorization: 'Bearer tok-1' })).status).toBe(200);
     const bad = await fetch(http.url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: 'Bearer tok-1', 'MCP-Protocol-Version': V, 'Mcp-Method': 'tools/call' },
-      body: Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getMe","arguments":{"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}}')]),
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        Authorization: 'Bearer tok-1',
+        'MCP-Protocol-Version': V,
+        'Mcp-Method': 'tools/call',
+      },
+      body: Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"getMe","arguments":{"x":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}}}'),
+      ]),
     });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: unknown }).error).toMatchObject({ code: -32700, message: expect.stringMatching(/UTF-8/) });

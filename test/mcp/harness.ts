@@ -38,8 +38,21 @@ export function mcpFixture(): Fixture {
   return {
     ...accountFixture(),
     contacts: [
-      { ...ANN, created_at: '2026-01-01T00:00:00Z', tags: ['vip'], variables: [{ name: 'photo', value: 'https://example.com/ann.jpg', type: 1 }] },
-      { id: 101, bot_id: 10, messenger: 'telegram', name: 'Ben', telegram_id: '5002', created_at: '2026-01-02T00:00:00Z', referrer_id: 100 },
+      {
+        ...ANN,
+        created_at: '2026-01-01T00:00:00Z',
+        tags: ['vip'],
+        variables: [{ name: 'photo', value: 'https://example.com/ann.jpg', type: 1 }],
+      },
+      {
+        id: 101,
+        bot_id: 10,
+        messenger: 'telegram',
+        name: 'Ben',
+        telegram_id: '5002',
+        created_at: '2026-01-02T00:00:00Z',
+        referrer_id: 100,
+      },
       { id: 102, bot_id: 10, messenger: 'vk', name: 'Cid, "the third"', vk_user_id: 7003, created_at: '2026-01-03T00:00:00Z' },
       { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob fan', telegram_id: '6001', created_at: '2026-01-01T00:00:00Z' },
     ],
@@ -69,7 +82,7 @@ export function manyContacts(n: number, more: (i: number) => Record<string, unkn
 export const TEST_BACKEND: 'local' | 'remote' = process.env.WORKSPACE_TEST_BACKEND === 'remote' ? 'remote' : 'local';
 
 /** The scope of a world's idempotency keys: who it acts for, as the CLI resolves it at start-up. */
-export function scopeOf(o: { apiKey?: string }): string {
+function scopeOf(o: { apiKey?: string }): string {
   return o.apiKey ? `test key ${o.apiKey}` : 'test owner 1';
 }
 
@@ -158,14 +171,25 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
   const seen = new SeenIds();
   // The search and the directory as the CLI wires them for each backend.
   const search: SearchParts =
-    kind === 'remote' ? remoteSearch(backend, dir, { baseUrl, seen, botId: o.defaultBotId }, o.sync) : localSearch(store, inner as LocalBackend);
+    kind === 'remote'
+      ? remoteSearch(backend, dir, { baseUrl, seen, botId: o.defaultBotId }, o.sync)
+      : localSearch(store, inner as LocalBackend);
   const state = McpStateStore.open(join(dir, 'mcp-state.sqlite'));
   // As the CLI does, the owner is learnt at start-up (local: the database's; remote: getMe's answer then).
   const ownerId = apiKey ? store.owners.byKey(apiKey)?.id : 1;
   // The audit trail as the CLI wires it: the database's (local), a JSON-lines file beside it (remote).
   const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : store.audit;
   const context = new McpContext({
-    backend, keys: state.keys(scopeOf(o)), dataDir: dir, ...search, defaultBotId: o.defaultBotId, seen, audit, ownerId, maxResultChars: o.maxResultChars, ui: o.ui,
+    backend,
+    keys: state.keys(scopeOf(o)),
+    dataDir: dir,
+    ...search,
+    defaultBotId: o.defaultBotId,
+    seen,
+    audit,
+    ownerId,
+    maxResultChars: o.maxResultChars,
+    ui: o.ui,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
   });
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];

@@ -28,8 +28,15 @@ function slugOrder(line: string): number[] {
   return SLUGS.map((k) => sc.indexOf(`"${k}":{"name"`));
 }
 
-test('a tool result keeps the body\'s key order in structuredContent and the text, extras after it', () => {
-  const body = { data: { fields: orderedObject([['b', 1], ['10', 2]]) } };
+test("a tool result keeps the body's key order in structuredContent and the text, extras after it", () => {
+  const body = {
+    data: {
+      fields: orderedObject([
+        ['b', 1],
+        ['10', 2],
+      ]),
+    },
+  };
   const result = toolResult({ status: 200, headers: {}, body }, { replayed: true });
   expect(JSON.stringify(result.structuredContent)).toBe('{"data":{"fields":{"b":1,"10":2}},"replayed":true}');
   expect((result.content[0] as { text: string }).text).toBe(JSON.stringify(result.structuredContent));
@@ -62,7 +69,10 @@ test('Streamable HTTP: structuredContent on the wire keeps the slugs in the orde
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
   const text = await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: CREATE });
   const pos = slugOrder(text);
-  expect(pos.every((p) => p > 0), text).toBe(true);
+  expect(
+    pos.every((p) => p > 0),
+    text,
+  ).toBe(true);
   expect([...pos].sort((x, y) => x - y)).toEqual(pos);
 });
 
@@ -86,6 +96,9 @@ test('Streamable HTTP, a 2026-07-28 request: structuredContent on the wire keeps
   });
   const text = await res.text();
   const pos = slugOrder(text);
-  expect(pos.every((p) => p > 0), text).toBe(true);
+  expect(
+    pos.every((p) => p > 0),
+    text,
+  ).toBe(true);
   expect([...pos].sort((x, y) => x - y)).toEqual(pos);
 });

@@ -17,17 +17,25 @@ import { withinBudget } from '../helpers/budget.js';
 test('no key: the default owner, blocked → 403 on every tool, on a Free plan → 402 pro_required; lifted, the tools answer again', async () => {
   const db = join(tempDir(), 'keyless.db');
   const client = withinBudget(new Client({ name: 't', version: '1' }));
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db], env: cliEnv(), stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db], env: cliEnv(), stderr: 'pipe' }),
+  );
   try {
-    const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      (await client.callTool({ name, arguments: args })) as CallToolResult;
     const me = await call('getMe');
     expect(me.isError, JSON.stringify(me.content)).toBeFalsy();
     const owner = String((me.structuredContent as { data: { id: number } }).data.id);
     const admin = (...args: string[]) => expect(runCli(['admin', ...args, '--owner', owner, '--db', db]).status).toBe(0);
-    const tools: Array<[string, Record<string, unknown>]> = [['getMe', {}], ['getContacts', {}], ['getListSchemas', {}]];
+    const tools: Array<[string, Record<string, unknown>]> = [
+      ['getMe', {}],
+      ['getContacts', {}],
+      ['getListSchemas', {}],
+    ];
 
     admin('block-owner');
-    for (const [name, args] of tools) expect(firstJson(await call(name, args)), name).toMatchObject({ status: 403, error: expect.any(String) });
+    for (const [name, args] of tools)
+      expect(firstJson(await call(name, args)), name).toMatchObject({ status: 403, error: expect.any(String) });
     admin('unblock-owner');
     expect((await call('getMe')).isError).toBeFalsy();
 

@@ -62,12 +62,15 @@ async function balancer(targets: string[]): Promise<{ url: string; log: Routed[]
       }
       log.push({ to, method });
       const target = new URL(targets[to]!);
-      const out = httpRequest({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer: IncomingMessage) => {
-        const made = answer.headers['mcp-session-id'];
-        if (typeof made === 'string') sessions.set(made, to);
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
+      const out = httpRequest(
+        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (answer: IncomingMessage) => {
+          const made = answer.headers['mcp-session-id'];
+          if (typeof made === 'string') sessions.set(made, to);
+          res.writeHead(answer.statusCode!, answer.headers);
+          answer.pipe(res);
+        },
+      );
       out.on('error', () => {
         if (!res.headersSent) res.writeHead(502);
         res.end();
@@ -108,7 +111,10 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     (
       await pg
         .server()
-        .admin(`SELECT (SELECT amount FROM contact_accounts WHERE id = ${id})::int AS amount, (SELECT count(*) FROM account_journal WHERE account_id = ${id})::int AS entries`, db)
+        .admin(
+          `SELECT (SELECT amount FROM contact_accounts WHERE id = ${id})::int AS amount, (SELECT count(*) FROM account_journal WHERE account_id = ${id})::int AS entries`,
+          db,
+        )
     ).rows[0] as { amount: number; entries: number };
 
   beforeAll(async () => {
@@ -117,7 +123,9 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], cliEnv());
     expect(seeded.status, seeded.stderr).toBe(0);
     // Started together: the second waits for the first's migration (an advisory lock).
-    instances = await Promise.all([0, 1].map(() => spawnAnnounced(['mcp', '--http', '--port', '0', '--db', url, ...CAPS], /(http:\/\/\S+\/mcp)/, cliEnv(ENV))));
+    instances = await Promise.all(
+      [0, 1].map(() => spawnAnnounced(['mcp', '--http', '--port', '0', '--db', url, ...CAPS], /(http:\/\/\S+\/mcp)/, cliEnv(ENV))),
+    );
     lb = await balancer(instances.map((i) => i.url));
   }, 60_000);
 
@@ -149,7 +157,12 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     const from = lb.log.length;
     // 7.00 is over the 5.00 cap a call: the first request is answered with the question, the
     // retry carrying the answer (and the sealed state) goes to the other instance.
-    const moved = await ok(c, 'addFundsToContactAccount', { account_id: 501, amount: 700, description: 'Across', idempotency_key: 'across-1' });
+    const moved = await ok(c, 'addFundsToContactAccount', {
+      account_id: 501,
+      amount: 700,
+      description: 'Across',
+      idempotency_key: 'across-1',
+    });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatch(/Anna Smith's USD account 501 by 7\.00/);
     const calls = lb.log.slice(from).filter((r) => r.method === 'tools/call');
@@ -157,12 +170,20 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     expect(calls[0]!.to).not.toBe(calls[1]!.to);
     expect(moved.data.amount).toBe(before.amount + 700);
     // Sent again (through either instance): the kept answer, nothing moved, nobody asked.
-    for (let i = 0; i < 2; i++) expect(await ok(c, 'addFundsToContactAccount', { account_id: 501, amount: 700, description: 'Across', idempotency_key: 'across-1' })).toEqual({ ...moved, replayed: true });
+    for (let i = 0; i < 2; i++)
+      expect(
+        await ok(c, 'addFundsToContactAccount', { account_id: 501, amount: 700, description: 'Across', idempotency_key: 'across-1' }),
+      ).toEqual({ ...moved, replayed: true });
     expect(asked).toHaveLength(1);
     expect(await ledger(501)).toEqual({ amount: before.amount + 700, entries: before.entries + 1 });
     // One audit row of the move, written in its transaction, recording who confirmed it.
     const rows = (
-      await pg.server().admin(`SELECT entry FROM mcp_audit WHERE entry::json->>'idempotency_key' = 'across-1' AND entry::json->>'status' = '200' AND entry::json->>'replayed' = 'false'`, db)
+      await pg
+        .server()
+        .admin(
+          `SELECT entry FROM mcp_audit WHERE entry::json->>'idempotency_key' = 'across-1' AND entry::json->>'status' = '200' AND entry::json->>'replayed' = 'false'`,
+          db,
+        )
     ).rows;
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0].entry).confirmation).toMatchObject({ how: 'elicitation accepted' });
@@ -178,16 +199,35 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     const call = async (to: number, more: Record<string, unknown> = {}) => {
       const res = await fetch(instances[to]!.url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'addFundsToContactAccount' },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'tools/call',
+          'Mcp-Name': 'addFundsToContactAccount',
+        },
         body: JSON.stringify({
           jsonrpc: '2.0',
           id: ++id,
           method: 'tools/call',
-          params: { name: 'addFundsToContactAccount', arguments: { account_id: 501, amount: 600, description: 'Asked' }, ...more, _meta: envelope },
+          params: {
+            name: 'addFundsToContactAccount',
+            arguments: { account_id: 501, amount: 600, description: 'Asked' },
+            ...more,
+            _meta: envelope,
+          },
         }),
       });
       const text = await res.text();
-      const json = res.headers.get('content-type')?.includes('text/event-stream') ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6)) : JSON.parse(text);
+      const json = res.headers.get('content-type')?.includes('text/event-stream')
+        ? JSON.parse(
+            text
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .at(-1)!
+              .slice(6),
+          )
+        : JSON.parse(text);
       return json.result;
     };
     const before = await ledger(501);
@@ -195,7 +235,10 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     expect(first.resultType).toBe('input_required');
     const answer = (to: number, reply: object) => call(to, { requestState: first.requestState, inputResponses: { confirm: reply } });
     expect(JSON.parse((await answer(1, { action: 'decline' })).content[0].text)).toMatchObject({ code: 'confirmation_declined' });
-    for (const to of [0, 1]) expect(JSON.parse((await answer(to, { action: 'accept', content: { confirm: true } })).content[0].text)).toMatchObject({ code: 'confirmation_declined' });
+    for (const to of [0, 1])
+      expect(JSON.parse((await answer(to, { action: 'accept', content: { confirm: true } })).content[0].text)).toMatchObject({
+        code: 'confirmation_declined',
+      });
     expect(await ledger(501)).toEqual(before);
   });
 
@@ -206,7 +249,10 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     const again = await ok(b, 'addFundsToContactAccount', { account_id: 501, amount: 100, description: 'Once', idempotency_key: 'once-1' });
     expect(again).toEqual({ ...first, replayed: true });
     // The same key for another call is a conflict on either.
-    const other = await b.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 501, amount: 200, description: 'Once', idempotency_key: 'once-1' } });
+    const other = await b.callTool({
+      name: 'addFundsToContactAccount',
+      arguments: { account_id: 501, amount: 200, description: 'Once', idempotency_key: 'once-1' },
+    });
     expect(firstJson(other).code).toBe('idempotency_conflict');
     expect(await ledger(501)).toEqual({ amount: before.amount + 100, entries: before.entries + 1 });
   });
@@ -216,7 +262,9 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     const c = keep(await connectHttp('2026-07-28', lb.url, {}, { elicitation: false }));
     const before = await ledger(504);
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 504, amount: 100, description: `race ${i}` } })),
+      Array.from({ length: 20 }, (_, i) =>
+        c.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 504, amount: 100, description: `race ${i}` } }),
+      ),
     );
     const codes = results.map((r) => (r.isError ? firstJson(r).code : 'moved'));
     // 10.00 a day is 1000 kopecks: ten calls of 100 fit, the other ten are refused.
@@ -239,7 +287,12 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     const sid = [...lb.sessions.keys()].pop()!;
     const res = await fetch(other.url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-11-25' },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': sid,
+        'Mcp-Protocol-Version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
     });
     expect(res.status).toBe(404);
@@ -252,17 +305,30 @@ describe('two MCP server instances on one PostgreSQL database, behind a balancer
     c.answer((q) => (asked.push(q.message), { action: 'accept', content: { confirm: true } }));
     const before = await ledger(505);
     // Ivan Sidorov's JPY account 505: the caps are 5 yen a call (JPY has no minor unit).
-    const moved = await ok(c, 'addFundsToContactAccount', { account_id: 505, amount: 10, description: 'Session', idempotency_key: 'session-1' });
+    const moved = await ok(c, 'addFundsToContactAccount', {
+      account_id: 505,
+      amount: 10,
+      description: 'Session',
+      idempotency_key: 'session-1',
+    });
     expect(asked).toHaveLength(1);
     expect(moved.data.amount).toBe(before.amount + 10);
-    expect(await ok(c, 'addFundsToContactAccount', { account_id: 505, amount: 10, description: 'Session', idempotency_key: 'session-1' })).toEqual({ ...moved, replayed: true });
+    expect(
+      await ok(c, 'addFundsToContactAccount', { account_id: 505, amount: 10, description: 'Session', idempotency_key: 'session-1' }),
+    ).toEqual({ ...moved, replayed: true });
     expect(await ledger(505)).toEqual({ amount: before.amount + 10, entries: before.entries + 1 });
   });
 
   test('over stdio too, from DATABASE_URL when neither --db nor WORKSPACE_DB is set', async () => {
-    const c = keep(await connectStdio('2025-11-25', { command: process.execPath, args: [CLI, 'mcp'], env: cliEnv({ ...ENV, DATABASE_URL: url }), stderr: 'pipe' }));
+    const c = keep(
+      await connectStdio('2025-11-25', {
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: cliEnv({ ...ENV, DATABASE_URL: url }),
+        stderr: 'pipe',
+      }),
+    );
     const a = await ok(c, 'getContactAccounts', { contact_id: 1006 });
     expect(a.data[0].id).toBe(504);
   });
 });
-

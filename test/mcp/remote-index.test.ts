@@ -22,7 +22,11 @@ const ALL = 3 + EXTRA;
 function fixture(): Record<string, unknown> {
   const f = mcpFixture();
   const more = Array.from({ length: EXTRA }, (_, i) => ({
-    id: 1000 + i, bot_id: 10, messenger: 'telegram', telegram_id: String(50_000 + i), name: `Person ${i} Nobody`,
+    id: 1000 + i,
+    bot_id: 10,
+    messenger: 'telegram',
+    telegram_id: String(50_000 + i),
+    name: `Person ${i} Nobody`,
     created_at: '2026-02-01T00:00:00Z',
   }));
   return { ...f, contacts: [...(f.contacts as unknown[]), ...more] };
@@ -69,9 +73,12 @@ async function start(rec: Recorder, o: StartOptions = {}): Promise<McpWorld> {
 }
 
 async function find(w: McpWorld, args: Record<string, unknown>, progress?: Array<{ progress: number; message?: string }>): Promise<any> {
-  const r = await w.client.callTool({ name: 'findContacts', arguments: args }, {
-    onprogress: (p) => progress?.push({ progress: p.progress, message: p.message }),
-  });
+  const r = await w.client.callTool(
+    { name: 'findContacts', arguments: args },
+    {
+      onprogress: (p) => progress?.push({ progress: p.progress, message: p.message }),
+    },
+  );
   expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
   return firstJson(r);
 }
@@ -93,7 +100,9 @@ describe('the remote search index', () => {
     rec.downAfter = -1;
     rec.offsets.length = 0;
     const [file] = readdirSync(join(world.dir, 'search')).filter((n) => n.endsWith('.db'));
-    const restarted = new SyncedContactIndex(world.context.backend, () => ContactMirror.open(join(world!.dir, 'search', file!)), { pageSize: PAGE });
+    const restarted = new SyncedContactIndex(world.context.backend, () => ContactMirror.open(join(world!.dir, 'search', file!)), {
+      pageSize: PAGE,
+    });
     try {
       const found = await restarted.find(1, 'Person 2499', { limit: 3 });
       expect(rec.offsets[0]).toBe(2 * PAGE - 2);

@@ -6,7 +6,10 @@ import { shapeToZod, toJsonSchema } from '../../src/mcp/tools/schemas.js';
 const shape = {
   name: r.string().required().max(5),
   amount: r.integer().required().between(1, 100),
-  fields: r.array(r.object({ slug: r.alphaDash().required() })).required().between(1, 2),
+  fields: r
+    .array(r.object({ slug: r.alphaDash().required() }))
+    .required()
+    .between(1, 2),
   bot_id: r.integer(),
 };
 
@@ -19,7 +22,7 @@ describe('rules as zod', () => {
     expect(z.safeParse({ name: 'a', amount: 5, fields: [{ slug: 'a b' }] }).success).toBe(false);
   });
 
-  it('keeps the formats the rules know: email, uuid, alpha_dash, with the validator\'s own patterns', () => {
+  it("keeps the formats the rules know: email, uuid, alpha_dash, with the validator's own patterns", () => {
     const json = toJsonSchema(shapeToZod({ email: r.email(), id: r.uuid(), slug: r.alphaDash() })) as unknown as {
       properties: Record<string, { format?: string; pattern?: string }>;
     };

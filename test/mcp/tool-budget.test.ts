@@ -43,22 +43,27 @@ describe('tool budget', () => {
     const m = measureTools({ tools: [long] });
     expect(m.visible).toBe(1 + TOOL_BUDGET.description + 1 + JSON.stringify({ type: 'object' }).length);
     expect(overBudget(m)).toEqual([`x description ${TOOL_BUDGET.description + 1} > ${TOOL_BUDGET.description}`]);
-    const wide = measureTools({ tools: Array.from({ length: 40 }, (_, i) => ({ name: `t${i}`, description: 'd'.repeat(600), inputSchema: {} })) });
+    const wide = measureTools({
+      tools: Array.from({ length: 40 }, (_, i) => ({ name: `t${i}`, description: 'd'.repeat(600), inputSchema: {} })),
+    });
     expect(overBudget(wide)[0]).toMatch(/^model-visible tool text \d+ > 20000$/);
   });
 
-  test.each(ERAS)('%s: schemas carry no $schema and no bounds that only restate a safe integer; titles are distinct; the order is stable', async (era) => {
-    const client = await clientOf(era);
-    const first = await client.listTools();
-    const text = JSON.stringify(first);
-    expect(text).not.toContain('$schema');
-    expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
-    const titles = first.tools.map((t) => t.title);
-    expect(titles.every((t) => typeof t === 'string' && t.length > 0)).toBe(true);
-    expect(new Set(titles).size).toBe(titles.length);
-    const again = await client.listTools();
-    expect(again.tools.map((t) => t.name)).toEqual(first.tools.map((t) => t.name));
-  });
+  test.each(ERAS)(
+    '%s: schemas carry no $schema and no bounds that only restate a safe integer; titles are distinct; the order is stable',
+    async (era) => {
+      const client = await clientOf(era);
+      const first = await client.listTools();
+      const text = JSON.stringify(first);
+      expect(text).not.toContain('$schema');
+      expect(text).not.toContain(String(Number.MAX_SAFE_INTEGER));
+      const titles = first.tools.map((t) => t.title);
+      expect(titles.every((t) => typeof t === 'string' && t.length > 0)).toBe(true);
+      expect(new Set(titles).size).toBe(titles.length);
+      const again = await client.listTools();
+      expect(again.tools.map((t) => t.name)).toEqual(first.tools.map((t) => t.name));
+    },
+  );
 
   test.each(ERAS)('%s: the server instructions (initialize or server/discover) state the shared conventions once', async (era) => {
     const client = await clientOf(era);

@@ -37,7 +37,12 @@ describe('stdio', () => {
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'getMe', arguments: {} } });
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'getContactAccounts', arguments: { contact_id: 12345 } } });
-    send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'exportContacts', arguments: {}, _meta: { progressToken: 'p1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'exportContacts', arguments: {}, _meta: { progressToken: 'p1' } },
+    });
     send({ jsonrpc: '2.0', id: 6, method: 'resources/list' });
     send({ jsonrpc: '2.0', id: 7, method: 'nonsense/method' });
     expect((await waitFor(2)).result.tools.length).toBeGreaterThan(5);
@@ -76,7 +81,10 @@ describe('stdio', () => {
       arguments: { account_id: 500, amount: 5, description: 'stdio', idempotency_key: 'stdio-1' },
     })) as CallToolResult;
     expect(again.structuredContent).toEqual({ ...(up.structuredContent as object), replayed: true });
-    const bad = (await client.callTool({ name: 'withdrawFundsFromContactAccount', arguments: { account_id: 500, amount: 10 ** 9, description: 'x' } })) as CallToolResult;
+    const bad = (await client.callTool({
+      name: 'withdrawFundsFromContactAccount',
+      arguments: { account_id: 500, amount: 10 ** 9, description: 'x' },
+    })) as CallToolResult;
     expect(firstJson(bad)).toMatchObject({ status: 422, code: 'insufficient_funds', errors: { account_id: [expect.any(String)] } });
   });
 
@@ -98,7 +106,11 @@ describe('stdio', () => {
 
 describe('Streamable HTTP', () => {
   async function startHttp(args: string[], extra: Record<string, string> = {}): Promise<Announced> {
-    const started = await spawnAnnounced(['mcp', '--db', dbFile, '--http', '--port', '0', ...args], /(http:\/\/\S+\/mcp)/, env({ WORKSPACE_API_KEY: 'alice-key', ...extra }));
+    const started = await spawnAnnounced(
+      ['mcp', '--db', dbFile, '--http', '--port', '0', ...args],
+      /(http:\/\/\S+\/mcp)/,
+      env({ WORKSPACE_API_KEY: 'alice-key', ...extra }),
+    );
     cleanups.push(() => stop(started.proc));
     return started;
   }
@@ -106,11 +118,15 @@ describe('Streamable HTTP', () => {
   /** POST `body` as a JSON-RPC client would, bytes as they are; resolves the status and the answer's text. */
   function post(url: string, headers: Record<string, string>, body: string | Uint8Array): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      });
+      const req = request(
+        url,
+        { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } },
+        (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -132,7 +148,9 @@ describe('Streamable HTTP', () => {
     const bad = (await client.callTool({ name: 'getMe', arguments: { extra: 1 } })) as CallToolResult;
     expect(firstJson(bad)).toMatchObject({ status: 422, errors: { extra: [expect.any(String)] } });
     const progress: number[] = [];
-    const exp = (await client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, { onprogress: (p) => progress.push(p.progress) })) as CallToolResult;
+    const exp = (await client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    })) as CallToolResult;
     expect((exp.structuredContent as any).count).toBe(3);
     expect(progress).toEqual([3]);
   });
@@ -143,14 +161,22 @@ describe('Streamable HTTP', () => {
     const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     cleanups.push(() => client.close());
-    const balance = async () => ((await client.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } })) as any).structuredContent.data[0].amount as number;
+    const balance = async () =>
+      ((await client.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } })) as any).structuredContent.data[0]
+        .amount as number;
     const before = await balance();
     const call = (description: Buffer) =>
-      post(url, { 'Mcp-Session-Id': transport.sessionId! }, Buffer.concat([
-        Buffer.from('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"addFundsToContactAccount","arguments":{"account_id":500,"amount":5,"description":"'),
-        description,
-        Buffer.from('"}}}'),
-      ]));
+      post(
+        url,
+        { 'Mcp-Session-Id': transport.sessionId! },
+        Buffer.concat([
+          Buffer.from(
+            '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"addFundsToContactAccount","arguments":{"account_id":500,"amount":5,"description":"',
+          ),
+          description,
+          Buffer.from('"}}}'),
+        ]),
+      );
     const bad = await call(Buffer.from([0x78, 0xff, 0xfe, 0xc0]));
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.text).error).toMatchObject({ code: -32700, message: expect.stringMatching(/UTF-8/) });
@@ -168,10 +194,22 @@ describe('Streamable HTTP', () => {
       const client =
         how === 'http'
           ? await connectHttp(era, (await startHttp(args)).url, {}, { budget: 5_000 })
-          : await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', dbFile, ...args], env: env({ WORKSPACE_API_KEY: 'alice-key' }), stderr: 'ignore' }, { budget: 5_000 });
+          : await connectStdio(
+              era,
+              {
+                command: process.execPath,
+                args: [CLI, 'mcp', '--db', dbFile, ...args],
+                env: env({ WORKSPACE_API_KEY: 'alice-key' }),
+                stderr: 'ignore',
+              },
+              { budget: 5_000 },
+            );
       cleanups.push(() => client.close());
       const tags = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(200, 't'));
-      const r = await client.callTool({ name: 'createOrUpdateContact', arguments: { bot_id: 10, messenger: 'telegram', telegram_id: 5001, name: 'Ann', tags } });
+      const r = await client.callTool({
+        name: 'createOrUpdateContact',
+        arguments: { bot_id: 10, messenger: 'telegram', telegram_id: 5001, name: 'Ann', tags },
+      });
       expect(JSON.stringify(r).length).toBeLessThanOrEqual(5_000);
       const body = r.structuredContent as { data: { tags: string[] }; truncated: { cut_strings_at: number } };
       expect(body.data.tags).toHaveLength(100);
@@ -194,7 +232,9 @@ describe('Streamable HTTP', () => {
     expect(await raw(url, {})).toBe(401);
     expect(await raw(url, { Authorization: 'Bearer wrong' })).toBe(401);
     const client = withinBudget(new Client({ name: 't', version: '1' }));
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer tok-123' } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: 'Bearer tok-123' } } }),
+    );
     cleanups.push(() => client.close());
     expect(((await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult).isError).toBeFalsy();
   });

@@ -17,7 +17,9 @@ describe('crash in the middle of a stream of MCP top-ups', () => {
   it('leaves the journal and the audit trail in exact agreement', { timeout: 90_000 }, async () => {
     const db = seedDb(accountFixture(), 'audit-crash.db');
     const servers = await Promise.all(
-      [0, 1].map(() => spawnAnnounced(['--db', db, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, cliEnv({ WORKSPACE_API_KEY: 'alice-key' }))),
+      [0, 1].map(() =>
+        spawnAnnounced(['--db', db, '--http', '--port', '0'], /(http:\/\/\S+\/mcp)/, cliEnv({ WORKSPACE_API_KEY: 'alice-key' })),
+      ),
     );
     const clients = await Promise.all(
       servers.map(async (s) => {
@@ -36,7 +38,11 @@ describe('crash in the middle of a stream of MCP top-ups', () => {
         const id = `op-${n++}`;
         try {
           // A call whose server was killed under it must end, not wait out the SDK's 60 s default.
-          const r = await clients[n % 2]!.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 1, description: id } }, undefined, { timeout: 5_000 });
+          const r = await clients[n % 2]!.callTool(
+            { name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 1, description: id } },
+            undefined,
+            { timeout: 5_000 },
+          );
           if (!r.isError && acked.push(id) === 40) reached();
         } catch {
           // The server died under this call: not acknowledged.
@@ -51,7 +57,11 @@ describe('crash in the middle of a stream of MCP top-ups', () => {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
 
     const conn = new Database(db, { readonly: true });
-    const journal = (conn.prepare('SELECT description FROM account_journal WHERE account_id = 500 AND description LIKE ?').all('op-%') as { description: string }[]).map((j) => j.description);
+    const journal = (
+      conn.prepare('SELECT description FROM account_journal WHERE account_id = 500 AND description LIKE ?').all('op-%') as {
+        description: string;
+      }[]
+    ).map((j) => j.description);
     const audit = (conn.prepare('SELECT entry FROM mcp_audit').all() as { entry: string }[]).map((r) => JSON.parse(r.entry));
     conn.close();
     const audited = audit.filter((e) => e.status === 200).map((e) => e.arguments.description);

@@ -51,7 +51,9 @@ describe('crash in the middle of a money storm', () => {
       const res = await callApi(again.baseUrl, 'getContactAccounts', { contact_id: 100 });
       const accounts = res.body.data as { id: number; amount: number }[];
       const conn = new Database(db, { readonly: true });
-      const journal = conn.prepare('SELECT account_id, operation, amount, description, balance_after FROM account_journal ORDER BY id').all() as {
+      const journal = conn
+        .prepare('SELECT account_id, operation, amount, description, balance_after FROM account_journal ORDER BY id')
+        .all() as {
         account_id: number;
         operation: string;
         amount: number;

@@ -100,7 +100,11 @@ describe('against our own service, answers pass through unchanged', () => {
   });
 
   it('a key that fails getMe is a clear start-up error that does not show the key', async () => {
-    for (const [key, why] of [['nope-key-0001', /401/], ['fran-key', /402/], ['blocked-key', /403/]] as const) {
+    for (const [key, why] of [
+      ['nope-key-0001', /401/],
+      ['fran-key', /402/],
+      ['blocked-key', /403/],
+    ] as const) {
       const r = new RemoteBackend({ baseUrl: w.baseUrl, apiKey: key, pacePerMinute: 0 });
       const err = await checkRemote(r, w.baseUrl).catch((e: Error) => e);
       expect(String(err)).toMatch(why);
@@ -129,7 +133,9 @@ describe('a server that misbehaves on purpose', () => {
       const { backend } = remote(f.baseUrl, { apiKey: key });
       const r = await backend.call('getMe', {});
       expect(r.status, key).toBe(502);
-      expect((r.body as { message: string }).message, key).toBe(`The service could not be reached for getMe (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}).`);
+      expect((r.body as { message: string }).message, key).toBe(
+        `The service could not be reached for getMe (ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:${port}).`,
+      );
       await backend.close();
     }
   });
@@ -158,7 +164,11 @@ describe('a server that misbehaves on purpose', () => {
     );
     const { backend, waits } = remote(f.baseUrl);
     const progress: string[] = [];
-    const r = await backend.call('addFundsToContactAccount', { account_id: 1, amount: 5, description: 'x' }, { onProgress: (m) => progress.push(m) });
+    const r = await backend.call(
+      'addFundsToContactAccount',
+      { account_id: 1, amount: 5, description: 'x' },
+      { onProgress: (m) => progress.push(m) },
+    );
     expect(r.status).toBe(200);
     expect(f.hits).toHaveLength(2);
     expect(waits).toContain(7000);
@@ -211,7 +221,9 @@ describe('a server that misbehaves on purpose', () => {
   });
 
   it('a 500 on a read is retried with backoff', async () => {
-    const f = await faultServer((_req, res, n) => (n < 3 ? json(res, 500, { message: 'Server Error' }) : json(res, 200, { data: { id: 1 } })));
+    const f = await faultServer((_req, res, n) =>
+      n < 3 ? json(res, 500, { message: 'Server Error' }) : json(res, 200, { data: { id: 1 } }),
+    );
     const { backend, waits } = remote(f.baseUrl);
     const r = await backend.call('getMe', {});
     expect(r.status).toBe(200);
@@ -271,10 +283,15 @@ describe('pacing below the per-key limit', () => {
   it('never more than the limit in any window, in order', async () => {
     let t = 0;
     const sleeps: number[] = [];
-    const pacer = new Pacer(3, 60_000, async (ms) => {
-      sleeps.push(ms);
-      t += ms;
-    }, () => t);
+    const pacer = new Pacer(
+      3,
+      60_000,
+      async (ms) => {
+        sleeps.push(ms);
+        t += ms;
+      },
+      () => t,
+    );
     for (let i = 0; i < 7; i++) {
       await pacer.take();
       t += 1000;

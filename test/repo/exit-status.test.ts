@@ -19,7 +19,12 @@ function runPlanted(body: string): Promise<{ status: number | null; out: string 
     join(dir, 'vitest.config.mjs'),
     `export default { test: { root: ${JSON.stringify(dir)}, include: ['planted.test.mjs'], globals: true, hookTimeout: 90000, globalSetup: ${JSON.stringify(setups)} } };\n`,
   );
-  const child = track(spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.mjs')], { cwd: dir, env: { ...process.env, CI: 'true', NO_COLOR: '1' } }));
+  const child = track(
+    spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', join(dir, 'vitest.config.mjs')], {
+      cwd: dir,
+      env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+    }),
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -54,7 +59,11 @@ describe(".ci/run's closing line counts failures as well as passes", () => {
   }
 
   it('adds up the passes and failures of every vitest summary in the log, colours and all', () => {
-    const log = ['\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[31m2 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m1790 passed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m7 skipped (1799)', ' Test Files  1 failed | 137 passed (138)', '      Tests  260 passed (260)'].join('\n');
+    const log = [
+      '\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[31m2 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m1790 passed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m7 skipped (1799)',
+      ' Test Files  1 failed | 137 passed (138)',
+      '      Tests  260 passed (260)',
+    ].join('\n');
     expect(closing(log)).toEqual({ status: 0, out: '2050 passed, 2 failed' });
   });
 

@@ -72,7 +72,8 @@ function brokenLinks(file: string, text = read(file)): string[] {
     if (relative(ROOT, join(ROOT, dest)).startsWith('..')) bad.push(`${where} (outside the repository)`);
     else if (path !== '' && !existsSync(join(ROOT, dest))) bad.push(`${where} (no such file)`);
     else if (anchor !== undefined) {
-      if (!dest.endsWith('.md') || (path !== '' && statSync(join(ROOT, dest)).isDirectory())) bad.push(`${where} (an anchor into a file that has no headings)`);
+      if (!dest.endsWith('.md') || (path !== '' && statSync(join(ROOT, dest)).isDirectory()))
+        bad.push(`${where} (an anchor into a file that has no headings)`);
       else if (!anchors(dest === file ? text : read(dest)).has(anchor)) bad.push(`${where} (no heading #${anchor} in ${dest})`);
     }
   }
@@ -93,7 +94,8 @@ describe('the README', () => {
 
   it('says what it is and for whom before anything else', () => {
     const top = read(README).split('\n## ')[0]!;
-    for (const word of ['MCP server', 'chat-bot platform', 'contacts', 'balances', 'tags', 'variables', 'messages', 'lists']) expect(top).toContain(word);
+    for (const word of ['MCP server', 'chat-bot platform', 'contacts', 'balances', 'tags', 'variables', 'messages', 'lists'])
+      expect(top).toContain(word);
   });
 
   it("names every API method in its tools table, and each one's reference section exists", () => {
@@ -132,6 +134,8 @@ describe('the README', () => {
       'docs/planted.md:3: layout.md#nope (no heading #nope in docs/layout.md)',
     ]);
     expect(anchors(text)).toEqual(new Set(['title', 'a-heading']));
-    expect(anchors('## Money safety\n## Money safety\n## MCP Apps: views in the chat\n')).toEqual(new Set(['money-safety', 'money-safety-1', 'mcp-apps-views-in-the-chat']));
+    expect(anchors('## Money safety\n## Money safety\n## MCP Apps: views in the chat\n')).toEqual(
+      new Set(['money-safety', 'money-safety-1', 'mcp-apps-views-in-the-chat']),
+    );
   });
 });

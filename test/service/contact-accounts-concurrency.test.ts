@@ -99,7 +99,10 @@ describe('withdrawFundsFromContactAccount across processes', () => {
       expect(balances.get(501)).toBe(PROCESSES * TOPUPS_PER_PROCESS * 7);
       for (const [id, amount] of balances) {
         const rows = store.admin.journal(id) as Array<{ amount: number; balance_after: number; operation: string }>;
-        expect(rows.reduce((s, j) => s + j.amount, 0), `journal of ${id}`).toBe(amount);
+        expect(
+          rows.reduce((s, j) => s + j.amount, 0),
+          `journal of ${id}`,
+        ).toBe(amount);
         // The journal is one unbroken chain: each record starts where the previous one ended.
         let running = 0;
         for (const j of rows) {

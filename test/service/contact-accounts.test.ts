@@ -13,23 +13,26 @@ const T0 = new Date('2026-03-01T10:00:00Z');
 let clock = T0;
 let nextContact = 1000;
 
-const w = useWorld(() => ({
-  ...baseFixture(),
-  bots: [
-    ...(baseFixture().bots as object[]),
-    { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Old bot', deleted: true },
-  ],
-  contacts: [
-    { id: 101, bot_id: 10, messenger: 'telegram', name: 'Gone', telegram_id: '6001', deleted: true },
-    { id: 110, bot_id: 11, messenger: 'telegram', name: 'On deleted bot', telegram_id: '6002' },
-    { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob customer', telegram_id: '7001' },
-  ],
-  accounts: [
-    { id: 601, contact_id: 101, currency: 'USD', amount: 0 },
-    { id: 610, contact_id: 110, currency: 'USD', amount: 0 },
-    { id: 620, contact_id: 200, currency: 'USD', amount: 300 },
-  ],
-}), { now: () => clock });
+const w = useWorld(
+  () => ({
+    ...baseFixture(),
+    bots: [
+      ...(baseFixture().bots as object[]),
+      { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Old bot', deleted: true },
+    ],
+    contacts: [
+      { id: 101, bot_id: 10, messenger: 'telegram', name: 'Gone', telegram_id: '6001', deleted: true },
+      { id: 110, bot_id: 11, messenger: 'telegram', name: 'On deleted bot', telegram_id: '6002' },
+      { id: 200, bot_id: 20, messenger: 'telegram', name: 'Bob customer', telegram_id: '7001' },
+    ],
+    accounts: [
+      { id: 601, contact_id: 101, currency: 'USD', amount: 0 },
+      { id: 610, contact_id: 110, currency: 'USD', amount: 0 },
+      { id: 620, contact_id: 200, currency: 'USD', amount: 300 },
+    ],
+  }),
+  { now: () => clock },
+);
 
 /** A fresh contact of Alice's bot 10, with the given accounts seeded; returns their ids. */
 function seedContact(accounts: Array<{ currency: string; amount?: number; blocked?: boolean }> = []) {
@@ -139,8 +142,20 @@ describe('Contact account resource', () => {
     await debit(id, 250, 'order 42');
     clock = T0;
     expect(journal(id)).toEqual([
-      expect.objectContaining({ operation: 'Deposit via API', amount: 700, description: 'welcome bonus', balance_after: 700, created_at: '2026-03-03T12:00:00+00:00' }),
-      expect.objectContaining({ operation: 'Debit via API', amount: -250, description: 'order 42', balance_after: 450, created_at: '2026-03-03T12:00:00+00:00' }),
+      expect.objectContaining({
+        operation: 'Deposit via API',
+        amount: 700,
+        description: 'welcome bonus',
+        balance_after: 700,
+        created_at: '2026-03-03T12:00:00+00:00',
+      }),
+      expect.objectContaining({
+        operation: 'Debit via API',
+        amount: -250,
+        description: 'order 42',
+        balance_after: 450,
+        created_at: '2026-03-03T12:00:00+00:00',
+      }),
     ]);
     expect(journalSum(id)).toBe(450);
     expect(balance(id)).toBe(450);
@@ -257,9 +272,7 @@ describe('addContactAccount', () => {
     const r = await w.call('addContactAccount', { contact_id: contactId, currency: 'USD' }, { verb: 'GET' });
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('POST');
-    expect(r.body.message).toBe(
-      'The GET method is not supported for route api/v1/addContactAccount. Supported methods: POST.',
-    );
+    expect(r.body.message).toBe('The GET method is not supported for route api/v1/addContactAccount. Supported methods: POST.');
     expect((await w.call('getContactAccounts', { contact_id: contactId })).body.data).toEqual([]);
   });
 
@@ -520,11 +533,7 @@ describe('withdrawFundsFromContactAccount', () => {
 });
 
 describe('Contact account errors: 404 and 403', () => {
-  const moves = (id: number) => [
-    () => w.call('deleteContactAccount', { account_id: id }),
-    () => topUp(id, 1),
-    () => debit(id, 1),
-  ];
+  const moves = (id: number) => [() => w.call('deleteContactAccount', { account_id: id }), () => topUp(id, 1), () => debit(id, 1)];
 
   it('no such contact: 404', async () => {
     expect((await w.call('getContactAccounts', { contact_id: 999999 })).status).toBe(404);
@@ -563,7 +572,10 @@ describe('Contact account errors: 404 and 403', () => {
     expect(balance(620)).toBe(300);
     expect(journal(620)).toHaveLength(1);
     // Bob himself reaches them.
-    expect((await w.call('getContactAccounts', { contact_id: 200 }, { key: 'bob-key' })).body.data[0]).toMatchObject({ id: 620, amount: 300 });
+    expect((await w.call('getContactAccounts', { contact_id: 200 }, { key: 'bob-key' })).body.data[0]).toMatchObject({
+      id: 620,
+      amount: 300,
+    });
     expect((await topUp(620, 5, 'bob', 'bob-key')).status).toBe(200);
   });
 

@@ -37,8 +37,14 @@ function fixture(): Record<string, unknown> {
     const deleted = k % 19 === 0;
     seeded.push({ id, bot, ts, listed: !preview && !deleted });
     f.contacts.push({
-      id, bot_id: bot, messenger: 'telegram', telegram_id: String(100000 + k), name: `C${k}`,
-      created_at: new Date(ts * 1000).toISOString(), preview, deleted,
+      id,
+      bot_id: bot,
+      messenger: 'telegram',
+      telegram_id: String(100000 + k),
+      name: `C${k}`,
+      created_at: new Date(ts * 1000).toISOString(),
+      preview,
+      deleted,
     });
   }
   return f;
@@ -47,7 +53,10 @@ function fixture(): Record<string, unknown> {
 const w = useWorld(fixture);
 
 function expected(bots: number[], from = -Infinity, to = Infinity): number[] {
-  return seeded.filter((c) => c.listed && bots.includes(c.bot) && c.ts >= from && c.ts <= to).map((c) => c.id).sort((a, b) => a - b);
+  return seeded
+    .filter((c) => c.listed && bots.includes(c.bot) && c.ts >= from && c.ts <= to)
+    .map((c) => c.id)
+    .sort((a, b) => a - b);
 }
 
 async function page(params: Record<string, unknown>) {
@@ -88,7 +97,9 @@ describe('offset paging over block counts', () => {
   });
 
   it('deletions and new contacts keep totals and positions exact', async () => {
-    const victims = expected([10, 11]).filter((_, i) => i % 11 === 5).slice(0, 60);
+    const victims = expected([10, 11])
+      .filter((_, i) => i % 11 === 5)
+      .slice(0, 60);
     for (const id of victims) expect(w.store.admin.deleteContact(id)).toBe(true);
     for (const c of seeded) if (victims.includes(c.id)) c.listed = false;
     for (let i = 0; i < 5; i++) {
@@ -125,8 +136,14 @@ describe('date windows over block counts when contacts are in time order', () =>
       const ts = preview || deleted ? scrambled : bot === 11 ? T0 + (N - k) * 60 : T0 + Math.floor(k / 5) * 60;
       model.push({ id, bot, ts, listed: !preview && !deleted });
       f.contacts.push({
-        id, bot_id: bot, messenger: 'telegram', telegram_id: String(700000 + k), name: `D${k}`,
-        created_at: new Date(ts * 1000).toISOString(), preview, deleted,
+        id,
+        bot_id: bot,
+        messenger: 'telegram',
+        telegram_id: String(700000 + k),
+        name: `D${k}`,
+        created_at: new Date(ts * 1000).toISOString(),
+        preview,
+        deleted,
       });
     }
     return f;
@@ -143,7 +160,10 @@ describe('date windows over block counts when contacts are in time order', () =>
 
   /** Whether the model's listed contacts of the bot have created_ts non-decreasing in id order. */
   function modelInOrder(bot: number): boolean {
-    const ts = model.filter((c) => c.listed && c.bot === bot).sort((a, b) => a.id - b.id).map((c) => c.ts);
+    const ts = model
+      .filter((c) => c.listed && c.bot === bot)
+      .sort((a, b) => a.id - b.id)
+      .map((c) => c.ts);
     return ts.every((t, i) => i === 0 || ts[i - 1]! <= t);
   }
 
@@ -170,9 +190,9 @@ describe('date windows over block counts when contacts are in time order', () =>
 
   /** Mostly from <= to; one in ten the other way round (an empty window). */
   function window() {
-    return fc.tuple(bound(), bound(), fc.nat(9)).map(([a, b, turn]) =>
-      a !== undefined && b !== undefined && (a > b) === (turn !== 0) ? [b, a] : [a, b],
-    );
+    return fc
+      .tuple(bound(), bound(), fc.nat(9))
+      .map(([a, b, turn]) => (a !== undefined && b !== undefined && a > b === (turn !== 0) ? [b, a] : [a, b]));
   }
 
   async function property(runs: number): Promise<void> {
@@ -181,7 +201,10 @@ describe('date windows over block counts when contacts are in time order', () =>
         fc.constantFrom(...scopes),
         window(),
         // Where in the window the page starts (0 to just past the end), nudged by a few.
-        fc.tuple(fc.noBias(fc.integer({ min: 0, max: 10_100 })).map((x) => x / 10_000), fc.integer({ min: -2, max: 2 })),
+        fc.tuple(
+          fc.noBias(fc.integer({ min: 0, max: 10_100 })).map((x) => x / 10_000),
+          fc.integer({ min: -2, max: 2 }),
+        ),
         fc.oneof(fc.constantFrom(1, 2, 100, 1000), fc.noBias(fc.integer({ min: 1, max: 1000 }))),
         async (scope, [from, to], [at, nudge], limit) => {
           const expected = want(scope.bots, from, to);
@@ -257,7 +280,11 @@ describe('date windows over block counts when contacts are in time order', () =>
 
   it('a contact created earlier than the newest one takes its bot out of time order; answers stay exact', async () => {
     clock = new Date((T0 + 5 * 60) * 1000); // the clock went back
-    const r = await v.call('createOrUpdateContact', { bot_id: 21, messenger: 'telegram', telegram_id: 990001, name: 'Late' }, { key: 'bob-key' });
+    const r = await v.call(
+      'createOrUpdateContact',
+      { bot_id: 21, messenger: 'telegram', telegram_id: 990001, name: 'Late' },
+      { key: 'bob-key' },
+    );
     expect(r.status).toBe(201);
     model.push({ id: r.body.data.id, bot: 21, ts: T0 + 5 * 60, listed: true });
     expect(modelInOrder(21)).toBe(false);
@@ -269,7 +296,13 @@ describe('date windows over block counts when contacts are in time order', () =>
 describe('the time-order flag (migration 4) is kept by triggers', () => {
   const at = (min: number) => new Date((T0 + min * 60) * 1000).toISOString();
   const contact = (id: number, bot: number, min: number, extra: Record<string, unknown> = {}) => ({
-    id, bot_id: bot, messenger: 'telegram', telegram_id: String(id), name: `F${id}`, created_at: at(min), ...extra,
+    id,
+    bot_id: bot,
+    messenger: 'telegram',
+    telegram_id: String(id),
+    name: `F${id}`,
+    created_at: at(min),
+    ...extra,
   });
   function withStore(fixture: Fixture, fn: (store: Store) => void): void {
     const store = Store.open(seedDb(fixture, 'flag.db'));
@@ -285,12 +318,18 @@ describe('the time-order flag (migration 4) is kept by triggers', () => {
     f.bots.push({ id: 12, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Twelve' });
     f.contacts = [
       // Bot 10: loaded from the highest id down, times falling with the ids: in time order.
-      contact(300, 10, 3), contact(200, 10, 2), contact(100, 10, 1),
-      contact(250, 10, 0, { preview: true }), contact(150, 10, 9, { deleted: true }),
+      contact(300, 10, 3),
+      contact(200, 10, 2),
+      contact(100, 10, 1),
+      contact(250, 10, 0, { preview: true }),
+      contact(150, 10, 9, { deleted: true }),
       // Bot 12: a lower id created later than a higher one.
-      contact(500, 12, 1), contact(400, 12, 2),
+      contact(500, 12, 1),
+      contact(400, 12, 2),
       // Bot 20: equal times are in order.
-      contact(600, 20, 5), contact(700, 20, 5), contact(650, 20, 5),
+      contact(600, 20, 5),
+      contact(700, 20, 5),
+      contact(650, 20, 5),
     ];
     withStore(f, (store) => {
       expect([store.contacts.inTimeOrder(10), store.contacts.inTimeOrder(12), store.contacts.inTimeOrder(20)]).toEqual([true, false, true]);
@@ -317,7 +356,15 @@ describe('the time-order flag (migration 4) is kept by triggers', () => {
       `INSERT INTO contacts (id, bot_id, messenger, name, created_at, created_ts, preview) VALUES (?, ?, 'web', 'x', '', ?, ?)`,
     );
     // Bot 1 in order (its out-of-order contact is a preview one), bot 2 not, bot 3 only a preview contact.
-    for (const [id, bot, ts, preview] of [[1, 1, 10, 0], [2, 2, 50, 0], [3, 1, 10, 0], [4, 2, 40, 0], [5, 1, 5, 1], [6, 1, 11, 0], [7, 3, 1, 1]]) {
+    for (const [id, bot, ts, preview] of [
+      [1, 1, 10, 0],
+      [2, 2, 50, 0],
+      [3, 1, 10, 0],
+      [4, 2, 40, 0],
+      [5, 1, 5, 1],
+      [6, 1, 11, 0],
+      [7, 3, 1, 1],
+    ]) {
       ins.run(id, bot, ts, preview);
     }
     db.close();

@@ -45,7 +45,10 @@ describe('createOrUpdateContact: lookup, create, update', () => {
 
   it('"Methods: GET, POST"', async () => {
     const id = tgId();
-    const r = await upsert({ bot_id: 11, messenger: 'telegram', telegram_id: id, name: 'Via GET', tags: ['a', 'b'] }, { ...DANA, verb: 'GET' });
+    const r = await upsert(
+      { bot_id: 11, messenger: 'telegram', telegram_id: id, name: 'Via GET', tags: ['a', 'b'] },
+      { ...DANA, verb: 'GET' },
+    );
     expect(r.status).toBe(201);
     expect(r.body.data.tags).toEqual(['a', 'b']);
     const f = await upsert({ bot_id: 11, messenger: 'telegram', telegram_id: id, name: 'Via form' }, { ...DANA, form: true });
@@ -110,15 +113,36 @@ describe('createOrUpdateContact: rules', () => {
 
   it('Rule 2: email, address, phone, telegram_username "change only when passed and non-empty; they cannot be cleared"', async () => {
     const base = { bot_id: 11, messenger: 'telegram', telegram_id: 700100 };
-    for (const empty of [{}, { email: '', address: '', phone: '', telegram_username: '' }, { email: null, address: null, phone: null, telegram_username: null }]) {
+    for (const empty of [
+      {},
+      { email: '', address: '', phone: '', telegram_username: '' },
+      { email: null, address: null, phone: null, telegram_username: null },
+    ]) {
       const r = await upsert({ ...base, name: 'Anna Smith', ...empty });
       expect(r.status).toBe(200);
       expect(r.body.data).toMatchObject({ email: 'anna@example.com', phone: '447700900123', telegram_username: 'anna_s' });
     }
-    const r = await upsert({ ...base, name: 'Anna Smith', email: 'a2@example.com', address: '1 Main St', phone: '+15550001111', telegram_username: '@anna_new' });
-    expect(r.body.data).toMatchObject({ email: 'a2@example.com', address: '1 Main St', phone: '15550001111', telegram_username: 'anna_new' });
+    const r = await upsert({
+      ...base,
+      name: 'Anna Smith',
+      email: 'a2@example.com',
+      address: '1 Main St',
+      phone: '+15550001111',
+      telegram_username: '@anna_new',
+    });
+    expect(r.body.data).toMatchObject({
+      email: 'a2@example.com',
+      address: '1 Main St',
+      phone: '15550001111',
+      telegram_username: 'anna_new',
+    });
     const again = await upsert({ ...base, name: 'Anna Smith' });
-    expect(again.body.data).toMatchObject({ email: 'a2@example.com', address: '1 Main St', phone: '15550001111', telegram_username: 'anna_new' });
+    expect(again.body.data).toMatchObject({
+      email: 'a2@example.com',
+      address: '1 Main St',
+      phone: '15550001111',
+      telegram_username: 'anna_new',
+    });
   });
 
   it('Rule 2: max_username changes only when passed and non-empty', async () => {
@@ -189,7 +213,12 @@ describe('createOrUpdateContact: rules', () => {
 
 describe('createOrUpdateContact: errors and limits', () => {
   it('404 "bot_id does not exist or belongs to another account; error on bot_id" (also deleted or invited bots)', async () => {
-    for (const [bot_id, key] of [[21, DANA], [999999, DANA], [15, DANA], [13, OLEG]] as const) {
+    for (const [bot_id, key] of [
+      [21, DANA],
+      [999999, DANA],
+      [15, DANA],
+      [13, OLEG],
+    ] as const) {
       const r = await upsert({ bot_id, messenger: 'telegram', telegram_id: tgId(), name: 'N' }, key);
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ message: 'Bot not found.', error: 'Bot not found.', errors: { bot_id: ['Bot not found.'] } });
@@ -243,7 +272,13 @@ describe('createOrUpdateContact: errors and limits', () => {
     const ok = await upsert({ bot_id: 14, messenger: 'viber', viber_id: s255, name: 'L', address: s255 });
     expect(ok.status).toBe(201);
     const bad = await upsert({
-      bot_id: 14, messenger: 'viber', viber_id: s256, name: 'L', address: s256, telegram_username: s256, max_username: s256,
+      bot_id: 14,
+      messenger: 'viber',
+      viber_id: s256,
+      name: 'L',
+      address: s256,
+      telegram_username: s256,
+      max_username: s256,
     });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.errors).sort()).toEqual(['address', 'max_username', 'telegram_username', 'viber_id']);

@@ -12,8 +12,14 @@ function fixture(): Record<string, unknown> {
   f.bots.push({ id: 15, project_uuid: '0b5c3f1e-2a4d-4e6f-8a9b-1c2d3e4f5a61', name: 'Old bot', deleted: true });
   f.contacts.push(
     {
-      id: 1060, bot_id: 14, messenger: 'web', name: 'Web Wendy', created_at: '2026-04-20T10:00:00Z',
-      avatar: 'https://example.com/w.png', unsubscribed_at: '2026-04-21T00:00:00Z', tags: ['site'],
+      id: 1060,
+      bot_id: 14,
+      messenger: 'web',
+      name: 'Web Wendy',
+      created_at: '2026-04-20T10:00:00Z',
+      avatar: 'https://example.com/w.png',
+      unsubscribed_at: '2026-04-21T00:00:00Z',
+      tags: ['site'],
       variables: [
         { name: 'utm_b', value: 'x', type: 0 },
         { name: 'utm_10', value: 'ten', type: 0 },
@@ -48,13 +54,38 @@ describe('the contact shape', () => {
   it('"Every method that returns contacts returns them in this shape": fields in the spec order', async () => {
     const c = await contact(1001, 11);
     expect(Object.keys(c)).toEqual([
-      'id', 'bot_id', 'phone', 'email', 'name', 'address', 'messenger', 'utm', 'avatar',
-      'telegram_id', 'telegram_username', 'vk_user_id', 'created_at', 'unsubscribed_at', 'tags', 'variables',
+      'id',
+      'bot_id',
+      'phone',
+      'email',
+      'name',
+      'address',
+      'messenger',
+      'utm',
+      'avatar',
+      'telegram_id',
+      'telegram_username',
+      'vk_user_id',
+      'created_at',
+      'unsubscribed_at',
+      'tags',
+      'variables',
     ]);
     expect(c).toMatchObject({
-      id: 1001, bot_id: 11, phone: '447700900123', email: 'anna@example.com', name: 'Anna Smith', address: null,
-      messenger: 'telegram', avatar: null, telegram_id: '700100', telegram_username: 'anna_s', vk_user_id: null,
-      created_at: '2026-03-02T08:00:00+00:00', unsubscribed_at: null, tags: ['vip', 'latte'],
+      id: 1001,
+      bot_id: 11,
+      phone: '447700900123',
+      email: 'anna@example.com',
+      name: 'Anna Smith',
+      address: null,
+      messenger: 'telegram',
+      avatar: null,
+      telegram_id: '700100',
+      telegram_username: 'anna_s',
+      vk_user_id: null,
+      created_at: '2026-03-02T08:00:00+00:00',
+      unsubscribed_at: null,
+      tags: ['vip', 'latte'],
     });
   });
 
@@ -339,7 +370,9 @@ describe('getNumberOfContacts', () => {
         },
       });
     }
-    expect((await w.call('getNumberOfContacts', { date_from: 'x' }, DANA)).body.errors).toEqual({ date_from: ['The date from field must be an integer.'] });
+    expect((await w.call('getNumberOfContacts', { date_from: 'x' }, DANA)).body.errors).toEqual({
+      date_from: ['The date from field must be an integer.'],
+    });
   });
 });
 

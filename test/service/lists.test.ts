@@ -85,9 +85,9 @@ describe('List schema resource', () => {
       title: { name: 'Field title', type: 'string', is_required: true, is_hidden: false, is_encryptable: false },
       price: { name: 'Field price', type: 'money', currency: 'EUR', is_required: true, is_hidden: false, is_encryptable: false },
     });
-    expect(keyOrder(res.text.slice(res.text.indexOf('"price":')), ['name', 'type', 'currency', 'is_required', 'is_hidden', 'is_encryptable'])).toEqual([
-      'name', 'type', 'currency', 'is_required', 'is_hidden', 'is_encryptable',
-    ]);
+    expect(
+      keyOrder(res.text.slice(res.text.indexOf('"price":')), ['name', 'type', 'currency', 'is_required', 'is_hidden', 'is_encryptable']),
+    ).toEqual(['name', 'type', 'currency', 'is_required', 'is_hidden', 'is_encryptable']);
   });
 });
 
@@ -421,7 +421,7 @@ describe('deleteListSchema', () => {
     expect(queryRows(w.store, 'SELECT count(*) AS n FROM list_records WHERE id = ?', [rec.body.data.id])).toEqual([{ n: 0 }]);
   });
 
-  it('missing or already deleted list: 404 with errors.schema_id; another account\'s: 403', async () => {
+  it("missing or already deleted list: 404 with errors.schema_id; another account's: 403", async () => {
     const id = await createId();
     await w.call('deleteListSchema', { schema_id: id }, { verb: 'GET' });
     expectSchemaNotFound(await w.call('deleteListSchema', { schema_id: id }));
@@ -439,7 +439,13 @@ describe('addListSchemaField', () => {
     expect(res.text).toBe('');
     const one = await w.call('getListSchema', { schema_id: id });
     expect(keyOrder(one.text, ['b', '10', '2'])).toEqual(['b', '10', '2']);
-    expect(one.body.data.fields['2']).toEqual({ name: 'Field 2', type: 'number', is_required: true, is_hidden: false, is_encryptable: false });
+    expect(one.body.data.fields['2']).toEqual({
+      name: 'Field 2',
+      type: 'number',
+      is_required: true,
+      is_hidden: false,
+      is_encryptable: false,
+    });
   });
 
   it('field.is_required, is_hidden, is_encryptable take their defaults; GET form field[name] works', async () => {
@@ -468,7 +474,10 @@ describe('addListSchemaField', () => {
 
   it('"field.name: up to 255 characters", "slug … up to 255 characters" (characters, not UTF-16 units); nothing added past that', async () => {
     const id = await createId({ fields: [F('a')] });
-    const long = await w.call('addListSchemaField', { schema_id: id, field: { name: 'n'.repeat(256), slug: 's'.repeat(256), type: 'string' } });
+    const long = await w.call('addListSchemaField', {
+      schema_id: id,
+      field: { name: 'n'.repeat(256), slug: 's'.repeat(256), type: 'string' },
+    });
     expect(long.status).toBe(422);
     expect(long.body.errors).toEqual({
       'field.name': ['The field.name field must not be greater than 255 characters.'],
@@ -521,7 +530,7 @@ describe('addListSchemaField', () => {
     expect((await w.call('addListItem', { schema_id: id, data: { title: 'new', code: 'c' } })).status).toBe(201);
   });
 
-  it('missing or deleted list: 404 with errors.schema_id; another account\'s list: 403', async () => {
+  it("missing or deleted list: 404 with errors.schema_id; another account's list: 403", async () => {
     expectSchemaNotFound(await w.call('addListSchemaField', { schema_id: 'nope', field: F('x') }));
     const bobs = await w.call('createListSchema', { name: 'Bob', project_uuid: BOB_PROJECT, fields: [F('a')] }, { key: 'bob-key' });
     expect((await w.call('addListSchemaField', { schema_id: bobs.body.data.id, field: F('x') })).status).toBe(403);
@@ -555,7 +564,7 @@ describe('deleteListSchemaField', () => {
     expect(Object.keys(none.body.errors)).toEqual(['schema_id', 'slug']);
   });
 
-  it('missing or deleted list: 404 with errors.schema_id; another account\'s list: 403', async () => {
+  it("missing or deleted list: 404 with errors.schema_id; another account's list: 403", async () => {
     expectSchemaNotFound(await w.call('deleteListSchemaField', { schema_id: 'nope', slug: 'a' }));
     const bobs = await w.call('createListSchema', { name: 'Bob', project_uuid: BOB_PROJECT, fields: [F('a')] }, { key: 'bob-key' });
     expect((await w.call('deleteListSchemaField', { schema_id: bobs.body.data.id, slug: 'a' })).status).toBe(403);
@@ -564,7 +573,14 @@ describe('deleteListSchemaField', () => {
 
 describe('list methods in the catalog', () => {
   it('"Methods: GET, POST" for all six; reads are read-only and idempotent, deletes destructive', () => {
-    const names = ['getListSchemas', 'getListSchema', 'createListSchema', 'deleteListSchema', 'addListSchemaField', 'deleteListSchemaField'];
+    const names = [
+      'getListSchemas',
+      'getListSchema',
+      'createListSchema',
+      'deleteListSchema',
+      'addListSchemaField',
+      'deleteListSchemaField',
+    ];
     for (const n of names) expect(findMethod(n)?.verbs).toEqual(['GET', 'POST']);
     for (const n of ['getListSchemas', 'getListSchema']) {
       expect(findMethod(n)!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });

@@ -13,7 +13,11 @@ const T0 = new Date('2026-04-01T12:00:00Z');
 const w = useWorld(extendedFixture, { now: () => T0 });
 
 function outbox(contactId: number) {
-  return queryRows(w.store, "SELECT text, image, file, created_at FROM conversation WHERE contact_id = ? AND direction = 'out' ORDER BY id", [contactId]);
+  return queryRows(
+    w.store,
+    "SELECT text, image, file, created_at FROM conversation WHERE contact_id = ? AND direction = 'out' ORDER BY id",
+    [contactId],
+  );
 }
 
 describe('sendMessage', () => {
@@ -25,7 +29,12 @@ describe('sendMessage', () => {
   });
 
   it('by bot_id + messenger + contact_external_id: the messenger user id, or the phone', async () => {
-    const byId = await w.call('sendMessage', { bot_id: 10, messenger: 'vk', contact_external_id: '777', image: 'https://img.example.com/a.png' });
+    const byId = await w.call('sendMessage', {
+      bot_id: 10,
+      messenger: 'vk',
+      contact_external_id: '777',
+      image: 'https://img.example.com/a.png',
+    });
     expect(byId.body).toEqual({ success: true });
     const byPhone = await w.call(
       'sendMessage',
@@ -42,7 +51,10 @@ describe('sendMessage', () => {
   it('admin conversation --contact ID prints it, oldest first, as JSON lines (built CLI)', () => {
     const r = runCli(['admin', 'conversation', '--contact', '103', '--db', w.dbFile]);
     expect(r.status).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => [l.direction, l.text, l.image, l.file])).toEqual([
       ['out', null, 'https://img.example.com/a.png', null],
       ['out', null, null, 'http://files.example.com/menu.pdf'],

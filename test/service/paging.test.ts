@@ -14,7 +14,12 @@ function fixture(): Fixture {
   const f = baseFixture() as Record<string, any>;
   f.bots.push({ id: 12, project_uuid: ALICE_PROJECT, name: 'Referral bot' });
   const contact = (id: number, bot: number, referrer_id?: number) => ({
-    id, bot_id: bot, messenger: 'telegram', name: `C${id}`, telegram_id: String(9000 + id), referrer_id,
+    id,
+    bot_id: bot,
+    messenger: 'telegram',
+    name: `C${id}`,
+    telegram_id: String(9000 + id),
+    referrer_id,
   });
   f.contacts = [
     ...Array.from({ length: 6 }, (_, i) => contact(100 + i, 10)),
@@ -30,7 +35,11 @@ let schemaId: string;
 beforeAll(async () => {
   // 100 lists: two full pages of getListSchemas' fixed 50.
   for (let i = 0; i < 100; i++) {
-    const r = await w.call('createListSchema', { name: `L${i}`, bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string', is_required: false }] });
+    const r = await w.call('createListSchema', {
+      name: `L${i}`,
+      bot_id: 10,
+      fields: [{ name: 'A', slug: 'a', type: 'string', is_required: false }],
+    });
     expect(r.status).toBe(201);
     if (i === 0) schemaId = r.body.data.id;
   }
@@ -75,9 +84,21 @@ describe('a total that is a whole number of pages', () => {
       for (let page = 1; page <= pages; page++) {
         const r = await w.call(method, { ...params, page });
         const where = `${method} ${JSON.stringify(params)} page ${page}`;
-        expect(r.body.meta, where).toMatchObject({ current_page: page, last_page: pages, per_page: perPage, total, from: (page - 1) * perPage + 1, to: page * perPage });
+        expect(r.body.meta, where).toMatchObject({
+          current_page: page,
+          last_page: pages,
+          per_page: perPage,
+          total,
+          from: (page - 1) * perPage + 1,
+          to: page * perPage,
+        });
         expect(r.body.data, where).toHaveLength(perPage);
-        expect(r.body.links, where).toEqual({ first: url(1), last: url(pages), prev: page > 1 ? url(page - 1) : null, next: page < pages ? url(page + 1) : null });
+        expect(r.body.links, where).toEqual({
+          first: url(1),
+          last: url(pages),
+          prev: page > 1 ? url(page - 1) : null,
+          next: page < pages ? url(page + 1) : null,
+        });
         if (r.body.meta.links) {
           // The page list of meta.links: one entry per page, then "Next »" with the same URL as links.next.
           const labels = r.body.meta.links.map((l: { label: string }) => l.label);

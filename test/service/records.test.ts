@@ -102,12 +102,23 @@ describe('values by field type', () => {
     ['n', 'number (integer or decimal)', [42, 1.5, -3, '2.25'], ['abc', true, '1,5', {}], 42],
     ['b', 'bool', [true, false, 1, 0, '1', '0'], ['true', 'yes', 2]],
     ['d', 'date (YYYY-MM-DD)', ['2026-02-28'], ['2026-02-30', '28.02.2026', '2026-2-1', 20260228]],
-    ['dt', 'datetime (ISO 8601)', ['2026-03-01T12:30:00+03:00', '2026-03-01T09:30:00Z'], ['yesterday', '2026-13-01T00:00:00Z', 5], '2026-03-01T09:30:00+00:00'],
-    ['m', 'money (integer minor units of the field\'s currency)', [1500, '250', 0], [1.5, '1.50', 'ten', true], 1500],
-    ['f', 'file (an http(s) URL)', ['https://example.com/a.pdf', 'http://example.com/b'], ['ftp://example.com/a', 'not a url', 'javascript:alert(1)']],
+    [
+      'dt',
+      'datetime (ISO 8601)',
+      ['2026-03-01T12:30:00+03:00', '2026-03-01T09:30:00Z'],
+      ['yesterday', '2026-13-01T00:00:00Z', 5],
+      '2026-03-01T09:30:00+00:00',
+    ],
+    ['m', "money (integer minor units of the field's currency)", [1500, '250', 0], [1.5, '1.50', 'ten', true], 1500],
+    [
+      'f',
+      'file (an http(s) URL)',
+      ['https://example.com/a.pdf', 'http://example.com/b'],
+      ['ftp://example.com/a', 'not a url', 'javascript:alert(1)'],
+    ],
     ['i', 'image (an http(s) URL)', ['https://example.com/a.png'], ['example.com/a.png', 7]],
-    ['c', 'contact (an id of the holder\'s contact)', [100, '102'], [200, 101, 999, 'abc'], 100],
-    ['bot', 'bot (an id of the holder\'s bot)', [10, 11], [20, 999, 'ten'], 10],
+    ['c', "contact (an id of the holder's contact)", [100, '102'], [200, 101, 999, 'abc'], 100],
+    ['bot', "bot (an id of the holder's bot)", [10, 11], [20, 999, 'ten'], 10],
   ];
 
   for (const [slug, sentence, good, bad, stored] of cases) {
@@ -162,7 +173,7 @@ describe('addListItem', () => {
     expect((await add(id, { title: 't' })).status).toBe(201);
   });
 
-  it('schema_id and data are required; a missing list is 404 on schema_id, another account\'s list 403', async () => {
+  it("schema_id and data are required; a missing list is 404 on schema_id, another account's list 403", async () => {
     const none = await w.call('addListItem', {});
     expect(none.status).toBe(422);
     expect(Object.keys(none.body.errors)).toEqual(['schema_id', 'data']);
@@ -333,7 +344,7 @@ describe('getListItems', () => {
     expect(combined.body.data.map((r: any) => r.name)).toEqual(['d']);
   });
 
-  it('a missing list: 404 on schema_id; another account\'s list: 403', async () => {
+  it("a missing list: 404 on schema_id; another account's list: 403", async () => {
     const missing = await w.call('getListItems', { schema_id: 'nope' });
     expect(missing.status).toBe(404);
     expect(missing.body.errors).toEqual({ schema_id: [missing.body.message] });
@@ -344,7 +355,11 @@ describe('getListItems', () => {
 
 describe('is_encryptable fields', () => {
   it('values are stored encrypted (no clear text in the database) and returned decrypted', async () => {
-    const id = await list([F('plain'), F('secret', 'string', { is_encryptable: true }), F('pin', 'number', { is_encryptable: true, is_required: false })]);
+    const id = await list([
+      F('plain'),
+      F('secret', 'string', { is_encryptable: true }),
+      F('pin', 'number', { is_encryptable: true, is_required: false }),
+    ]);
     const plain = 'PlainMarker-7f3a9c';
     const secret = 'SecretMarker-4b8e21';
     const res = await add(id, { plain, secret, pin: 987654321 });
@@ -392,12 +407,13 @@ describe('record methods in the catalog', () => {
 });
 
 describe('a value holding the NUL character ("never a 500"): PostgreSQL cannot store one, SQLite keeps it', () => {
-  it('kept on SQLite; on PostgreSQL a 422 naming data.title, and the list\'s filtered reads still answer', async () => {
+  it("kept on SQLite; on PostgreSQL a 422 naming data.title, and the list's filtered reads still answer", async () => {
     const id = await list([F('title')]);
     await addId(id, { title: 'plain' });
     const res = await add(id, { title: 'a\u0000b' });
     if (TEST_STORE === 'sqlite') expect(res.status).toBe(201);
-    else expect([res.status, res.body.errors]).toEqual([422, { 'data.title': ['The data.title field must not contain the NUL character.'] }]);
+    else
+      expect([res.status, res.body.errors]).toEqual([422, { 'data.title': ['The data.title field must not contain the NUL character.'] }]);
     const found = await w.call('getListItems', { schema_id: id, filters: { title: 'plain' } });
     expect(found.status).toBe(200);
     expect(found.body.data.map((r: { title: string }) => r.title)).toEqual(['plain']);

@@ -7,7 +7,14 @@ import { useWorld } from '../helpers/world.js';
 const w = useWorld(() => {
   const f = extendedFixture();
   const c = (id: number, referrer_id: number | null, extra: Record<string, unknown> = {}) => ({
-    id, bot_id: 10, messenger: 'telegram', name: `C${id}`, telegram_id: `t${id}`, created_at: '2026-02-01T00:00:00Z', referrer_id, ...extra,
+    id,
+    bot_id: 10,
+    messenger: 'telegram',
+    name: `C${id}`,
+    telegram_id: `t${id}`,
+    created_at: '2026-02-01T00:00:00Z',
+    referrer_id,
+    ...extra,
   });
   const referrals = [];
   for (let i = 0; i < 25; i++) referrals.push(c(310 + i, 300, { tags: i % 5 === 0 ? ['promo'] : i % 5 === 1 ? ['vip'] : [] }));
@@ -90,7 +97,7 @@ describe('getReferrals', () => {
     expect((await w.call('getReferrals', { contact_id: 300, filters: { tag_name: 'none' } })).body.meta.total).toBe(0);
   });
 
-  it('filters[tag_id]: a tag id is the tag\'s position in getBotTags, from 1', async () => {
+  it("filters[tag_id]: a tag id is the tag's position in getBotTags, from 1", async () => {
     const tags = (await w.call('getBotTags', { bot_id: 10 })).body.data as string[];
     const promoId = tags.indexOf('promo') + 1;
     const vipId = tags.indexOf('vip') + 1;

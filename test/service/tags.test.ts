@@ -24,7 +24,7 @@ describe('getContactTags', () => {
 });
 
 describe('attachTagToContact / detachTagFromContact', () => {
-  it('attaching an unknown name creates the tag → the contact\'s tags after the change', async () => {
+  it("attaching an unknown name creates the tag → the contact's tags after the change", async () => {
     const res = await w.call('attachTagToContact', { contact_id: 100, name: 'gold' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: ['vip', 'new', 'gold'] });
@@ -33,7 +33,7 @@ describe('attachTagToContact / detachTagFromContact', () => {
     expect((await w.call('getBotTags', { bot_id: 10 })).body.data).toContain('gold');
   });
 
-  it('detaching → the contact\'s tags after the change; detaching an absent one is not an error', async () => {
+  it("detaching → the contact's tags after the change; detaching an absent one is not an error", async () => {
     const res = await w.call('detachTagFromContact', { contact_id: 100, name: 'new' }, { form: true });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: ['vip', 'gold'] });
@@ -63,7 +63,7 @@ describe('attachTagToContact / detachTagFromContact', () => {
     }
   });
 
-  it('missing 404, deleted 404, foreign 403; Bob\'s contact keeps its tags', async () => {
+  it("missing 404, deleted 404, foreign 403; Bob's contact keeps its tags", async () => {
     for (const m of ['attachTagToContact', 'detachTagFromContact']) {
       expect((await w.call(m, { contact_id: 999, name: 'x' })).status).toBe(404);
       expect((await w.call(m, { contact_id: 101, name: 'x' })).status).toBe(404);

@@ -20,12 +20,16 @@ describe('getContactVariables', () => {
       ['id', 'name', 'value', 'deletable'],
       ['id', 'name', 'value', 'deletable'],
     ]);
-    expect(data.map((v) => [v.name, v.deletable])).toEqual([['utm_source', false], ['photo', false], ['city', false]]);
+    expect(data.map((v) => [v.name, v.deletable])).toEqual([
+      ['utm_source', false],
+      ['photo', false],
+      ['city', false],
+    ]);
     expect(data[0]!.value).toBe('ads');
     expect(data[1]!.value).toMatch(/^http:\/\/localhost\/s\/\d+-[A-Za-z0-9_-]{22}$/);
   });
 
-  it('missing contact 404, deleted contact 404, contact of a deleted bot 404, another account\'s 403', async () => {
+  it("missing contact 404, deleted contact 404, contact of a deleted bot 404, another account's 403", async () => {
     expect((await w.call('getContactVariables', { contact_id: 999 })).status).toBe(404);
     expect((await w.call('getContactVariables', { contact_id: 101 })).status).toBe(404);
     expect((await w.call('getContactVariables', { contact_id: 110 })).status).toBe(404);
@@ -53,7 +57,7 @@ describe('setContactVariable', () => {
     expect(list.body.data).toEqual([again.body.data]);
   });
 
-  it('a utm_* variable shows in the contact\'s utm at once', async () => {
+  it("a utm_* variable shows in the contact's utm at once", async () => {
     await w.call('setContactVariable', { contact_id: 103, name: 'utm_campaign', value: 'spring' });
     expect((await contact(103)).utm).toEqual({ utm_campaign: 'spring' });
     await w.call('setContactVariable', { contact_id: 100, name: 'utm_source', value: 'mail' });
@@ -129,7 +133,7 @@ describe('deleteContactVariable', () => {
     });
   });
 
-  it('missing contact 404, foreign 403 (Bob\'s variable stays)', async () => {
+  it("missing contact 404, foreign 403 (Bob's variable stays)", async () => {
     expect((await w.call('deleteContactVariable', { contact_id: 999, name: 'scan' })).status).toBe(404);
     expect((await w.call('deleteContactVariable', { contact_id: 200, name: 'scan' })).status).toBe(403);
     const bob = await w.call('getContactVariables', { contact_id: 200 }, { key: 'bob-key' });

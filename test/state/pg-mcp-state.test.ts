@@ -38,7 +38,10 @@ function race<T>(url: string, n: number, body: string): Promise<T[]> {
       { length: n },
       () =>
         new Promise<T>((resolve, reject) => {
-          const w = new Worker(code, { eval: true, workerData: { url, conn: dist('store/pg/connection.js'), state: dist('state/pg/mcp-state.js') } });
+          const w = new Worker(code, {
+            eval: true,
+            workerData: { url, conn: dist('store/pg/connection.js'), state: dist('state/pg/mcp-state.js') },
+          });
           w.once('message', resolve);
           w.once('error', reject);
         }),
@@ -55,7 +58,11 @@ describe('the MCP state on PostgreSQL, from several connections at once', () => 
     const keys = new PgMcpState(store.conn).keys('race');
     expect(keys.reserve('k1', 'addFundsToContactAccount', 'h')).toEqual({ method: 'addFundsToContactAccount', paramsHash: 'h' });
     keys.complete('k1', { status: 200, body: { data: { amount: 5 } } });
-    expect(keys.reserve('k1', 'addFundsToContactAccount', 'h')).toEqual({ method: 'addFundsToContactAccount', paramsHash: 'h', answer: { status: 200, body: { data: { amount: 5 } } } });
+    expect(keys.reserve('k1', 'addFundsToContactAccount', 'h')).toEqual({
+      method: 'addFundsToContactAccount',
+      paramsHash: 'h',
+      answer: { status: 200, body: { data: { amount: 5 } } },
+    });
     // Another scope (another owner) does not see it.
     expect(new PgMcpState(store.conn).keys('other').reserve('k1', 'addFundsToContactAccount', 'h')).toBeUndefined();
   });
@@ -64,7 +71,11 @@ describe('the MCP state on PostgreSQL, from several connections at once', () => 
     const url = await pg.server().database();
     const store = pg.keep(PgStore.open(url));
     // 4 threads try 25 reservations of 1 each against a cap of 50.
-    const granted = await race<number>(url, 4, `let ok = 0; for (let i = 0; i < 25; i++) if (moves.reserve(7, 1, { daily: 50 }, false).ok) ok++; return ok;`);
+    const granted = await race<number>(
+      url,
+      4,
+      `let ok = 0; for (let i = 0; i < 25; i++) if (moves.reserve(7, 1, { daily: 50 }, false).ok) ok++; return ok;`,
+    );
     expect(granted.reduce((a, b) => a + b, 0)).toBe(50);
     const moves = new PgMcpState(store.conn).moves('race');
     expect(moves.reserve(7, 1, { daily: 50 }, false)).toEqual({ ok: false, over: 'daily', used: 50 });

@@ -34,7 +34,10 @@ const WORLD = [
 ];
 
 /** The same calls on a store of either kind; everything they answer, in order. */
-function script(store: Pick<StoreApi, 'owners' | 'settings' | 'balance' | 'contactAccounts' | 'audit' | 'rateWindows' | 'tx'>, world: (sql: string) => void): unknown[] {
+function script(
+  store: Pick<StoreApi, 'owners' | 'settings' | 'balance' | 'contactAccounts' | 'audit' | 'rateWindows' | 'tx'>,
+  world: (sql: string) => void,
+): unknown[] {
   const out: unknown[] = [];
   const o1 = store.owners.insert({ name: 'Ann', email: 'ann@example.com', api_key: 'key-1', created_at: T0 });
   const o2 = store.owners.insert({ id: 40, name: 'Ben', plan: 'free', created_at: T0 });
@@ -57,7 +60,9 @@ function script(store: Pick<StoreApi, 'owners' | 'settings' | 'balance' | 'conta
   const id = (usd as { id: number }).id;
   out.push(store.tx(() => acc.move(id, 300, 300, 'Deposit via API', 'in', T0)));
   out.push(store.tx(() => acc.move(id, 120, -180, 'Debit via API', 'out', T0)));
-  out.push(acc.get(id), acc.get(999), acc.byCurrency(11, 'EUR'), acc.byCurrency(11, 'GBP'), acc.listByContact(11), [...acc.listByContacts([12, 11, 5])]);
+  out.push(acc.get(id), acc.get(999), acc.byCurrency(11, 'EUR'), acc.byCurrency(11, 'GBP'), acc.listByContact(11), [
+    ...acc.listByContacts([12, 11, 5]),
+  ]);
   out.push(acc.removeEmpty(id), acc.removeEmpty((acc.byCurrency(11, 'EUR') as { id: number }).id), acc.listByContact(11));
   // An id is never given out twice: the next account gets a new one even after deletes.
   out.push(acc.open(11, 'EUR', T0));
@@ -76,17 +81,39 @@ function script(store: Pick<StoreApi, 'owners' | 'settings' | 'balance' | 'conta
     acc.get(id)?.amount,
   );
 
-  for (const [tool, contact] of [['a', 11], ['b', null], ['a', 12]] as const) {
-    store.audit.append({ at: T0, owner_id: o1, client: null, session: null, tool, arguments: { z: 1, a: 2 }, contact_id: contact, status: 200, code: null } as never);
+  for (const [tool, contact] of [
+    ['a', 11],
+    ['b', null],
+    ['a', 12],
+  ] as const) {
+    store.audit.append({
+      at: T0,
+      owner_id: o1,
+      client: null,
+      session: null,
+      tool,
+      arguments: { z: 1, a: 2 },
+      contact_id: contact,
+      status: 200,
+      code: null,
+    } as never);
   }
-  out.push(store.audit.read({ limit: 2 }), store.audit.read({ tool: 'a', limit: 5 }), store.audit.read({ contact: 12, limit: 5 }), store.audit.read({ before: 2, limit: 5 }));
+  out.push(
+    store.audit.read({ limit: 2 }),
+    store.audit.read({ tool: 'a', limit: 5 }),
+    store.audit.read({ contact: 12, limit: 5 }),
+    store.audit.read({ before: 2, limit: 5 }),
+  );
 
   const win = (ms: number) => store.rateWindows.hit(o1, ms, 60_000, 3);
   out.push([1000, 2000, 3000, 4000, 60_999, 61_000, 61_001].map(win));
   return out;
 }
 
-type Parts = Pick<StoreApi, 'owners' | 'projects' | 'contacts' | 'variables' | 'tags' | 'messages' | 'admin' | 'referrals' | 'directory' | 'contactAccounts' | 'tx'>;
+type Parts = Pick<
+  StoreApi,
+  'owners' | 'projects' | 'contacts' | 'variables' | 'tags' | 'messages' | 'admin' | 'referrals' | 'directory' | 'contactAccounts' | 'tx'
+>;
 
 /** The same calls on the parts of a workspace (projects, bots, contacts and what hangs on them). */
 function workspaceScript(store: Parts, world: (sql: string) => void): unknown[] {
@@ -104,7 +131,13 @@ function workspaceScript(store: Parts, world: (sql: string) => void): unknown[] 
   const b3 = store.projects.insertBot({ project_uuid: p2, name: 'Bot 51' });
   const gone = store.projects.insertBot({ project_uuid: p1, name: 'Gone', deleted: true });
   out.push(b1, b2, b3, gone, store.projects.get(p1), store.projects.get('none'), store.projects.bot(b2), store.projects.bot(999));
-  out.push(store.projects.firstProject(ann), store.projects.firstProject(99), store.projects.ownerBotIds(ann), store.projects.deleteBot(b3), store.projects.deleteBot(b3));
+  out.push(
+    store.projects.firstProject(ann),
+    store.projects.firstProject(99),
+    store.projects.ownerBotIds(ann),
+    store.projects.deleteBot(b3),
+    store.projects.deleteBot(b3),
+  );
 
   const up = (externalId: string | number, name: string, extra: Partial<Parameters<Parts['contacts']['createOrUpdate']>[0]> = {}) =>
     store.contacts.createOrUpdate({ botId: b1, messenger: 'telegram', externalId, name, firstMessage: 'hello', now: T0, ...extra });
@@ -115,11 +148,32 @@ function workspaceScript(store: Parts, world: (sql: string) => void): unknown[] 
   out.push(up('v-1', 'Viber Person', { messenger: 'viber', tags: ['old'] }));
   const ids = [1, 2, 3, 4, 5];
   out.push(store.contacts.access(1), store.contacts.access(99), store.contacts.rowsByIds(ids), [...store.contacts.tagsByContact(ids)]);
-  out.push(store.contacts.count([b1, b2]), store.contacts.count([b1], { from: 0, to: 1 }), store.contacts.count([]), store.contacts.inTimeOrder(b1));
-  out.push(store.contacts.pageIds([b1, b2], 0, 2), store.contacts.pageIds([b1, b2], 2, 10), store.contacts.pageIds([b1, b2], 1, 10, { from: 1769904000 }), store.contacts.pageIds([b1], -1, 5));
+  out.push(
+    store.contacts.count([b1, b2]),
+    store.contacts.count([b1], { from: 0, to: 1 }),
+    store.contacts.count([]),
+    store.contacts.inTimeOrder(b1),
+  );
+  out.push(
+    store.contacts.pageIds([b1, b2], 0, 2),
+    store.contacts.pageIds([b1, b2], 2, 10),
+    store.contacts.pageIds([b1, b2], 1, 10, { from: 1769904000 }),
+    store.contacts.pageIds([b1], -1, 5),
+  );
 
-  out.push(store.variables.set(1, 'city', 'Riga', true), store.variables.set(1, 'zip', '1000', false), store.variables.set(1, 'city', 'Oslo', false));
-  out.push(store.variables.list(1), store.variables.byName(1, 'zip'), store.variables.byName(1, 'none'), store.variables.byId(2), store.variables.delete(2), store.variables.delete(2));
+  out.push(
+    store.variables.set(1, 'city', 'Riga', true),
+    store.variables.set(1, 'zip', '1000', false),
+    store.variables.set(1, 'city', 'Oslo', false),
+  );
+  out.push(
+    store.variables.list(1),
+    store.variables.byName(1, 'zip'),
+    store.variables.byName(1, 'none'),
+    store.variables.byId(2),
+    store.variables.delete(2),
+    store.variables.delete(2),
+  );
   out.push([...store.contacts.variablesByContact([1, 2])]);
 
   store.tags.attach(2, 'blue');
@@ -129,21 +183,43 @@ function workspaceScript(store: Parts, world: (sql: string) => void): unknown[] 
   store.tags.detach(1, 'absent');
   out.push([...store.contacts.tagsByContact([1, 2])], store.tags.botTags(b1), store.tags.botTags(b2));
 
-  out.push(store.messages.findContact(b1, 'telegram', '100'), store.messages.findContact(b1, 'max', '7001'), store.messages.findContact(b1, 'telegram', '+7 916 555-12-34'));
+  out.push(
+    store.messages.findContact(b1, 'telegram', '100'),
+    store.messages.findContact(b1, 'max', '7001'),
+    store.messages.findContact(b1, 'telegram', '+7 916 555-12-34'),
+  );
   out.push(store.messages.findContact(b1, 'telegram', '999'), store.messages.findContact(b2, 'vk', '9001'));
   store.messages.send({ contactId: 1, text: 'hi', image: null, file: 'f.pdf', now: T0 });
   out.push(store.admin.conversation(1), store.admin.conversation(99));
 
   world('UPDATE contacts SET referrer_id = 1 WHERE id IN (2, 3, 5)');
-  out.push(store.referrals.contact(2), store.referrals.contact(99), store.referrals.count(1, null), store.referrals.count(1, ['old', 'blue']), store.referrals.page(1, null, 2, 1), store.referrals.page(1, ['maxp', 'old'], 5, 0));
+  out.push(
+    store.referrals.contact(2),
+    store.referrals.contact(99),
+    store.referrals.count(1, null),
+    store.referrals.count(1, ['old', 'blue']),
+    store.referrals.page(1, null, 2, 1),
+    store.referrals.page(1, ['maxp', 'old'], 5, 0),
+  );
 
   const acc = store.contactAccounts.open(3, 'EUR', T0) as { id: number };
   store.contactAccounts.open(1, 'USD', T0);
   store.contactAccounts.open(2, 'USD', T0);
   store.tx(() => store.contactAccounts.move(acc.id, 50, 50, 'Deposit via API', 'x', T0));
-  out.push(store.admin.journal(acc.id), store.admin.journal(99), store.admin.setAccountBlocked(acc.id, true), store.admin.setAccountBlocked(99, true));
+  out.push(
+    store.admin.journal(acc.id),
+    store.admin.journal(99),
+    store.admin.setAccountBlocked(acc.id, true),
+    store.admin.setAccountBlocked(99, true),
+  );
   out.push(store.directory.projects(ann), store.directory.projects(ben), store.directory.bots(ann), store.directory.currencies(ann));
-  out.push(store.admin.deleteContact(3), store.admin.deleteContact(3), store.admin.deleteContact(99), store.projects.bot(b1)?.subscriber_count, store.contacts.count([b1]));
+  out.push(
+    store.admin.deleteContact(3),
+    store.admin.deleteContact(3),
+    store.admin.deleteContact(99),
+    store.projects.bot(b1)?.subscriber_count,
+    store.contacts.count([b1]),
+  );
   out.push(store.messages.findContact(b1, 'max', '7001'), up(7001, 'Max Again', { messenger: 'max' }));
   return out;
 }
@@ -154,8 +230,23 @@ function listScript(store: Pick<StoreApi, 'owners' | 'projects' | 'lists' | 'tx'
   const ann = store.owners.insert({ name: 'Ann', created_at: T0 });
   const p = store.projects.insert({ uuid: 'p-1', owner_id: ann, name: 'One' });
   const bot = store.projects.insertBot({ project_uuid: p, name: 'Bot' });
-  const field = (slug: string, type: string, extra: object = {}) => ({ slug, name: slug, type, is_required: false, is_hidden: false, is_encryptable: false, ...extra });
-  const fields = [field('n', 'number'), field('s', 'string'), field('ok', 'boolean'), field('bot', 'bot'), field('who', 'contact'), field('secret', 'string', { is_encryptable: true })];
+  const field = (slug: string, type: string, extra: object = {}) => ({
+    slug,
+    name: slug,
+    type,
+    is_required: false,
+    is_hidden: false,
+    is_encryptable: false,
+    ...extra,
+  });
+  const fields = [
+    field('n', 'number'),
+    field('s', 'string'),
+    field('ok', 'boolean'),
+    field('bot', 'bot'),
+    field('who', 'contact'),
+    field('secret', 'string', { is_encryptable: true }),
+  ];
   store.lists.insert({ id: 'list-a', project_uuid: p, bot_id: bot, name: 'A', is_menu: false, fields, now: T0 });
   store.lists.insert({ id: 'list-b', project_uuid: p, bot_id: null, name: 'B', is_menu: true, fields: [], now: T0 });
   const a = store.lists.byId('list-a')!;
@@ -176,13 +267,28 @@ function listScript(store: Pick<StoreApi, 'owners' | 'projects' | 'lists' | 'tx'
   for (const [order, slug] of [['id'], ['created_at'], ['slug', 'n'], ['slug', 's'], ['slug', 'ok'], ['slug', 'none']] as const) {
     out.push(page({ order, slug }), page({ order, slug, desc: true }), page({ order, slug, limit: 2, offset: 1 }));
   }
-  out.push(page({ filters: { ok: 1 } }), page({ filters: { ok: 0 } }), page({ filters: { n: 10 } }), page({ filters: { n: null } }), page({ filters: { s: '10', n: 'text' } }));
-  out.push(page({ bot: { slugs: ['bot'], id: bot } }), page({ contact: { slugs: ['who'], id: 6 } }), page({ contact: { slugs: ['who', 'n'], id: 10 } }));
+  out.push(
+    page({ filters: { ok: 1 } }),
+    page({ filters: { ok: 0 } }),
+    page({ filters: { n: 10 } }),
+    page({ filters: { n: null } }),
+    page({ filters: { s: '10', n: 'text' } }),
+  );
+  out.push(
+    page({ bot: { slugs: ['bot'], id: bot } }),
+    page({ contact: { slugs: ['who'], id: 6 } }),
+    page({ contact: { slugs: ['who', 'n'], id: 10 } }),
+  );
   out.push(store.lists.oneEncryptedValue(), store.lists.record('r1'), store.lists.record('none'));
   const r1 = store.lists.record('r1')!;
   store.lists.updateRecord(r1.seq, { s: 'changed', n: 1 }, T0);
   out.push(store.lists.record('r1'), store.lists.deleteRecord(r1.seq), store.lists.deleteRecord(r1.seq));
-  out.push(store.lists.deleteField(a.seq, fields.slice(1), 'n', T0), page({}), store.lists.record('r3')?.data, store.lists.byId('list-a')?.fields);
+  out.push(
+    store.lists.deleteField(a.seq, fields.slice(1), 'n', T0),
+    page({}),
+    store.lists.record('r3')?.data,
+    store.lists.byId('list-a')?.fields,
+  );
   store.lists.delete(store.lists.byId('list-b')!.seq);
   out.push(store.lists.projectCount(p));
   return out;
@@ -211,9 +317,54 @@ function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' |
   store.admin.deleteContact(8);
   // An update reindexes: the old name no longer finds it, the new one does.
   store.contacts.createOrUpdate({ botId: b1, messenger: 'telegram', externalId: '504', name: 'Bella Lee', firstMessage: 'hi', now: T0 });
-  const queries = ['anna', 'Анна', 'каренина', 'ann', 'an', 'a', 'obrien', "o'brien", 'brien', 'sean', '@sean', 'sofia', 'σοφια', 'john', 'smith', 'jose', 'alvarez', 'nunez', 'федор', 'фед',
-    '5551234', '+7 916 555-12-34', '89165551234', '555-1234', '12025550123', '1234', '501', '7001', 'vib-1', '1', '3', 'anna.k@example.com', 'ANNA@X.ORG', 'annak', '@fedor', 'a@b',
-    'annabelle', 'bella', 'lee', 'deleted', 'ann 2nd', '2nd', 'anna smith', 'x', 'nobody', '   '];
+  const queries = [
+    'anna',
+    'Анна',
+    'каренина',
+    'ann',
+    'an',
+    'a',
+    'obrien',
+    "o'brien",
+    'brien',
+    'sean',
+    '@sean',
+    'sofia',
+    'σοφια',
+    'john',
+    'smith',
+    'jose',
+    'alvarez',
+    'nunez',
+    'федор',
+    'фед',
+    '5551234',
+    '+7 916 555-12-34',
+    '89165551234',
+    '555-1234',
+    '12025550123',
+    '1234',
+    '501',
+    '7001',
+    'vib-1',
+    '1',
+    '3',
+    'anna.k@example.com',
+    'ANNA@X.ORG',
+    'annak',
+    '@fedor',
+    'a@b',
+    'annabelle',
+    'bella',
+    'lee',
+    'deleted',
+    'ann 2nd',
+    '2nd',
+    'anna smith',
+    'x',
+    'nobody',
+    '   ',
+  ];
   const search = new ContactSearch(store.search);
   return queries.flatMap((q) => [q, search.search(q, [b1, b2], 5), search.search(q, [b2], 2)]);
 }
@@ -225,16 +376,39 @@ function fixtureScript(store: StoreApi, fixture: Record<string, unknown>): unkno
   for (const o of owners) {
     const bots = store.projects.ownerBotIds(o);
     const ids = store.contacts.pageIds(bots, 0, 1000);
-    out.push(store.owners.get(o), store.balance.get(o), store.directory.projects(o), store.directory.bots(o), store.directory.currencies(o), store.lists.ownerPage(o, 50, 0));
-    out.push(ids, store.contacts.count(bots), store.contacts.rowsByIds(ids), [...store.contacts.tagsByContact(ids)], [...store.contacts.variablesByContact(ids)], [...store.contactAccounts.listByContacts(ids)]);
-    out.push(bots.map((b) => store.tags.botTags(b)), ids.map((id) => store.admin.conversation(id)), ids.map((id) => store.referrals.count(id, null)));
+    out.push(
+      store.owners.get(o),
+      store.balance.get(o),
+      store.directory.projects(o),
+      store.directory.bots(o),
+      store.directory.currencies(o),
+      store.lists.ownerPage(o, 50, 0),
+    );
+    out.push(
+      ids,
+      store.contacts.count(bots),
+      store.contacts.rowsByIds(ids),
+      [...store.contacts.tagsByContact(ids)],
+      [...store.contacts.variablesByContact(ids)],
+      [...store.contactAccounts.listByContacts(ids)],
+    );
+    out.push(
+      bots.map((b) => store.tags.botTags(b)),
+      ids.map((id) => store.admin.conversation(id)),
+      ids.map((id) => store.referrals.count(id, null)),
+    );
     for (const q of ['an', 'ivan', '+7', '555', 'gmail.com', 'a']) out.push(new ContactSearch(store.search).search(q, bots, 10));
   }
   out.push(store.settings.deprecation('getContacts'), store.settings.deprecation('getMe'));
   out.push(
     (() => {
       try {
-        return loadFixture(store, { contacts: [{ id: 900001, bot_id: store.projects.ownerBotIds(1)[0], messenger: 'telegram', name: 'Late', telegram_id: '1' }, { id: 900002, bot_id: 999999, messenger: 'telegram', name: 'X', telegram_id: '2' }] });
+        return loadFixture(store, {
+          contacts: [
+            { id: 900001, bot_id: store.projects.ownerBotIds(1)[0], messenger: 'telegram', name: 'Late', telegram_id: '1' },
+            { id: 900002, bot_id: 999999, messenger: 'telegram', name: 'X', telegram_id: '2' },
+          ],
+        });
       } catch (e) {
         return e instanceof FixtureError ? e.message : String(e);
       }
@@ -243,7 +417,16 @@ function fixtureScript(store: StoreApi, fixture: Record<string, unknown>): unkno
   );
   // Made after the fixture: ids follow the fixture's.
   const bot = store.projects.ownerBotIds(1)[0]!;
-  out.push(store.contacts.createOrUpdate({ botId: bot, messenger: 'telegram', externalId: 'new-1', name: 'After Seed', firstMessage: 'hi', now: T0 }));
+  out.push(
+    store.contacts.createOrUpdate({
+      botId: bot,
+      messenger: 'telegram',
+      externalId: 'new-1',
+      name: 'After Seed',
+      firstMessage: 'hi',
+      now: T0,
+    }),
+  );
   out.push(store.projects.insertBot({ project_uuid: store.projects.firstProject(1)!.uuid, name: 'Next' }));
   return out;
 }
@@ -272,7 +455,15 @@ describe('PgStore', () => {
   });
 
   it('a large fixture (written in batches here) whose contact collides deep in a batch: the error names that contact, as on SQLite, and nothing is written', async () => {
-    const contacts = Array.from({ length: 2500 }, (_, i) => ({ id: 10_000 + i, bot_id: 10, messenger: 'telegram', name: `C${i}`, telegram_id: String(i), tags: ['t'], variables: [{ name: 'v', value: 'x' }] }));
+    const contacts = Array.from({ length: 2500 }, (_, i) => ({
+      id: 10_000 + i,
+      bot_id: 10,
+      messenger: 'telegram',
+      name: `C${i}`,
+      telegram_id: String(i),
+      tags: ['t'],
+      variables: [{ name: 'v', value: 'x' }],
+    }));
     // The 2 100th contact has the 7th's Telegram id in the same bot.
     contacts[2100]!.telegram_id = '7';
     const fixture = { ...baseFixture(), contacts };
@@ -345,7 +536,13 @@ describe('PgStore', () => {
     const c = keep(new PgConnection(url));
     c.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
     const starting = Promise.all([1, 2, 3].map(() => child(url, `const s = PgStore.open(url); s.close(); out('ok');`)));
-    const waiting = async () => (await pgServer().admin("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", url.split('/').pop())).rows[0].n;
+    const waiting = async () =>
+      (
+        await pgServer().admin(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+          url.split('/').pop(),
+        )
+      ).rows[0].n;
     for (let i = 0; i < 300 && (await waiting()) < 3; i++) await new Promise((r) => setTimeout(r, 50));
     expect(await waiting()).toBe(3);
     c.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
@@ -372,7 +569,8 @@ describe('PgStore', () => {
     const secrets = { encryptionKey: Buffer.alloc(32), signingKey: Buffer.alloc(32) };
     const service = (s: PgStore) => new Service(s as unknown as StoreApi, { secrets, rateLimit: 120 });
     const [sa, sb] = [service(a), service(b)];
-    const call = (s: Service, method: string, bearer: string) => s.call({ method, verb: 'GET', input: {}, bearer, wantsJson: true, baseUrl: 'http://x/api/v1' });
+    const call = (s: Service, method: string, bearer: string) =>
+      s.call({ method, verb: 'GET', input: {}, bearer, wantsJson: true, baseUrl: 'http://x/api/v1' });
     expect(call(sb, 'getMe', 'old-key').status).toBe(200);
     const key = a.owners.regenerateKey(owner)!;
     expect(call(sb, 'getMe', 'old-key').status).toBe(401);
@@ -396,7 +594,10 @@ describe('PgStore', () => {
     const a = keep(PgStore.open(url));
     const b = keep(PgStore.open(url, { statementTimeoutMs: 300 }));
     a.owners.insert({ name: 'Ann', api_key: 'k' });
-    const s = new Service(b as unknown as StoreApi, { secrets: { encryptionKey: Buffer.alloc(32), signingKey: Buffer.alloc(32) }, rateLimit: 0 });
+    const s = new Service(b as unknown as StoreApi, {
+      secrets: { encryptionKey: Buffer.alloc(32), signingKey: Buffer.alloc(32) },
+      rateLimit: 0,
+    });
     const getMe = () => s.call({ method: 'getMe', verb: 'GET', input: {}, bearer: 'k', wantsJson: true, baseUrl: 'http://x/api/v1' });
     expect(getMe().status).toBe(200);
     // Another session holds the owners table (a migration, a stuck transaction).
@@ -509,11 +710,21 @@ function pagingScript(store: StoreApi, world: (sql: string) => void): unknown[] 
   const both = [b1, b2];
   const whole = { to: 2 ** 40 };
   const inside = { from: T + 1500, to: T + 5200 };
-  out.push([both, [b1], [b2]].flatMap((bots) => [store.contacts.count(bots), store.contacts.count(bots, whole), store.contacts.count(bots, inside)]));
+  out.push(
+    [both, [b1], [b2]].flatMap((bots) => [
+      store.contacts.count(bots),
+      store.contacts.count(bots, whole),
+      store.contacts.count(bots, inside),
+    ]),
+  );
   for (const bots of [both, [b1], [b2]]) {
     const total = store.contacts.count(bots);
     for (const offset of [0, 1, 1023, 1024, 2047, 2500, total - 3, total, total + 5]) {
-      out.push(store.contacts.pageIds(bots, offset, 100), store.contacts.pageIds(bots, offset, 7, whole), store.contacts.pageIds(bots, offset, 50, inside));
+      out.push(
+        store.contacts.pageIds(bots, offset, 100),
+        store.contacts.pageIds(bots, offset, 7, whole),
+        store.contacts.pageIds(bots, offset, 50, inside),
+      );
     }
     out.push(store.contacts.pageIds(bots, 0, 10_000).length);
   }

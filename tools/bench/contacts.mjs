@@ -46,7 +46,16 @@ if (!existsSync(dbFile)) {
     process.execPath,
     [
       join(here, '..', 'seed-contacts.mjs'),
-      '--db', dbFile, '--count', values.count, '--bot', values.bot, '--key', values.key, '--times', values.times,
+      '--db',
+      dbFile,
+      '--count',
+      values.count,
+      '--bot',
+      values.bot,
+      '--key',
+      values.key,
+      '--times',
+      values.times,
     ],
     { encoding: 'utf8' },
   );
@@ -95,7 +104,9 @@ try {
   const countMs = await medianOf(() => call('getNumberOfContacts', { bot_id: botId }));
   const countAllMs = await medianOf(() => call('getNumberOfContacts', {}));
   const totalMs = await medianOf(() => call('getContacts', { bot_id: botId, offset: 0, limit: 1 }));
-  console.log(`getNumberOfContacts (bot_id): ${ms(countMs)}   (all bots): ${ms(countAllMs)}   getContacts limit 1 (meta.total): ${ms(totalMs)}`);
+  console.log(
+    `getNumberOfContacts (bot_id): ${ms(countMs)}   (all bots): ${ms(countAllMs)}   getContacts limit 1 (meta.total): ${ms(totalMs)}`,
+  );
 
   const offsets = [0, 500_000, 990_000];
   const exportPages = async (label, filter) => {
@@ -115,7 +126,9 @@ try {
     const pageAt = {};
     for (const o of offsets) {
       pageAt[o] = median(samples[o]);
-      console.log(`  page offset ${String(o).padStart(7)} limit 1000: ${ms(pageAt[o])} (median of ${runs}; min ${ms(Math.min(...samples[o]))})`);
+      console.log(
+        `  page offset ${String(o).padStart(7)} limit 1000: ${ms(pageAt[o])} (median of ${runs}; min ${ms(Math.min(...samples[o]))})`,
+      );
     }
     console.log(`  ratio last/first (offset 990000 / offset 0): ${(pageAt[990_000] / pageAt[0]).toFixed(2)}`);
     return n;
@@ -160,8 +173,7 @@ try {
 
   // A window whose ends fall inside blocks: between the creation times of the 3rd contact and
   // of the one 3 000 before the end.
-  const created = async (offset) =>
-    Date.parse((await call('getContacts', { bot_id: botId, offset, limit: 1 })).data[0].created_at) / 1000;
+  const created = async (offset) => Date.parse((await call('getContacts', { bot_id: botId, offset, limit: 1 })).data[0].created_at) / 1000;
   const [a, b] = [await created(2), await created(Math.max(0, all - 3_000))];
   const [from, to] = [Math.min(a, b), Math.max(a, b)];
   await exportPages(`date_from ${from} .. date_to ${to}`, { date_from: from, date_to: to });

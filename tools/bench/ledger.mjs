@@ -94,7 +94,8 @@ const figures = Object.fromEntries(
 const ratio = median(ratios);
 console.log(`ledger debits in-process: ${rounds} rounds × ${total} debits each way (medians), node ${process.version}`);
 console.log('way        debits/s   mean ms');
-for (const [name, fig] of Object.entries(figures)) console.log(`${name.padEnd(9)} ${fmt(fig.rps, 0).padStart(9)} ${fmt(fig.mean, 4).padStart(9)}`);
+for (const [name, fig] of Object.entries(figures))
+  console.log(`${name.padEnd(9)} ${fmt(fig.rps, 0).padStart(9)} ${fmt(fig.mean, 4).padStart(9)}`);
 console.log(`ratio service/raw (median of per-round ratios): ${fmt(ratio, 2)}`);
 console.log(`ledger check: every journal sums to its balance (${accounts.length} accounts, ${(rounds + 1) * total} debits each)`);
 console.log(`BENCH_JSON ${JSON.stringify({ bench: 'ledger', rounds, total, ...figures, ratio })}`);

@@ -20,7 +20,11 @@ function removeTempDirs() {
 export function tempDir(prefix = 'workspace-mcp-bench-') {
   if (tempDirs.length === 0) {
     process.once('exit', removeTempDirs);
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.once(signal, () => process.exit(code));
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ])
+      process.once(signal, () => process.exit(code));
   }
   const dir = mkdtempSync(join(tmpdir(), prefix));
   tempDirs.push(dir);

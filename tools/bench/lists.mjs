@@ -40,7 +40,11 @@ loadFixture(store, {
     { id: 11, project_uuid: PROJECT, name: 'Bot B' },
   ],
   contacts: Array.from({ length: 50 }, (_, i) => ({
-    id: 100 + i, bot_id: 10, messenger: 'telegram', name: `C${i}`, telegram_id: String(5000 + i),
+    id: 100 + i,
+    bot_id: 10,
+    messenger: 'telegram',
+    name: `C${i}`,
+    telegram_id: String(5000 + i),
   })),
 });
 const service = new Service(store, { rateLimit: 0, secrets: deriveSecrets(Buffer.alloc(32, 1)) });
@@ -161,11 +165,19 @@ out(`ratio last/first page, limit 20: ${ratio('last page, limit 20', 'first page
 out(`ratio last/first page, filtered: ${ratio('filtered s1=cat-7, last page', 'filtered s1=cat-7, first page')}`);
 out(`deleteListSchemaField on ${total} records: ${deleteFieldMs.toFixed(0)} ms`);
 out(`deleteListSchema with ${total} records: ${deleteListMs.toFixed(0)} ms`);
-out(`BENCH_JSON ${JSON.stringify({
-  bench: 'lists', fields: fields.length, records: total, runs: RUNS, seed_ms: seedMs, add_ms: median(adds),
-  pages: Object.fromEntries(results.map(([label, r]) => [label, r.ms])),
-  delete_field_ms: deleteFieldMs, delete_list_ms: deleteListMs,
-})}`);
+out(
+  `BENCH_JSON ${JSON.stringify({
+    bench: 'lists',
+    fields: fields.length,
+    records: total,
+    runs: RUNS,
+    seed_ms: seedMs,
+    add_ms: median(adds),
+    pages: Object.fromEntries(results.map(([label, r]) => [label, r.ms])),
+    delete_field_ms: deleteFieldMs,
+    delete_list_ms: deleteListMs,
+  })}`,
+);
 
 await new Promise((r) => server.close(r));
 store.close();

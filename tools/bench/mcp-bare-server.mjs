@@ -25,7 +25,10 @@ if (process.argv[2] === '--http') {
   const http = createServer(async (req, res) => {
     const id = req.headers['mcp-session-id'];
     if (id) return sessions.get(id).handleRequest(req, res);
-    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => sessions.set(sid, transport) });
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => sessions.set(sid, transport),
+    });
     transport.onclose = () => sessions.delete(transport.sessionId);
     await build().connect(transport);
     return transport.handleRequest(req, res);

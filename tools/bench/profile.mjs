@@ -127,7 +127,8 @@ const cannon = (autocannon, url, c, opts) =>
 async function profileCase(name, c, dir, autocannon) {
   const db = join(dir, `${name}.db`);
   const bareDb = join(dir, `${name}-bare.db`);
-  for (const file of [db, bareDb]) execFileSync(process.execPath, [CLI, 'seed', join(dir, 'fixture.json'), '--db', file], { stdio: 'ignore' });
+  for (const file of [db, bareDb])
+    execFileSync(process.execPath, [CLI, 'seed', join(dir, 'fixture.json'), '--db', file], { stdio: 'ignore' });
   const env = { WORKSPACE_LOG_LEVEL: 'warn' };
   const serveArgs = [CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'];
   const profDir = join(dir, `${name}-prof`);
@@ -137,7 +138,11 @@ async function profileCase(name, c, dir, autocannon) {
     const res = await fetch(`${profiled.baseUrl}/createListSchema`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Orders', project_uuid: httpFixture().projects[0].uuid, fields: [{ name: 'Title', slug: 'title', type: 'string', is_required: true }] }),
+      body: JSON.stringify({
+        name: 'Orders',
+        project_uuid: httpFixture().projects[0].uuid,
+        fields: [{ name: 'Title', slug: 'title', type: 'string', is_required: true }],
+      }),
     });
     path = path.replace('SCHEMA', (await res.json()).data.id);
   }
@@ -164,12 +169,22 @@ async function profileCase(name, c, dir, autocannon) {
     const answer = await fetch(`${ours.baseUrl}/${path}`, { method: c.method, headers: c.headers, body: c.body });
     const bytes = join(dir, `${name}.body`);
     writeFileSync(bytes, Buffer.from(await answer.arrayBuffer()));
-    bare = await spawnServer([join(HERE, 'run.mjs'), '--bare', bytes, answer.headers.get('content-type') ?? 'application/json'], { stderr: 'ignore' });
+    bare = await spawnServer([join(HERE, 'run.mjs'), '--bare', bytes, answer.headers.get('content-type') ?? 'application/json'], {
+      stderr: 'ignore',
+    });
   }
   const amount = Number(values.requests);
   const perRequest = { ours: [], bare: [] };
   for (let round = 0; round < 3; round++) {
-    for (const [k, server] of round % 2 ? [['bare', bare], ['ours', ours]] : [['ours', ours], ['bare', bare]]) {
+    for (const [k, server] of round % 2
+      ? [
+          ['bare', bare],
+          ['ours', ours],
+        ]
+      : [
+          ['ours', ours],
+          ['bare', bare],
+        ]) {
       const url = `${server.baseUrl}/${path}`;
       await cannon(autocannon, url, c, { amount: 1000 });
       const t0 = cpuUs(server.proc.pid);
@@ -183,7 +198,6 @@ async function profileCase(name, c, dir, autocannon) {
   return { rps: res.requests.average, requests: res.requests.total, profile, from, cpu };
 }
 
-
 // ---------------------------------------------------------------- MCP over stdio
 
 const OPENING = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'profile', version: '1' } };
@@ -196,7 +210,7 @@ function stdioPeer(args, env, stderr = 'ignore') {
   const waiting = new Map();
   proc.stdout.on('data', (d) => {
     buf += d;
-    for (let i; (i = buf.indexOf('\n')) >= 0; ) {
+    for (let i; (i = buf.indexOf('\n')) >= 0;) {
       const m = JSON.parse(buf.slice(0, i));
       buf = buf.slice(i + 1);
       waiting.get(m.id)?.(m);
@@ -240,7 +254,15 @@ async function profileMcpGetMe(dir) {
   const from = Number(process.hrtime.bigint() / 1000n);
   for (let i = 0; i < calls; i++) await profiled.request('tools/call', GETME);
   await profiled.end();
-  const profile = JSON.parse(readFileSync(join(profDir, readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))), 'utf8'));
+  const profile = JSON.parse(
+    readFileSync(
+      join(
+        profDir,
+        readdirSync(profDir).find((f) => f.endsWith('.cpuprofile')),
+      ),
+      'utf8',
+    ),
+  );
   const perCall = { ours: [], bare: [] };
   for (let round = 0; round < 3; round++) {
     for (const k of round % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
@@ -273,10 +295,19 @@ async function profileMcpStart(dir) {
       });
     });
   const cpu = { ours: [], bare: [] };
-  for (let i = 0; i < Number(values.starts); i++) for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) cpu[k].push(await start(servers[k]));
+  for (let i = 0; i < Number(values.starts); i++)
+    for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) cpu[k].push(await start(servers[k]));
   const profDir = join(dir, 'mcpStart-prof');
   await start(servers.ours, ['--cpu-prof', '--cpu-prof-dir', profDir, '--cpu-prof-interval', '250']);
-  const profile = JSON.parse(readFileSync(join(profDir, readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'))), 'utf8'));
+  const profile = JSON.parse(
+    readFileSync(
+      join(
+        profDir,
+        readdirSync(profDir).find((f) => f.endsWith('.cpuprofile')),
+      ),
+      'utf8',
+    ),
+  );
   return { cpu: cpu.ours.includes(undefined) ? undefined : { ours: median(cpu.ours), bare: median(cpu.bare) }, profile };
 }
 
@@ -312,7 +343,9 @@ if (values.summary) {
       const c = CASES[name];
       if (!c) throw new Error(`unknown case ${name}: one of ${Object.keys(CASES).join(', ')}`);
       const { rps, requests, profile, from, cpu } = await profileCase(name, c, dir, autocannon);
-      process.stdout.write(`## ${name} (${c.method} ${c.path.split('?')[0]}), 10 connections, ${values.seconds} s, ${Math.round(rps)} req/s under the profiler\n\n`);
+      process.stdout.write(
+        `## ${name} (${c.method} ${c.path.split('?')[0]}), 10 connections, ${values.seconds} s, ${Math.round(rps)} req/s under the profiler\n\n`,
+      );
       if (cpu) {
         process.stdout.write(
           `server CPU a request, no profiler (median of 3 rounds of ${values.requests} requests, alternating): ` +

@@ -33,15 +33,13 @@ export function rawDebit(db) {
     `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)
      VALUES (?, 'Debit via API', ?, ?, ?, ?)`,
   );
-  return db
-    .transaction((id, amount, description) => {
-      const now = iso();
-      const row = update.get(amount, now, id, amount);
-      if (!row) return undefined;
-      journal.run(id, -amount, description, row.amount, now);
-      return row;
-    })
-    .immediate;
+  return db.transaction((id, amount, description) => {
+    const now = iso();
+    const row = update.get(amount, now, id, amount);
+    if (!row) return undefined;
+    journal.run(id, -amount, description, row.amount, now);
+    return row;
+  }).immediate;
 }
 
 /** The account as the API shows it (two-digit currencies only: the benches use USD, EUR, GBP). */

@@ -43,8 +43,10 @@ const t0 = performance.now();
 const res = await client.callTool({ name: 'exportContacts', arguments: { bot_id: 900 } });
 const exportMs = performance.now() - t0;
 const out = res.structuredContent;
-console.log(`exportContacts over remote: ${out?.count} contacts in ${(exportMs / 1000).toFixed(2)} s, ` +
-  `${statuses.length} API calls, 429s: ${statuses.filter((s) => s === 429).length}, errors: ${res.isError ? 'yes' : 'no'}`);
+console.log(
+  `exportContacts over remote: ${out?.count} contacts in ${(exportMs / 1000).toFixed(2)} s, ` +
+    `${statuses.length} API calls, 429s: ${statuses.filter((s) => s === 429).length}, errors: ${res.isError ? 'yes' : 'no'}`,
+);
 
 let paced = null;
 if (values.paced) {
@@ -59,9 +61,13 @@ if (values.paced) {
   }
   const secs = (performance.now() - t1) / 1000;
   paced = { requests: pages, seconds: secs, perMinute: (pages / secs) * 60, got429: statuses.filter((s) => s === 429).length };
-  console.log(`paced paging: ${pages} requests in ${secs.toFixed(1)} s = ${paced.perMinute.toFixed(1)} a minute (limit 120), 429s: ${paced.got429}`);
+  console.log(
+    `paced paging: ${pages} requests in ${secs.toFixed(1)} s = ${paced.perMinute.toFixed(1)} a minute (limit 120), 429s: ${paced.got429}`,
+  );
 }
-console.log(`BENCH_JSON ${JSON.stringify({ bench: 'remote-export', count: out?.count, exportSeconds: exportMs / 1000, calls: statuses.length, paced })}`);
+console.log(
+  `BENCH_JSON ${JSON.stringify({ bench: 'remote-export', count: out?.count, exportSeconds: exportMs / 1000, calls: statuses.length, paced })}`,
+);
 await client.close();
 await remote.close();
 state.close();

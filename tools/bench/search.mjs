@@ -39,12 +39,81 @@ const file = values.db ?? join(dir, 'search.db');
 const reuse = values.db !== undefined && existsSync(values.db);
 
 const FIRST = [
-  'Anna', 'Maria', 'John', 'Sean', 'Seán', 'Zoë', 'Émile', 'Lucas', 'Sofia', 'Liam', 'Olivia', 'Noah', 'Emma', 'Mateo',
-  'Анна', 'Мария', 'Иван', 'Пётр', 'Фёдор', 'Ольга', 'Елена', 'Дмитрий', 'Алексей', 'Наталья', 'Сергей', 'Татьяна',
-  'Γιώργος', 'Μαρία', 'Ζωή', 'Νίκος',
+  'Anna',
+  'Maria',
+  'John',
+  'Sean',
+  'Seán',
+  'Zoë',
+  'Émile',
+  'Lucas',
+  'Sofia',
+  'Liam',
+  'Olivia',
+  'Noah',
+  'Emma',
+  'Mateo',
+  'Анна',
+  'Мария',
+  'Иван',
+  'Пётр',
+  'Фёдор',
+  'Ольга',
+  'Елена',
+  'Дмитрий',
+  'Алексей',
+  'Наталья',
+  'Сергей',
+  'Татьяна',
+  'Γιώργος',
+  'Μαρία',
+  'Ζωή',
+  'Νίκος',
 ];
-const LATIN = ['ka', 're', 'ni', 'no', 'va', 'mi', 'lo', 'ter', 'son', 'ber', 'gal', 'dor', 'fin', 'ros', 'tal', 'wen', 'ham', 'vik', 'sel', 'mar'];
-const CYRILLIC = ['ка', 'ре', 'ни', 'но', 'ва', 'ми', 'ло', 'тер', 'сон', 'бер', 'гал', 'дор', 'фин', 'рос', 'тал', 'вен', 'хам', 'вик', 'сел', 'мар'];
+const LATIN = [
+  'ka',
+  're',
+  'ni',
+  'no',
+  'va',
+  'mi',
+  'lo',
+  'ter',
+  'son',
+  'ber',
+  'gal',
+  'dor',
+  'fin',
+  'ros',
+  'tal',
+  'wen',
+  'ham',
+  'vik',
+  'sel',
+  'mar',
+];
+const CYRILLIC = [
+  'ка',
+  'ре',
+  'ни',
+  'но',
+  'ва',
+  'ми',
+  'ло',
+  'тер',
+  'сон',
+  'бер',
+  'гал',
+  'дор',
+  'фин',
+  'рос',
+  'тал',
+  'вен',
+  'хам',
+  'вик',
+  'сел',
+  'мар',
+];
 const cap = (s) => s[0].toUpperCase() + s.slice(1);
 /** About 16 000 surnames: two or three syllables, Latin or Cyrillic. */
 function surname(i) {
@@ -61,9 +130,15 @@ function seed() {
   const db = store.db;
   db.pragma('synchronous = OFF');
   const now = new Date().toISOString();
-  db.prepare(`INSERT INTO owners (id, name, email, plan, key_hash, created_at) VALUES (1, 'Bench owner', 'bench@example.com', 'pro', ?, ?)`).run(hashKey('bench-key'), now);
-  db.prepare(`INSERT INTO projects (uuid, owner_id, name, created_at) VALUES ('00000000-0000-4000-8000-000000000001', 1, 'Bench', ?)`).run(now);
-  db.prepare(`INSERT INTO bots (id, project_uuid, name, created_at) VALUES (900, '00000000-0000-4000-8000-000000000001', 'Bench bot', ?)`).run(now);
+  db.prepare(
+    `INSERT INTO owners (id, name, email, plan, key_hash, created_at) VALUES (1, 'Bench owner', 'bench@example.com', 'pro', ?, ?)`,
+  ).run(hashKey('bench-key'), now);
+  db.prepare(`INSERT INTO projects (uuid, owner_id, name, created_at) VALUES ('00000000-0000-4000-8000-000000000001', 1, 'Bench', ?)`).run(
+    now,
+  );
+  db.prepare(
+    `INSERT INTO bots (id, project_uuid, name, created_at) VALUES (900, '00000000-0000-4000-8000-000000000001', 'Bench bot', ?)`,
+  ).run(now);
   const ins = db.prepare(
     `INSERT INTO contacts (id, bot_id, messenger, name, phone, email, telegram_id, telegram_username, created_at, created_ts)
      VALUES (?, 900, 'telegram', ?, ?, ?, ?, ?, ?, ?)`,
@@ -176,7 +251,9 @@ if (migrationSeconds !== null) console.log(`migration 6 built the index of the e
 console.log('\n| query | p50 ms | p99 ms | found |\n|---|---|---|---|');
 for (const [kind, r] of Object.entries(byKind)) console.log(`| ${kind} | ${f2(r.p50)} | ${f2(r.p99)} | ${Math.round(r.found * 100)} % |`);
 console.log(`| **all** | **${f2(overall.p50)}** | **${f2(overall.p99)}** | |`);
-console.log(`BENCH_JSON ${JSON.stringify({ contacts: listed, rounds, seed_s: seedSeconds, migration_s: migrationSeconds, overall, kinds: byKind })}`);
+console.log(
+  `BENCH_JSON ${JSON.stringify({ contacts: listed, rounds, seed_s: seedSeconds, migration_s: migrationSeconds, overall, kinds: byKind })}`,
+);
 
 await backend.close();
 if (dir && !values.keep) rmSync(dir, { recursive: true, force: true });

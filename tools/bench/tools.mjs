@@ -34,7 +34,9 @@ export function benchRequire() {
     mkdirSync(TOOLS_DIR, { recursive: true });
     writeFileSync(join(TOOLS_DIR, 'package.json'), JSON.stringify({ private: true, dependencies: BENCH_TOOLS }, null, 2) + '\n');
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', TOOLS_DIR], {
-      cwd: TOOLS_DIR, stdio: ['ignore', 2, 2], shell: process.platform === 'win32',
+      cwd: TOOLS_DIR,
+      stdio: ['ignore', 2, 2],
+      shell: process.platform === 'win32',
     });
   }
   return createRequire(join(TOOLS_DIR, 'package.json'));
@@ -42,7 +44,9 @@ export function benchRequire() {
 
 /** Each tool's installed version, for the report ('not installed' before the first bench that needs them). */
 export function benchToolVersions() {
-  return Object.keys(BENCH_TOOLS).map((name) => `${name} ${installed(name) ?? 'not installed'}`).join(', ');
+  return Object.keys(BENCH_TOOLS)
+    .map((name) => `${name} ${installed(name) ?? 'not installed'}`)
+    .join(', ');
 }
 
 /** The path of a tool's command (its package.json `bin`), or undefined. */

@@ -159,7 +159,8 @@ export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSp
       const method = typeof move === 'string' ? moves.get(move) : undefined;
       if (!method) return refusal(fail.invalid('move', `The move field must be one of: ${[...moves.keys()].join(', ')}.`));
       // Without a key a second click could move the money again.
-      if (typeof rest.idempotency_key !== 'string') return refusal(fail.invalid('idempotency_key', 'The idempotency key field is required.'));
+      if (typeof rest.idempotency_key !== 'string')
+        return refusal(fail.invalid('idempotency_key', 'The idempotency key field is required.'));
       // Recorded with the client that showed the view: the click is only as trustworthy as that host.
       return moneyCall(ctx, method.name, rest, extra, { how: 'app view', by: `the person, in the Account view of ${clientOf(extra)}` });
     },

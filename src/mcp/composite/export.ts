@@ -24,7 +24,7 @@ import { lazySchemas, shapeToZod } from '../tools/schemas.js';
 import type { ToolExtra, ToolSpec } from '../tool-spec.js';
 import { EXPORT_TOOL_INFO } from './identities.js';
 
-export const EXPORT_PAGE = 1000;
+const EXPORT_PAGE = 1000;
 export const EXPORT_URI_PREFIX = 'workspace://exports/';
 /** File names exports get, and the only names the export resource serves. */
 export const EXPORT_NAME = /^contacts-[A-Za-z0-9_-]+\.(jsonl|csv)$/;
@@ -37,9 +37,26 @@ const params = {
 };
 
 /** CSV columns: the spec's contact fields; objects and arrays as JSON text. */
-export const CSV_COLUMNS = [
-  'id', 'bot_id', 'messenger', 'name', 'phone', 'email', 'address', 'avatar', 'telegram_id', 'telegram_username',
-  'max_user_id', 'max_username', 'vk_user_id', 'viber_id', 'created_at', 'unsubscribed_at', 'tags', 'utm', 'variables',
+const CSV_COLUMNS = [
+  'id',
+  'bot_id',
+  'messenger',
+  'name',
+  'phone',
+  'email',
+  'address',
+  'avatar',
+  'telegram_id',
+  'telegram_username',
+  'max_user_id',
+  'max_username',
+  'vk_user_id',
+  'viber_id',
+  'created_at',
+  'unsubscribed_at',
+  'tags',
+  'utm',
+  'variables',
 ] as const;
 
 function csvCell(v: unknown): string {
@@ -63,7 +80,10 @@ const ResultSchema = z.object({
 });
 
 export function exportTool(ctx: McpContext): ToolSpec {
-  const schemas = lazySchemas(() => shapeToZod(params), () => ResultSchema);
+  const schemas = lazySchemas(
+    () => shapeToZod(params),
+    () => ResultSchema,
+  );
   return {
     name: EXPORT_TOOL_INFO.name,
     title: EXPORT_TOOL_INFO.title,
@@ -97,9 +117,7 @@ export function exportTool(ctx: McpContext): ToolSpec {
       try {
         if (format === 'csv') writeSync(fd, CSV_COLUMNS.join(',') + '\r\n');
         const outcome = await fetchAll(ctx, { bot_id: p.bot_id, date_from: p.date_from, date_to: cap }, extra, (rows) => {
-          const text = rows
-            .map((row) => (format === 'csv' ? csvRow(row as Record<string, unknown>) : JSON.stringify(row) + '\n'))
-            .join('');
+          const text = rows.map((row) => (format === 'csv' ? csvRow(row as Record<string, unknown>) : JSON.stringify(row) + '\n')).join('');
           writeSync(fd, text);
         });
         if (typeof outcome !== 'number') return outcome;

@@ -15,16 +15,23 @@ import type { McpContext } from '../context.js';
 import { logWithin } from '../logging.js';
 import { toolResult } from '../result/results.js';
 import { lazySchemas, shapeToZod } from '../tools/schemas.js';
-import { compactContact, IndexRefused, type CompactAccount, type CompactContact, type ContactHit, type FindResult } from '../contact-search.js';
+import {
+  compactContact,
+  IndexRefused,
+  type CompactAccount,
+  type CompactContact,
+  type ContactHit,
+  type FindResult,
+} from '../contact-search.js';
 import type { ToolSpec } from '../tool-spec.js';
 import { FIND_TOOL_INFO } from './identities.js';
 
 /** A findContacts result stays under this many characters, text and structuredContent alike. */
-export const FIND_BUDGET = 20_000;
+const FIND_BUDGET = 20_000;
 /** Hits whose accounts are read live when the index has none (a remote index). */
-export const LIVE_ACCOUNTS = 3;
+const LIVE_ACCOUNTS = 3;
 
-export const FIND_PARAMS = {
+const FIND_PARAMS = {
   query: r
     .string()
     .required()
@@ -75,7 +82,11 @@ const ResultSchema = z.object({
 });
 
 /** The contact's accounts read live; undefined when it is gone (404/403), or the error result. */
-async function liveAccounts(ctx: McpContext, contactId: number, signal: AbortSignal): Promise<CompactAccount[] | undefined | CallToolResult> {
+async function liveAccounts(
+  ctx: McpContext,
+  contactId: number,
+  signal: AbortSignal,
+): Promise<CompactAccount[] | undefined | CallToolResult> {
   const res = await logWithin(signal, () => ctx.backend.call('getContactAccounts', { contact_id: contactId }, { signal }));
   if (res.status === 404 || res.status === 403) return undefined;
   if (!isSuccess(res.status)) return toolResult(res, { method: 'getContactAccounts' });
@@ -102,7 +113,10 @@ function fit<B extends { data: CompactContact[]; meta: object; warnings?: string
 
 export function findContactsTool(ctx: McpContext): ToolSpec {
   const index = ctx.contacts!;
-  const schemas = lazySchemas(() => shapeToZod(FIND_PARAMS), () => ResultSchema);
+  const schemas = lazySchemas(
+    () => shapeToZod(FIND_PARAMS),
+    () => ResultSchema,
+  );
   return {
     name: FIND_TOOL_INFO.name,
     title: FIND_TOOL_INFO.title,
@@ -135,7 +149,8 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
           progress: (done, total, message) => void extra.progress(done, total, message),
         });
       } catch (e) {
-        if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: e.headers, body: e.body }, { method: 'findContacts' });
+        if (e instanceof IndexRefused)
+          return toolResult({ status: e.status, headers: e.headers, body: e.body }, { method: 'findContacts' });
         throw e;
       }
       const hits: ContactHit[] = [];
@@ -150,12 +165,18 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
           if (!Array.isArray(accounts)) return accounts;
           hit.accounts = accounts;
         }
-        ctx.accounts.learnContact(hit.id, hit.name ?? null, (hit.accounts ?? []).map((a) => a.id));
+        ctx.accounts.learnContact(
+          hit.id,
+          hit.name ?? null,
+          (hit.accounts ?? []).map((a) => a.id),
+        );
         hits.push(hit);
       }
       const warnings: string[] = [];
       if (found.index.syncing)
-        warnings.push(`The search index is still syncing (${found.index.progress ?? `${found.index.contacts} contacts so far`}); contacts it has not reached yet are missing. Ask again shortly.`);
+        warnings.push(
+          `The search index is still syncing (${found.index.progress ?? `${found.index.contacts} contacts so far`}); contacts it has not reached yet are missing. Ask again shortly.`,
+        );
       if (found.index.error) warnings.push(`The last index sync stopped: ${found.index.error}`);
       const body = {
         data: hits.map(compactContact),

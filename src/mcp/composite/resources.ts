@@ -24,9 +24,9 @@ import { partRoom, readPart, type Part } from '../result/parts.js';
 import type { McpContext } from '../context.js';
 import type { AuditQuery } from '../state.js';
 
-export const LIST_URI_PREFIX = 'workspace://lists/';
+const LIST_URI_PREFIX = 'workspace://lists/';
 export const LIST_TEMPLATE = `${LIST_URI_PREFIX}{schema_id}`;
-export const EXPORT_TEMPLATE = `${EXPORT_URI_PREFIX}{name}{?offset,limit}`;
+const EXPORT_TEMPLATE = `${EXPORT_URI_PREFIX}{name}{?offset,limit}`;
 /** At most this many getListSchemas pages are walked to complete a schema_id. */
 const COMPLETION_PAGES = 4;
 
@@ -92,12 +92,19 @@ function describe(s: ListSchemaLike): Resource {
  * resources/list: one getListSchemas page (50) per MCP page; the cursor is the next page number.
  * `views`: the MCP Apps views too (for a client that declared MCP Apps).
  */
-export async function listResources(ctx: McpContext, cursor: string | undefined, views = false): Promise<{ resources: Resource[]; nextCursor?: string }> {
+export async function listResources(
+  ctx: McpContext,
+  cursor: string | undefined,
+  views = false,
+): Promise<{ resources: Resource[]; nextCursor?: string }> {
   const page = cursor === undefined ? 1 : Number(cursor);
   if (!Number.isInteger(page) || page < 1) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
   const body = await listPage(ctx, page);
   const last = body.meta?.last_page ?? page;
-  const own = page === 1 ? [...(ctx.directory ? [WORKSPACE_RESOURCE] : []), ...(ctx.audit ? [AUDIT_RESOURCE] : []), ...(views ? uiResources() : [])] : [];
+  const own =
+    page === 1
+      ? [...(ctx.directory ? [WORKSPACE_RESOURCE] : []), ...(ctx.audit ? [AUDIT_RESOURCE] : []), ...(views ? uiResources() : [])]
+      : [];
   return { resources: [...own, ...body.data.map(describe)], ...(page < last ? { nextCursor: String(page + 1) } : {}) };
 }
 
@@ -156,7 +163,8 @@ function boundedAudit(uri: string, body: ReturnType<typeof auditBody>, q: AuditQ
 function queryInt(q: URLSearchParams, name: string, min: number, uri: string): number | undefined {
   const v = q.get(name);
   if (v === null || v === '') return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} must be a whole number, ${min} or more: ${uri}`);
+  if (!/^\d+$/.test(v) || Number(v) < min)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${name} must be a whole number, ${min} or more: ${uri}`);
   return Number(v);
 }
 
@@ -181,13 +189,21 @@ async function readExport(ctx: McpContext, uri: string): Promise<ReadResourceRes
   const base = EXPORT_URI_PREFIX + name;
   const end = part.offset + part.lines;
   const next = end < part.total ? `${base}?offset=${end}${limit !== undefined ? `&limit=${limit}` : ''}` : null;
-  const which = part.part !== undefined ? `Part ${part.part} of ${part.parts}` : `Lines from ${part.offset + 1} (the file has ${part.parts} parts)`;
+  const which =
+    part.part !== undefined ? `Part ${part.part} of ${part.parts}` : `Lines from ${part.offset + 1} (the file has ${part.parts} parts)`;
   const note = [
     `${which} of ${name}: lines ${part.lines ? `${part.offset + 1}-${end}` : 'none'} of ${part.total}${csv ? ' (line 1 is the CSV header)' : ''}.`,
     ...(part.cutAt !== undefined ? [`Line ${end} is longer than the result budget: its first ${part.cutAt} characters are shown.`] : []),
     next ? `Next part: ${next}` : 'This is the last part.',
   ].join(' ');
-  const meta = { offset: part.offset, lines: part.lines, total: part.total, parts: part.parts, ...(part.part ? { part: part.part } : {}), next };
+  const meta = {
+    offset: part.offset,
+    lines: part.lines,
+    total: part.total,
+    parts: part.parts,
+    ...(part.part ? { part: part.part } : {}),
+    next,
+  };
   return {
     contents: [
       { uri, mimeType: csv ? 'text/csv' : 'application/x-ndjson', text: part.text, _meta: meta },

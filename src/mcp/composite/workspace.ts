@@ -49,14 +49,20 @@ const ViewSchema = z.object({
 });
 
 /** The view, or the error result of the call that failed. */
-export async function workspaceView(ctx: McpContext): Promise<WorkspaceView | CallToolResult> {
+async function workspaceView(ctx: McpContext): Promise<WorkspaceView | CallToolResult> {
   const owner = await ctx.owner();
   if (typeof owner !== 'number') return owner;
   if (!ctx.directory) return refusal(new ApiError('not_available', 'This server has no workspace directory.'));
   try {
     const view = await ctx.directory.describe(owner);
     const default_bot_id = (await ctx.defaultBot()) ?? null;
-    return { owner: view.owner, projects: view.projects, bots: view.bots, default_bot_id, ...(view.notes?.length ? { notes: view.notes } : {}) };
+    return {
+      owner: view.owner,
+      projects: view.projects,
+      bots: view.bots,
+      default_bot_id,
+      ...(view.notes?.length ? { notes: view.notes } : {}),
+    };
   } catch (e) {
     if (e instanceof IndexRefused) return toolResult({ status: e.status, headers: e.headers, body: e.body }, { method: 'getWorkspace' });
     throw e;
@@ -64,7 +70,10 @@ export async function workspaceView(ctx: McpContext): Promise<WorkspaceView | Ca
 }
 
 export function workspaceTool(ctx: McpContext): ToolSpec {
-  const schemas = lazySchemas(() => z.object({}).strict(), () => ViewSchema);
+  const schemas = lazySchemas(
+    () => z.object({}).strict(),
+    () => ViewSchema,
+  );
   return {
     name: WORKSPACE_TOOL_INFO.name,
     title: WORKSPACE_TOOL_INFO.title,
@@ -82,7 +91,9 @@ export function workspaceTool(ctx: McpContext): ToolSpec {
       const checked = checkArguments({}, args);
       if ('error' in checked) return checked.error;
       const view = await workspaceView(ctx);
-      return 'owner' in view ? toolResult({ status: 200, headers: {}, body: view }, { budget: ctx.maxResultChars, notes: ctx.startNotes('getWorkspace') }) : view;
+      return 'owner' in view
+        ? toolResult({ status: 200, headers: {}, body: view }, { budget: ctx.maxResultChars, notes: ctx.startNotes('getWorkspace') })
+        : view;
     },
   };
 }

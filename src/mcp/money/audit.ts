@@ -19,7 +19,7 @@ export function redact(value: unknown): unknown {
 }
 
 /** Filter and page entries kept in order of writing (oldest first), newest first. */
-export function pageOf(all: readonly AuditEntry[], q: AuditQuery): AuditPage {
+function pageOf(all: readonly AuditEntry[], q: AuditQuery): AuditPage {
   const out: Array<AuditEntry & { seq: number }> = [];
   const start = Math.min(q.before ?? all.length + 1, all.length + 1) - 1;
   for (let seq = start; seq >= 1; seq--) {
@@ -64,7 +64,7 @@ export class JsonlAuditTrail implements AuditTrail {
   }
 }
 
-export const AUDIT_URI = 'workspace://audit';
+const AUDIT_URI = 'workspace://audit';
 /** Entries per page, by default and at most. */
 const PAGE = 50;
 const MAX_PAGE = 500;

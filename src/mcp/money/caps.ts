@@ -35,7 +35,8 @@ export function checkLimit(text: string, what: string): string {
 /** The limits of a policy file's entry: one amount for every currency, or one per currency. */
 export function limitsOf(value: unknown, what: string): Limits {
   if (typeof value === 'string' || typeof value === 'number') return { '*': checkLimit(String(value), what) };
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be an amount or an object of amounts by currency`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`${what} must be an amount or an object of amounts by currency`);
   const out: Limits = {};
   for (const [code, v] of Object.entries(value)) {
     if (code !== '*' && !/^[A-Z]{3}$/.test(code)) throw new Error(`${what}: ${code} is not a currency code (or *)`);
@@ -110,7 +111,14 @@ function whose(account: AccountView): string {
  * The question put to the person: the contact, the account, the amount in major units and
  * the balance after ("Top up Анна Каренина's USD account 500 by 10.00 → 35.00?"), then why.
  */
-export function confirmQuestion(move: Money, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): string {
+export function confirmQuestion(
+  move: Money,
+  account: AccountView,
+  amount: number,
+  caps: Caps,
+  over: 'amount' | 'daily',
+  used: number,
+): string {
   const after = move === 'debit' ? account.amount - amount : account.amount + amount;
   const ask = `${move === 'debit' ? 'Debit' : 'Top up'} ${whose(account)} by ${majorUnits(amount, account.currency)} → ${majorUnits(after, account.currency)}?`;
   return `${ask}\n${overWhy(move, account, amount, caps, over, used)} An AI assistant asks to do it; nothing moves unless you confirm.`;

@@ -28,7 +28,7 @@ import {
 export const QUESTION_TTL_SECONDS = 600;
 
 /** One question: a form of flat fields (MCP's restricted JSON Schema). */
-export interface Question {
+interface Question {
   /** Names the question among the tool's questions. */
   id: string;
   message: string;
@@ -36,10 +36,7 @@ export interface Question {
 }
 
 /** The user's answer to a question. */
-export type Reply =
-  | { action: 'accept'; content: Record<string, unknown> }
-  | { action: 'decline' }
-  | { action: 'cancel' };
+type Reply = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 
 /** What a tool call can ask with (one a call). */
 export interface Elicitor {
@@ -69,7 +66,7 @@ interface Sealed {
 }
 
 /** Whether `caps` declare form elicitation (a bare `elicitation: {}` is the 2025 way of saying so). */
-export function canElicitForm(caps: ClientCapabilities | undefined): boolean {
+function canElicitForm(caps: ClientCapabilities | undefined): boolean {
   const e = caps?.elicitation as { form?: unknown; url?: unknown } | undefined;
   return e !== undefined && (e.form !== undefined || e.url === undefined);
 }
@@ -117,7 +114,10 @@ export class QuestionSeal {
       ask: async (question, data) =>
         inputRequired({
           inputRequests: { [question.id]: inputRequired.elicit({ message: question.message, requestedSchema: question.requestedSchema }) },
-          requestState: await this.codec.mint({ tool, args: argsOf(), ...(o.who !== undefined ? { who: o.who } : {}), ...(data !== undefined ? { data } : {}) }, ctx),
+          requestState: await this.codec.mint(
+            { tool, args: argsOf(), ...(o.who !== undefined ? { who: o.who } : {}), ...(data !== undefined ? { data } : {}) },
+            ctx,
+          ),
         }),
     };
   }
@@ -134,5 +134,7 @@ function argsDigest(args: Record<string, unknown>): string {
         .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
     );
   };
-  return createHash('sha256').update(JSON.stringify(canonical(args))).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(args)))
+    .digest('base64url');
 }

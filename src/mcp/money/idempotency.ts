@@ -16,14 +16,20 @@ export interface Answer extends ApiResponse {
 }
 
 /** sha256 of a call's canonical JSON (keys sorted), to compare two calls' arguments. */
-export function hashArguments(method: string, args: Record<string, unknown>): string {
+function hashArguments(method: string, args: Record<string, unknown>): string {
   const canon = (v: unknown): unknown =>
     Array.isArray(v)
       ? v.map(canon)
       : v && typeof v === 'object'
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+          )
         : v;
-  return createHash('sha256').update(JSON.stringify([method, canon(args)])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method, canon(args)]))
+    .digest('hex');
 }
 
 /** Whether a failed answer leaves open whether the call was carried out. */

@@ -249,14 +249,18 @@ class OwnerIndex {
       as_of: st.as_of,
       syncing,
       complete: st.as_of !== null,
-      ...(syncing && st.pass_started_at !== null ? { progress: `${st.offset}${st.total !== null ? ` of ${st.total}` : ''} contacts read` } : {}),
+      ...(syncing && st.pass_started_at !== null
+        ? { progress: `${st.offset}${st.total !== null ? ` of ${st.total}` : ''} contacts read` }
+        : {}),
       ...(this.lastError ? { error: this.lastError.message } : {}),
     };
   }
 
   /** The error that stopped the last sync, when it left nothing to search. */
   refusal(): IndexRefused | undefined {
-    return this.lastError instanceof IndexRefused && this.mirror.state().as_of === null && this.mirror.count() === 0 ? this.lastError : undefined;
+    return this.lastError instanceof IndexRefused && this.mirror.state().as_of === null && this.mirror.count() === 0
+      ? this.lastError
+      : undefined;
   }
 
   async close(): Promise<void> {

@@ -42,7 +42,8 @@ export class RemoteDirectory implements WorkspaceDirectory {
     const meRes = await this.backend.call('getMe', {});
     if (meRes.status !== 200 && meRes.status !== 410) throw new IndexRefused(meRes.status, meRes.body, meRes.headers);
     const me = meRes.status === 200 ? (meRes.body as { data: { id?: number; name?: string; email?: string | null } }).data : {};
-    const lists = ((await this.read('getListSchemas', { page: 1 })) as { data?: Array<{ bot_id?: number | null; project?: string }> }).data ?? [];
+    const lists =
+      ((await this.read('getListSchemas', { page: 1 })) as { data?: Array<{ bot_id?: number | null; project?: string }> }).data ?? [];
     const projectOf = new Map<number, string>();
     for (const l of lists) if (typeof l.bot_id === 'number' && typeof l.project === 'string') projectOf.set(l.bot_id, l.project);
     const indexed = new Map(this.index.bots(ownerId).map((b) => [b.id, b]));

@@ -28,7 +28,7 @@ export const PROTOCOL_ROOM = 256;
 type Obj = Record<string, unknown>;
 
 /** What `truncated` says. */
-export interface Truncated {
+interface Truncated {
   kept: number;
   of: number;
   /** The arguments that continue where this answer stops; null when none can. */
@@ -184,7 +184,9 @@ function cutNote(budget: number, t: Truncated, c: Continuation | undefined, skip
   if (skipped.length) {
     const ids = skipped.map((x) => (isObject(x) && (typeof x.id === 'string' || typeof x.id === 'number') ? x.id : undefined));
     const known = ids.every((id) => id !== undefined);
-    parts.push(`truncated.next is the next page: the ${skipped.length} items after these on this page are skipped${known ? ` (their ids: ${ids.join(', ')})` : ''}.`);
+    parts.push(
+      `truncated.next is the next page: the ${skipped.length} items after these on this page are skipped${known ? ` (their ids: ${ids.join(', ')})` : ''}.`,
+    );
   }
   if (c?.paging?.whole) parts.push(`Every one at once: ${c.paging.whole}.`);
   return parts.join(' ');
@@ -249,9 +251,14 @@ export function fitError(error: Obj, budget: number): CallToolResult {
   if (resultSize(whole) <= limit) return whole;
   const errors = isObject(error.errors) ? Object.entries(error.errors) : [];
   for (let kept = errors.length - 1; kept >= 1; kept = Math.min(kept - 1, Math.floor(kept * 0.9))) {
-    const cut = renderError({ ...patched(error, { errors: orderedObject(errors.slice(0, kept)) }), truncated: { kept, of: errors.length, next: null } });
+    const cut = renderError({
+      ...patched(error, { errors: orderedObject(errors.slice(0, kept)) }),
+      truncated: { kept, of: errors.length, next: null },
+    });
     if (resultSize(cut) <= limit) return cut;
   }
   const most = fitStrings(error, (short) => resultSize(renderError(short as Obj)) <= limit);
-  return renderError(most >= 0 ? (shortenStrings(error, most) as Obj) : { status: error.status, message: 'The error was longer than the result budget.' });
+  return renderError(
+    most >= 0 ? (shortenStrings(error, most) as Obj) : { status: error.status, message: 'The error was longer than the result budget.' },
+  );
 }

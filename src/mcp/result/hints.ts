@@ -47,7 +47,11 @@ function refusedNote(path: string, rule: AnyRule, value: unknown): string | unde
   if (leaf === 'amount' && s.kind === 'integer') {
     // A number with a fraction, or text with a decimal point ("10.00"): major units, most likely.
     const n =
-      typeof value === 'number' && !Number.isInteger(value) ? value : typeof value === 'string' && DECIMAL.test(value.trim()) ? Number(value) : undefined;
+      typeof value === 'number' && !Number.isInteger(value)
+        ? value
+        : typeof value === 'string' && DECIMAL.test(value.trim())
+          ? Number(value)
+          : undefined;
     if (n !== undefined) {
       return (
         `${path} is an integer in minor units of the currency (cents): 10.00 USD is 1000. ` +
@@ -55,7 +59,13 @@ function refusedNote(path: string, rule: AnyRule, value: unknown): string | unde
       );
     }
   }
-  if (s.kind === 'string' && typeof value === 'string' && leaf === 'currency' && value !== value.toUpperCase() && isCurrency(value.toUpperCase())) {
+  if (
+    s.kind === 'string' &&
+    typeof value === 'string' &&
+    leaf === 'currency' &&
+    value !== value.toUpperCase() &&
+    isCurrency(value.toUpperCase())
+  ) {
     return `Currency codes are ISO 4217 in capitals: send "${value.toUpperCase()}", not "${value}".`;
   }
   if (s.oneOf && typeof value === 'string' && !s.oneOf.includes(value)) return `${path} must be one of: ${s.oneOf.join(', ')}.`;
@@ -70,7 +80,8 @@ function coerced(shape: Shape, args: Record<string, unknown>, prefix = ''): Arra
     if (!rule) continue;
     const s = rule.state;
     const path = prefix + key;
-    if ((s.kind === 'integer' || s.kind === 'number') && typeof value === 'string' && NUMBER_TEXT.test(value)) out.push([path, value, Number(value)]);
+    if ((s.kind === 'integer' || s.kind === 'number') && typeof value === 'string' && NUMBER_TEXT.test(value))
+      out.push([path, value, Number(value)]);
     else if (s.kind === 'boolean' && (value === '1' || value === '0')) out.push([path, value, value === '1']);
     else if (s.kind === 'object' && s.shape && isObject(value)) out.push(...coerced(s.shape, value, `${path}.`));
   }
@@ -95,7 +106,19 @@ export function argumentNotes(shape: Shape, args: Record<string, unknown>, res: 
 }
 
 /** Argument names that ask for a person: on a read they mean a search, which findContacts does. */
-const SEARCH_KEYS = new Set(['name', 'query', 'q', 'search', 'phone', 'email', 'username', 'telegram_username', 'first_name', 'last_name', 'full_name']);
+const SEARCH_KEYS = new Set([
+  'name',
+  'query',
+  'q',
+  'search',
+  'phone',
+  'email',
+  'username',
+  'telegram_username',
+  'first_name',
+  'last_name',
+  'full_name',
+]);
 
 /** For an unknown argument of a read that looks like a search for a person: where to search instead. */
 export function searchHint(key: string): string | undefined {

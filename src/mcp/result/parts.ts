@@ -146,5 +146,13 @@ export function readPart(path: string, o: { csv: boolean; offset: number; limit?
     text = `${text.slice(0, keep)}…\n`;
     cutAt = keep;
   }
-  return { text, offset, lines: end - offset, total, parts, ...(part !== undefined ? { part } : {}), ...(cutAt !== undefined ? { cutAt } : {}) };
+  return {
+    text,
+    offset,
+    lines: end - offset,
+    total,
+    parts,
+    ...(part !== undefined ? { part } : {}),
+    ...(cutAt !== undefined ? { cutAt } : {}),
+  };
 }

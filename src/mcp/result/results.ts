@@ -37,7 +37,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * `Deprecation` and `Sunset` headers, that the method is deprecated and when it is switched
  * off. The same for both backends.
  */
-export function responseWarnings(method: string | undefined, res: ApiResponse): string[] {
+function responseWarnings(method: string | undefined, res: ApiResponse): string[] {
   const out = [...(res.warnings ?? [])];
   const name = method ?? 'the call';
   if (res.status === 429) {
@@ -47,7 +47,11 @@ export function responseWarnings(method: string | undefined, res: ApiResponse): 
         `${limit ? ` (the limit is ${limit} requests a minute per owner, every method counted)` : ''}.`,
     );
   }
-  if (res.status === 503 && headerOf(res.headers, 'retry-after') !== undefined && !(isObject(res.body) && res.body.code === 'outcome_unknown')) {
+  if (
+    res.status === 503 &&
+    headerOf(res.headers, 'retry-after') !== undefined &&
+    !(isObject(res.body) && res.body.code === 'outcome_unknown')
+  ) {
     // The database could not be reached and the call was rolled back (an outcome the server
     // could not learn is `outcome_unknown`, whose message says what to read back first).
     out.push(`Service unavailable: ${name} was not carried out; retry in ${retryAfterSeconds(res.headers)} s.`);

@@ -33,7 +33,9 @@ async function bots(ctx: McpContext, value: string): Promise<Completion> {
   if (typeof owner !== 'number' || !ctx.directory) return NONE;
   const needle = loose(value.trim());
   const all = await ctx.directory.botChoices(owner);
-  return cap(all.filter((b) => String(b.id).startsWith(needle) || (b.name !== null && loose(b.name).includes(needle))).map((b) => String(b.id)));
+  return cap(
+    all.filter((b) => String(b.id).startsWith(needle) || (b.name !== null && loose(b.name).includes(needle))).map((b) => String(b.id)),
+  );
 }
 
 async function contacts(ctx: McpContext, value: string, context: Record<string, string>): Promise<Completion> {
@@ -41,7 +43,11 @@ async function contacts(ctx: McpContext, value: string, context: Record<string, 
   if (typeof owner !== 'number' || !ctx.contacts || value.trim() === '') return NONE;
   const bot = /^\d+$/.test(context.bot_id ?? '') ? Number(context.bot_id) : await ctx.defaultBot();
   try {
-    const found = await ctx.contacts.find(owner, value.slice(0, 200), { botIds: bot === undefined ? undefined : [bot], limit: 20, wait: false });
+    const found = await ctx.contacts.find(owner, value.slice(0, 200), {
+      botIds: bot === undefined ? undefined : [bot],
+      limit: 20,
+      wait: false,
+    });
     return { values: found.hits.map((h) => String(h.id)), total: found.total, hasMore: found.total > found.hits.length };
   } catch {
     return NONE; // a refused search offers nothing; the tool call will say why
@@ -62,7 +68,8 @@ export async function complete(
   argument: { name: string; value: string },
   context: Record<string, string> = {},
 ): Promise<Completion> {
-  if (ref.type === 'ref/resource' && ref.uri === LIST_TEMPLATE && argument.name === 'schema_id') return completeSchemaId(ctx, argument.value);
+  if (ref.type === 'ref/resource' && ref.uri === LIST_TEMPLATE && argument.name === 'schema_id')
+    return completeSchemaId(ctx, argument.value);
   const prompt = ref.type === 'ref/prompt' ? listPrompts().find((p) => p.name === ref.name) : undefined;
   if (!prompt?.arguments?.some((a) => a.name === argument.name)) return NONE;
   switch (argument.name) {

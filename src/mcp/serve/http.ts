@@ -31,7 +31,7 @@ import { mcpServerFactory } from './server.js';
 import type { ToolSpec } from '../tool-spec.js';
 import type { McpContext } from '../context.js';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 export function isLoopback(host: string): boolean {

@@ -5,10 +5,16 @@
  * service under them load on the first request that needs them: the opening answer never
  * waits on them. Imports nothing of ours beyond types, so that it loads fast.
  */
-import { Server, type HandlerResultTypeMap, type McpRequestContext, type RequestTypeMap, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  Server,
+  type HandlerResultTypeMap,
+  type McpRequestContext,
+  type RequestTypeMap,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 
-export const SERVER_NAME = 'workspace-mcp';
-export const SERVER_VERSION = '0.1.0';
+const SERVER_NAME = 'workspace-mcp';
+const SERVER_VERSION = '0.1.0';
 
 export interface InstanceOptions {
   /**
@@ -24,11 +30,23 @@ export interface InstanceOptions {
 export type McpServerFactory = (rc?: McpRequestContext, o?: InstanceOptions) => Server;
 
 /** The requests served beside the SDK's own (initialize, server/discover, ping, logging/setLevel). */
-type Served = 'tools/list' | 'tools/call' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'completion/complete' | 'prompts/list' | 'prompts/get';
+type Served =
+  | 'tools/list'
+  | 'tools/call'
+  | 'resources/list'
+  | 'resources/templates/list'
+  | 'resources/read'
+  | 'completion/complete'
+  | 'prompts/list'
+  | 'prompts/get';
 
 /** How one request is answered, given the instance it came to. */
-export type RequestHandlers = {
-  [M in Served]: (server: Server, req: RequestTypeMap[M], rctx: ServerContext) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>;
+type RequestHandlers = {
+  [M in Served]: (
+    server: Server,
+    req: RequestTypeMap[M],
+    rctx: ServerContext,
+  ) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>;
 };
 
 /** What the instances of one server share: the handlers, and the hooks the instance needs. */
@@ -67,7 +85,7 @@ export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instru
   /** `fn` over the wiring: at once when it is there, else once it loaded. */
   const withWiring = <T>(fn: (w: Wiring) => T): T | Promise<Awaited<T>> => {
     const w = get();
-    return w instanceof Promise ? w.then(fn) as Promise<Awaited<T>> : fn(w);
+    return w instanceof Promise ? (w.then(fn) as Promise<Awaited<T>>) : fn(w);
   };
 
   return (_rc, o = { pushListChanged: true }) => {
@@ -90,7 +108,9 @@ export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instru
     server.setRequestHandler('tools/list', (req, rctx) => withWiring((w) => h(w)['tools/list'](server, req, rctx)));
     server.setRequestHandler('tools/call', (req, rctx) => withWiring((w) => h(w)['tools/call'](server, req, rctx)));
     server.setRequestHandler('resources/list', (req, rctx) => withWiring((w) => h(w)['resources/list'](server, req, rctx)));
-    server.setRequestHandler('resources/templates/list', (req, rctx) => withWiring((w) => h(w)['resources/templates/list'](server, req, rctx)));
+    server.setRequestHandler('resources/templates/list', (req, rctx) =>
+      withWiring((w) => h(w)['resources/templates/list'](server, req, rctx)),
+    );
     server.setRequestHandler('resources/read', (req, rctx) => withWiring((w) => h(w)['resources/read'](server, req, rctx)));
     server.setRequestHandler('completion/complete', (req, rctx) => withWiring((w) => h(w)['completion/complete'](server, req, rctx)));
     server.setRequestHandler('prompts/list', (req, rctx) => withWiring((w) => h(w)['prompts/list'](server, req, rctx)));

@@ -14,9 +14,14 @@ export function instructionsFor(tools: readonly string[] | ((name: string) => bo
     "Tools for a chat-bot platform's Workspace API: one tool per API method, with its parameters" +
       (own.length ? `, and the server's own ${own.join(', ')}.` : '.'),
   ];
-  if (has('getWorkspace')) lines.push('Start with getWorkspace for your bot ids and project uuids; where a tool needs a bot_id, a left-out one means the default bot.');
+  if (has('getWorkspace'))
+    lines.push(
+      'Start with getWorkspace for your bot ids and project uuids; where a tool needs a bot_id, a left-out one means the default bot.',
+    );
   if (has('findContacts')) {
-    lines.push('To find a person (by name, phone, email, @username or id) call findContacts: it gives their contact_id and accounts with balances.');
+    lines.push(
+      'To find a person (by name, phone, email, @username or id) call findContacts: it gives their contact_id and accounts with balances.',
+    );
   }
   const ids = [
     ...(has('getContactAccounts') ? ['account_id from getContactAccounts'] : []),

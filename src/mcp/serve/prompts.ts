@@ -15,7 +15,7 @@ const PROMPTS: PromptDef[] = [
   {
     name: 'setupLoyaltyBalance',
     title: 'Set up a loyalty balance for a contact',
-    description: 'Open (or find) a contact\'s account in a currency and credit a starting balance, safely.',
+    description: "Open (or find) a contact's account in a currency and credit a starting balance, safely.",
     arguments: [
       { name: 'contact_id', description: 'The contact id (findContacts finds it by name, phone or username)', required: true },
       { name: 'currency', description: 'ISO 4217 code, e.g. USD (default USD)', required: false },
@@ -76,8 +76,7 @@ const PROMPTS: PromptDef[] = [
         'Rules: 1 to 30 fields; slugs use letters, digits, - and _, unique in the list, up to 255 characters; types are ' +
           'string, number, bool, date, datetime, money, file, image, contact, bot; money needs a currency; fields are ' +
           'required unless is_required is false.',
-        'Show the design first, then call createListSchema, then report the new list id (readable later as ' +
-          'workspace://lists/{id}).',
+        'Show the design first, then call createListSchema, then report the new list id (readable later as ' + 'workspace://lists/{id}).',
       ]
         .filter(Boolean)
         .join('\n');
@@ -97,7 +96,8 @@ const CHECKS: Record<string, (v: string) => string | undefined> = {
   bot_id: (v) =>
     WHOLE.test(v) ? undefined : `bot_id must be a bot id (a whole number), not ${JSON.stringify(v)}. getWorkspace lists your bots.`,
   currency: (v) => (isCurrency(v.toUpperCase()) ? undefined : `currency must be an ISO 4217 code such as USD, not ${JSON.stringify(v)}.`),
-  amount: (v) => (/^\d{1,14}(\.\d{1,4})?$/.test(v) ? undefined : `amount must be a number in major units such as 5.00, not ${JSON.stringify(v)}.`),
+  amount: (v) =>
+    /^\d{1,14}(\.\d{1,4})?$/.test(v) ? undefined : `amount must be a number in major units such as 5.00, not ${JSON.stringify(v)}.`,
   format: (v) => (v === 'jsonl' || v === 'csv' ? undefined : `format must be jsonl or csv, not ${JSON.stringify(v)}.`),
   since: (v) => (Number.isNaN(Date.parse(v)) ? `since must be an ISO 8601 date such as 2026-01-31, not ${JSON.stringify(v)}.` : undefined),
   where: (v) =>

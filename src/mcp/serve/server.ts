@@ -10,7 +10,17 @@
  * The instance itself (capabilities, instructions) is instance.ts's, the tool flags filter.ts's:
  * both load without this module, which the stdio server loads on the first request needing it.
  */
-import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, isInputRequiredResult, type CallToolResult, type ClientCapabilities, type InputRequiredResult, type Server, type ServerContext, type Tool } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isInputRequiredResult,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type Server,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import { log } from '../../log.js';
 import { METHODS } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
@@ -31,8 +41,8 @@ import { methodTools } from '../tools/method-tool.js';
 import type { ToolSpec } from '../tool-spec.js';
 import type { McpContext } from '../context.js';
 
-export { SERVER_NAME, SERVER_VERSION, type InstanceOptions, type McpServerFactory } from './instance.js';
-export { checkToolFilter, type ToolFilter } from './tool-filter.js';
+export { type InstanceOptions, type McpServerFactory } from './instance.js';
+export { type ToolFilter } from './tool-filter.js';
 
 /**
  * All tools, then the filter (see `pick`); with the MCP Apps views on, a tool's view in its
@@ -84,7 +94,9 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
       'tools/call': (server, req, rctx): Promise<CallToolResult | InputRequiredResult> => {
         const tool = byName.get(req.params.name);
         if (!tool || (isAppOnly(tool) && !apps(server, rctx))) {
-          return Promise.resolve(refusal(new ApiError('route_not_found', `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.`)));
+          return Promise.resolve(
+            refusal(new ApiError('route_not_found', `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.`)),
+          );
         }
         const token = rctx.mcpReq._meta?.progressToken;
         const progress = async (value: number, total: number | undefined, message: string) => {
@@ -102,7 +114,8 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
         const elicit = ctx.questions.elicitor(rctx, tool.name, args, { caps: capsOf(server, rctx), who: String(ctx.knownOwner ?? '') });
         // Who is calling: as it named itself at initialize (2025) or in this request's _meta (2026-07-28).
         const client =
-          server.getClientVersion() ?? (rctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name: string; version: string } } | undefined)?.[CLIENT_INFO_META_KEY];
+          server.getClientVersion() ??
+          (rctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name: string; version: string } } | undefined)?.[CLIENT_INFO_META_KEY];
         const caller = { client: client ? { name: client.name, version: client.version } : null, session: rctx.sessionId ?? null };
         return withRequestLog(rctx, async () => {
           try {
@@ -132,7 +145,13 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
 
 /** The factory of MCP servers over a shared context and tool set. */
 export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerFactory {
-  return instanceFactory(wiringOf(ctx, tools), instructionsFor(tools.map((t) => t.name), ctx.maxResultChars));
+  return instanceFactory(
+    wiringOf(ctx, tools),
+    instructionsFor(
+      tools.map((t) => t.name),
+      ctx.maxResultChars,
+    ),
+  );
 }
 
 /** One MCP server instance over a context and tool set (tests; the entries use the factory). */

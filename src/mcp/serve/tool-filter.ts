@@ -45,7 +45,9 @@ export function pick<T extends Described>(all: readonly T[], filter: ToolFilter)
     const readOnly = all.filter((t) => t.annotations.readOnlyHint === true).map((t) => t.name);
     throw new Error(
       `the flags ${flags.join(' ')} leave no tool to serve: ` +
-        (filter.readOnly ? `with --read-only name tools that change nothing (${readOnly.join(', ')}), or drop --read-only` : 'name at least one tool the other flags allow'),
+        (filter.readOnly
+          ? `with --read-only name tools that change nothing (${readOnly.join(', ')}), or drop --read-only`
+          : 'name at least one tool the other flags allow'),
     );
   }
   return left;

@@ -38,7 +38,11 @@ function unknownKeyMessage(key: string, known: string[], elsewhere?: (key: strin
  * Names the schema does not know, at any depth, as Laravel-style errors (`fields.0.colour`).
  * Only unknown names are reported here; wrong values are the API's to judge.
  */
-export function unknownArguments(shape: Shape, args: Record<string, unknown>, elsewhere?: (key: string) => string | undefined): Map<string, string[]> {
+export function unknownArguments(
+  shape: Shape,
+  args: Record<string, unknown>,
+  elsewhere?: (key: string) => string | undefined,
+): Map<string, string[]> {
   const errors = new Map<string, string[]>();
   // A walk over the rule shape, not a zod parse: this runs on every tool call.
   const walk = (sh: Shape, value: unknown, prefix: string) => {

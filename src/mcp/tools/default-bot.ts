@@ -10,7 +10,7 @@ import type { McpContext } from '../context.js';
 const NOTE = 'Default: the default bot';
 
 /** Whether the method requires a bot_id, always or when another argument is left out (createListSchema's project_uuid). */
-export function takesDefaultBot(def: MethodDef): boolean {
+function takesDefaultBot(def: MethodDef): boolean {
   const state = def.params.bot_id?.state;
   return state?.required === true || state?.requiredWithout !== undefined;
 }

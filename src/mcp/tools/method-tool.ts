@@ -32,7 +32,7 @@ const idempotencyRule = r
   .describe('A new key (e.g. a UUID) per move, the same on a retry: the money moves once (the retry answers "replayed": true)');
 
 /** The tool's parameter shape: the method's, its parameter aliases, and the server's own extras. */
-export function toolShape(def: MethodDef): Shape {
+function toolShape(def: MethodDef): Shape {
   const shape: Shape = { ...def.params };
   for (const [alias, canonical] of Object.entries(def.paramAliases ?? {})) {
     const rule = def.params[canonical];
@@ -70,7 +70,7 @@ function descriptionOf(def: MethodDef): string {
 }
 
 /** The tool of one API method. */
-export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
+function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
   const shape = withOptionalBot(def, toolShape(def));
   const schemas: { input?: JsonSchema; output?: JsonSchema } = {};
 
@@ -94,7 +94,10 @@ export function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
         if (!def.money) throw e;
         // A bug of ours on the money path, maybe after the move: the model must not retry blind.
         logWithin(extra.signal, () => log.error({ err: e, tool: def.name }, 'money tool failed'));
-        return toolResult(outcomeUnknown(def.name, def, 'the MCP server failed on the money path').response(), { method: def.name, budget: ctx.maxResultChars });
+        return toolResult(outcomeUnknown(def.name, def, 'the MCP server failed on the money path').response(), {
+          method: def.name,
+          budget: ctx.maxResultChars,
+        });
       }
     },
   };
@@ -115,7 +118,13 @@ function record(ctx: McpContext, entry: AuditEntry, signal: AbortSignal): string
 }
 
 /** A method tool's call: the answer, recorded in the audit trail when it changes data. */
-async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome> {
+async function runMethod(
+  def: MethodDef,
+  ctx: McpContext,
+  shape: Shape,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+): Promise<ToolOutcome> {
   // Every call of a tool that changes data is recorded, refusals and replays included.
   const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
   // A move the person confirmed elsewhere is recorded so, over a cap or not.
@@ -127,7 +136,10 @@ async function runMethod(def: MethodDef, ctx: McpContext, shape: Shape, args: Re
     return outcome;
   }
   let answer = outcome;
-  const unrecorded = audit && !answer.audited ? record(ctx, { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true }, extra.signal) : undefined;
+  const unrecorded =
+    audit && !answer.audited
+      ? record(ctx, { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true }, extra.signal)
+      : undefined;
   if (unrecorded) answer = { ...answer, warnings: [...(answer.warnings ?? []), unrecorded] };
   if (isSuccess(answer.status) && !answer.replayed) {
     if (def.changesLists) ctx.listsChanged();
@@ -190,15 +202,17 @@ async function answerOf(
   const invalid = moneyParams(def, ctx, params, extra);
   if (invalid) return invalid.response();
   // Only a money call passes a gate first: any other is the backend's call itself.
-  const call = !def.money ? () => ctx.call(def.name, params, opts) : async (): Promise<ApiResponse | InputRequiredResult> => {
-    const gate = await moneyGate(ctx, def, params, extra, audit);
-    if ('refusal' in gate) return gate.refusal.response();
-    if ('ask' in gate) return gate.ask;
-    const res = await ctx.call(def.name, params, opts);
-    // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
-    if (gate.reservation !== undefined && !isSuccess(res.status) && !isOutcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
-    return res;
-  };
+  const call = !def.money
+    ? () => ctx.call(def.name, params, opts)
+    : async (): Promise<ApiResponse | InputRequiredResult> => {
+        const gate = await moneyGate(ctx, def, params, extra, audit);
+        if ('refusal' in gate) return gate.refusal.response();
+        if ('ask' in gate) return gate.ask;
+        const res = await ctx.call(def.name, params, opts);
+        // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
+        if (gate.reservation !== undefined && !isSuccess(res.status) && !isOutcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
+        return res;
+      };
   const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });
   if (!isMoney(def)) return withParams(await call());
   // An answered question is spent by its first answer, whatever it was: that answer is kept
@@ -210,7 +224,9 @@ async function answerOf(
   if (key === undefined || key === null) return withParams(await answered());
   // No NUL: a key is kept in the database, and PostgreSQL's text cannot hold one.
   if (typeof key !== 'string' || key.length < 1 || key.length > 255 || key.includes('\0'))
-    return fail.invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters, with no NUL character.').response();
+    return fail
+      .invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters, with no NUL character.')
+      .response();
   return withParams(await callOnce(ctx.keys, def, key, params, answered));
 }
 
@@ -221,7 +237,13 @@ async function answerOf(
  * idempotency_key, with the window's reservation and the audit row (its `confirmation` is
  * `confirmed`). An MCP Apps view's commit tool calls it with `{ how: 'app view', by: ... }`.
  */
-export function moneyCall(ctx: McpContext, method: string, args: Record<string, unknown>, extra: ToolExtra, confirmed?: Confirmation): Promise<ToolOutcome> {
+export function moneyCall(
+  ctx: McpContext,
+  method: string,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  confirmed?: Confirmation,
+): Promise<ToolOutcome> {
   const def = findMethod(method);
   // Only a method whose definition says it moves money takes this path (a bug of ours otherwise).
   if (!def || !isMoney(def)) throw new Error(`moneyCall: ${method} moves no money`);

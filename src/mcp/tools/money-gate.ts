@@ -66,7 +66,8 @@ export async function moneyGate(
   if (!def.money || !money || !hasCaps(money.policy)) return {};
   const { account_id: id, amount } = params;
   // Fails closed: only the numbers moneyParams checked go on (anything else was refused there).
-  if (typeof id !== 'number' || typeof amount !== 'number') return { refusal: fail.invalid('amount', 'The amount field must be an integer.') };
+  if (typeof id !== 'number' || typeof amount !== 'number')
+    return { refusal: fail.invalid('amount', 'The amount field must be an integer.') };
   const known = await ctx.account(id, extra.signal);
   if (!known) return { refusal: unknownAccount(id) };
   const caps = capsFor(money.policy, known.currency);
@@ -135,10 +136,12 @@ export function moneyParams(def: MethodDef, ctx: McpContext, params: Record<stri
   const shape = def.params as Shape;
   // As Laravel's middleware leaves them: a string trimmed, an empty one null.
   const asSent = (v: unknown) => (typeof v === 'string' ? v.trim() || null : v);
-  const checked = validate({ account_id: shape.account_id!, amount: shape.amount! }, { account_id: asSent(params.account_id), amount: asSent(params.amount) });
+  const checked = validate(
+    { account_id: shape.account_id!, amount: shape.amount! },
+    { account_id: asSent(params.account_id), amount: asSent(params.amount) },
+  );
   if (!checked.ok) return fail.validation(checked.errors);
   params.account_id = checked.params.account_id;
   params.amount = checked.params.amount;
   return undefined;
 }
-

@@ -31,11 +31,18 @@ export class PgMcpState {
           [scope, key, method, paramsHash, isoTime()],
         ).rowCount;
         if (won === 1) return undefined;
-        return keptCall(c.one<KeyRow>('SELECT method, params_hash, status, body FROM mcp_idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]));
+        return keptCall(
+          c.one<KeyRow>('SELECT method, params_hash, status, body FROM mcp_idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]),
+        );
       },
       /** Keep the answer of a reserved call. */
       complete(key: string, answer: KeptAnswer): void {
-        c.query('UPDATE mcp_idempotency_keys SET status = $1, body = $2 WHERE scope = $3 AND key = $4 AND status = 0', [answer.status, bodyText(answer.body), scope, key]);
+        c.query('UPDATE mcp_idempotency_keys SET status = $1, body = $2 WHERE scope = $3 AND key = $4 AND status = 0', [
+          answer.status,
+          bodyText(answer.body),
+          scope,
+          key,
+        ]);
       },
       /** Give the key back (the call moved nothing), so it may be used again. */
       release(key: string): void {
@@ -65,7 +72,10 @@ export class PgMcpState {
             return (
               overCap(used, amount, caps, force) ?? {
                 ok: true,
-                id: c.one<{ id: number }>('INSERT INTO mcp_money_moves (scope, account_id, amount, at_ms) VALUES ($1, $2, $3, $4) RETURNING id', [scope, accountId, amount, now])!.id,
+                id: c.one<{ id: number }>(
+                  'INSERT INTO mcp_money_moves (scope, account_id, amount, at_ms) VALUES ($1, $2, $3, $4) RETURNING id',
+                  [scope, accountId, amount, now],
+                )!.id,
               }
             );
           },

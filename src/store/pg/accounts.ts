@@ -34,7 +34,10 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
   }
   listByContacts(contactIds: readonly number[]): Map<number, AccountRow[]> {
     if (contactIds.length === 0) return new Map();
-    return groupByContact(this.c.query<AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = ANY($1::bigint[]) ORDER BY contact_id, id', [contactIds]).rows);
+    return groupByContact(
+      this.c.query<AccountRow>('SELECT * FROM contact_accounts WHERE contact_id = ANY($1::bigint[]) ORDER BY contact_id, id', [contactIds])
+        .rows,
+    );
   }
   get(id: number): AccountRow | undefined {
     return this.c.one<AccountRow>('SELECT * FROM contact_accounts WHERE id = $1', [id]);
@@ -69,7 +72,15 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
    * check fails: the caller then reads the account to tell which, under the row lock taken
    * here. Run it inside `store.tx`.
    */
-  tryMove(m: { id: number; ownerId: number; delta: number; max: number; operation: Operation; description: string; now: string }): AccountRow | undefined {
+  tryMove(m: {
+    id: number;
+    ownerId: number;
+    delta: number;
+    max: number;
+    operation: Operation;
+    description: string;
+    now: string;
+  }): AccountRow | undefined {
     const debit = m.operation === 'Debit via API';
     // One statement, one round trip: the row lock is held from here to COMMIT only, so moves
     // of one account follow each other as closely as the commits allow. It returns the
@@ -98,7 +109,11 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
   }
 
   move(id: number, balance: number, delta: number, operation: Operation, description: string, now: string): AccountRow {
-    const row = this.c.one<AccountRow>('UPDATE contact_accounts SET amount = $1, updated_at = $2 WHERE id = $3 RETURNING *', [balance, now, id]);
+    const row = this.c.one<AccountRow>('UPDATE contact_accounts SET amount = $1, updated_at = $2 WHERE id = $3 RETURNING *', [
+      balance,
+      now,
+      id,
+    ]);
     if (!row) throw new Error(`account ${id} vanished inside its transaction`);
     this.c.query(
       `INSERT INTO account_journal (account_id, operation, amount, description, balance_after, created_at)

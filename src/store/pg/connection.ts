@@ -44,7 +44,10 @@ export interface PgOptions {
   retryMs?: number;
 }
 
-type Answer = { rows: unknown[]; rowCount: number; generation: number } | { error: { message: string; code?: string; lost: boolean } } | { closed: true };
+type Answer =
+  | { rows: unknown[]; rowCount: number; generation: number }
+  | { error: { message: string; code?: string; lost: boolean } }
+  | { closed: true };
 
 /** SQLSTATEs after which the whole transaction is run again: serialisation failure, deadlock. */
 const RETRY = new Set(['40001', '40P01']);
@@ -130,7 +133,11 @@ export class PgConnection {
   }
 
   /** Run one statement; its rows (objects by column, or arrays with `array`). */
-  query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], opts: { array?: boolean } = {}): { rows: R[]; rowCount: number } {
+  query<R = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+    opts: { array?: boolean } = {},
+  ): { rows: R[]; rowCount: number } {
     if (params.some(holdsNul)) throw new StoreBadText('a text holds the NUL character, which PostgreSQL cannot store');
     const a = this.roundTrip({ sql, params, array: opts.array === true, generation: this.generation });
     if ('error' in a) {
@@ -187,7 +194,8 @@ export class PgConnection {
       } catch (e) {
         this.rollback();
         if (!(this.doomed || (e instanceof PgError && e.code !== undefined && RETRY.has(e.code)))) throw e;
-        if (Date.now() >= giveUp) throw new StoreUnavailable(`PostgreSQL: still conflicting after ${attempt + 1} attempts: ${(e as Error).message}`);
+        if (Date.now() >= giveUp)
+          throw new StoreUnavailable(`PostgreSQL: still conflicting after ${attempt + 1} attempts: ${(e as Error).message}`);
         // Back off, longer each time (up to 50 ms), with jitter, so racing transactions spread out.
         Atomics.wait(this.nap, 0, 0, Math.random() * Math.min(50, 2 ** attempt));
       } finally {
@@ -226,7 +234,9 @@ export class PgConnection {
       const status = this.status(txid);
       if (status === 'committed') return;
       if (status === 'aborted') throw e;
-      throw new StoreOutcomeUnknown(`PostgreSQL: the answer to COMMIT was lost and the transaction's outcome is ${status ?? 'unknown'}: ${e.message}`);
+      throw new StoreOutcomeUnknown(
+        `PostgreSQL: the answer to COMMIT was lost and the transaction's outcome is ${status ?? 'unknown'}: ${e.message}`,
+      );
     }
   }
 
@@ -303,6 +313,7 @@ const ESCAPED_NUL = /(?:^|[^\\])(?:\\\\)*\\u0000/;
  */
 export function jsonbText(value: unknown): string {
   const text = JSON.stringify(value);
-  if (text.includes('\\u0000') && ESCAPED_NUL.test(text)) throw new StoreBadText('a text holds the NUL character, which PostgreSQL cannot store');
+  if (text.includes('\\u0000') && ESCAPED_NUL.test(text))
+    throw new StoreBadText('a text holds the NUL character, which PostgreSQL cannot store');
   return text;
 }

@@ -6,7 +6,15 @@
  * A date window that leaves none of the bots' contacts out (the export's `date_to` cap of
  * "now") is no window; any other is counted and paged through the index `contacts_listed_ts`.
  */
-import { BLOCK_IDS, type ContactAccessRow, type ContactRow, type ContactStore, type ContactUpsert, type DateWindow, type VariableRow } from '../contacts.js';
+import {
+  BLOCK_IDS,
+  type ContactAccessRow,
+  type ContactRow,
+  type ContactStore,
+  type ContactUpsert,
+  type DateWindow,
+  type VariableRow,
+} from '../contacts.js';
 import type { Surface } from '../store-api.js';
 import { groupByContact } from '../group.js';
 import { unixSeconds } from '../time.js';
@@ -41,23 +49,23 @@ export class PgContactStore implements Surface<ContactStore> {
   count(botIds: readonly number[], window: DateWindow = {}): number {
     if (botIds.length === 0) return 0;
     if (this.wholeOf(botIds, window)) {
-      return this.c.one<{ n: number }>('SELECT coalesce(sum(n), 0)::bigint AS n FROM contact_blocks WHERE bot_id = ANY($1::bigint[])', [botIds])!.n;
+      return this.c.one<{ n: number }>('SELECT coalesce(sum(n), 0)::bigint AS n FROM contact_blocks WHERE bot_id = ANY($1::bigint[])', [
+        botIds,
+      ])!.n;
     }
-    return this.c.one<{ n: number }>(`SELECT count(*) AS n FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND created_ts BETWEEN $2 AND $3`, [
-      botIds,
-      ...bounds(window),
-    ])!.n;
+    return this.c.one<{ n: number }>(
+      `SELECT count(*) AS n FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND created_ts BETWEEN $2 AND $3`,
+      [botIds, ...bounds(window)],
+    )!.n;
   }
   pageIds(botIds: readonly number[], offset: number, limit: number, window: DateWindow = {}): number[] {
     if (botIds.length === 0 || limit <= 0 || !Number.isSafeInteger(offset) || offset < 0) return [];
     if (!this.wholeOf(botIds, window)) {
       return this.c
-        .query<{ id: number }>(`SELECT id FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND created_ts BETWEEN $2 AND $3 ORDER BY id LIMIT $4 OFFSET $5`, [
-          botIds,
-          ...bounds(window),
-          limit,
-          offset,
-        ])
+        .query<{ id: number }>(
+          `SELECT id FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND created_ts BETWEEN $2 AND $3 ORDER BY id LIMIT $4 OFFSET $5`,
+          [botIds, ...bounds(window), limit, offset],
+        )
         .rows.map((r) => r.id);
     }
     // The block holding the offset-th contact (the block counts summed in id order), and how
@@ -71,12 +79,10 @@ export class PgContactStore implements Surface<ContactStore> {
     );
     if (!at) return [];
     return this.c
-      .query<{ id: number }>(`SELECT id FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND id >= $2 ORDER BY id LIMIT $3 OFFSET $4`, [
-        botIds,
-        at.block * BLOCK_IDS,
-        limit,
-        at.skip,
-      ])
+      .query<{ id: number }>(
+        `SELECT id FROM contacts WHERE bot_id = ANY($1::bigint[]) AND ${LISTED} AND id >= $2 ORDER BY id LIMIT $3 OFFSET $4`,
+        [botIds, at.block * BLOCK_IDS, limit, at.skip],
+      )
       .rows.map((r) => r.id);
   }
   /**
@@ -98,7 +104,10 @@ export class PgContactStore implements Surface<ContactStore> {
   }
   tagsByContact(ids: readonly number[]): Map<number, string[]> {
     if (ids.length === 0) return new Map();
-    const rows = this.c.query<{ contact_id: number; name: string }>('SELECT contact_id, name FROM contact_tags WHERE contact_id = ANY($1::bigint[]) ORDER BY contact_id, position', [ids]).rows;
+    const rows = this.c.query<{ contact_id: number; name: string }>(
+      'SELECT contact_id, name FROM contact_tags WHERE contact_id = ANY($1::bigint[]) ORDER BY contact_id, position',
+      [ids],
+    ).rows;
     return groupByContact(rows, (r) => r.name);
   }
   variablesByContact(ids: readonly number[]): Map<number, VariableRow[]> {
@@ -125,10 +134,10 @@ export class PgContactStore implements Surface<ContactStore> {
   }
 
   private upsertInTx(u: ContactUpsert): { id: number; created: boolean } {
-    const found = this.c.one<{ id: number }>(`SELECT id FROM contacts WHERE bot_id = $1 AND ${EXTERNAL_COLUMN[u.messenger]} = $2 AND deleted_at IS NULL`, [
-      u.botId,
-      u.externalId,
-    ]);
+    const found = this.c.one<{ id: number }>(
+      `SELECT id FROM contacts WHERE bot_id = $1 AND ${EXTERNAL_COLUMN[u.messenger]} = $2 AND deleted_at IS NULL`,
+      [u.botId, u.externalId],
+    );
     let id: number;
     if (found) {
       id = found.id;
@@ -164,7 +173,11 @@ export class PgContactStore implements Surface<ContactStore> {
         ],
       )!.id;
       // Not sent to the person: a note in the conversation, as an incoming entry.
-      this.c.query("INSERT INTO conversation (contact_id, direction, text, created_at) VALUES ($1, 'in', $2, $3)", [id, u.firstMessage, u.now]);
+      this.c.query("INSERT INTO conversation (contact_id, direction, text, created_at) VALUES ($1, 'in', $2, $3)", [
+        id,
+        u.firstMessage,
+        u.now,
+      ]);
       this.c.query('UPDATE bots SET subscriber_count = subscriber_count + 1 WHERE id = $1', [u.botId]);
     }
     reindex(this.c, [id]);
@@ -172,7 +185,10 @@ export class PgContactStore implements Surface<ContactStore> {
       this.c.query('DELETE FROM contact_tags WHERE contact_id = $1', [id]);
       const tags = [...new Set(u.tags)];
       if (tags.length > 0) {
-        this.c.query('INSERT INTO contact_tags (contact_id, position, name) SELECT $1, t.ord - 1, t.name FROM unnest($2::text[]) WITH ORDINALITY AS t(name, ord)', [id, tags]);
+        this.c.query(
+          'INSERT INTO contact_tags (contact_id, position, name) SELECT $1, t.ord - 1, t.name FROM unnest($2::text[]) WITH ORDINALITY AS t(name, ord)',
+          [id, tags],
+        );
       }
     }
     return { id, created: !found };

@@ -8,7 +8,9 @@ export class PgDirectoryStore implements Surface<DirectoryStore> {
 
   /** Own projects in the order they were made, then those the owner was invited to by uuid (SQLite's index orders). */
   projects(ownerId: number): ProjectView[] {
-    const own = this.c.query<ProjectView>("SELECT uuid, name, 'owner' AS role FROM projects WHERE owner_id = $1 ORDER BY seq", [ownerId]).rows;
+    const own = this.c.query<ProjectView>("SELECT uuid, name, 'owner' AS role FROM projects WHERE owner_id = $1 ORDER BY seq", [
+      ownerId,
+    ]).rows;
     const invited = this.c.query<ProjectView>(
       `SELECT p.uuid, p.name, 'member' AS role FROM members m JOIN projects p ON p.uuid = m.project_uuid
        WHERE m.owner_id = $1 AND p.owner_id <> m.owner_id ORDER BY m.project_uuid`,

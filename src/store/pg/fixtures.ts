@@ -27,10 +27,25 @@ const BATCH = 1000;
 
 /** The columns of a fixture's contact row, and their types (for unnest). */
 const CONTACT_COLUMNS: ReadonlyArray<[keyof FixtureContact, 'bigint' | 'text']> = [
-  ['id', 'bigint'], ['bot_id', 'bigint'], ['messenger', 'text'], ['name', 'text'], ['phone', 'text'], ['email', 'text'], ['address', 'text'],
-  ['avatar', 'text'], ['telegram_id', 'text'], ['telegram_username', 'text'], ['max_user_id', 'bigint'], ['max_username', 'text'],
-  ['vk_user_id', 'bigint'], ['viber_id', 'text'], ['created_at', 'text'], ['created_ts', 'bigint'], ['unsubscribed_at', 'text'],
-  ['preview', 'bigint'], ['deleted_at', 'text'],
+  ['id', 'bigint'],
+  ['bot_id', 'bigint'],
+  ['messenger', 'text'],
+  ['name', 'text'],
+  ['phone', 'text'],
+  ['email', 'text'],
+  ['address', 'text'],
+  ['avatar', 'text'],
+  ['telegram_id', 'text'],
+  ['telegram_username', 'text'],
+  ['max_user_id', 'bigint'],
+  ['max_username', 'text'],
+  ['vk_user_id', 'bigint'],
+  ['viber_id', 'text'],
+  ['created_at', 'text'],
+  ['created_ts', 'bigint'],
+  ['unsubscribed_at', 'text'],
+  ['preview', 'bigint'],
+  ['deleted_at', 'text'],
 ];
 
 export class PgFixtureStore implements Surface<FixtureStore> {
@@ -55,7 +70,9 @@ export class PgFixtureStore implements Surface<FixtureStore> {
   }
 
   allBotIds(ownerId: number): number[] {
-    return this.c.query<{ id: number }>('SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = $1', [ownerId]).rows.map((r) => r.id);
+    return this.c
+      .query<{ id: number }>('SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = $1', [ownerId])
+      .rows.map((r) => r.id);
   }
   worldUsed(ownerId: number): boolean {
     return (
@@ -120,7 +137,10 @@ export class PgFixtureStore implements Surface<FixtureStore> {
       }
     }
     if (bumps.size > 0) {
-      this.c.query('UPDATE bots SET subscriber_count = subscriber_count + b.n FROM unnest($1::bigint[], $2::bigint[]) AS b(id, n) WHERE bots.id = b.id', [[...bumps.keys()], [...bumps.values()]]);
+      this.c.query(
+        'UPDATE bots SET subscriber_count = subscriber_count + b.n FROM unnest($1::bigint[], $2::bigint[]) AS b(id, n) WHERE bots.id = b.id',
+        [[...bumps.keys()], [...bumps.values()]],
+      );
     }
   }
 
@@ -132,11 +152,10 @@ export class PgFixtureStore implements Surface<FixtureStore> {
     );
     const tags = batch.flatMap((p) => p.tags.map(([position, name]) => [p.row.id, position, name] as const));
     if (tags.length > 0) {
-      this.c.query('INSERT INTO contact_tags (contact_id, position, name) SELECT c, p, n FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS t(c, p, n, o) ORDER BY o', [
-        tags.map((t) => t[0]),
-        tags.map((t) => t[1]),
-        tags.map((t) => t[2]),
-      ]);
+      this.c.query(
+        'INSERT INTO contact_tags (contact_id, position, name) SELECT c, p, n FROM unnest($1::bigint[], $2::bigint[], $3::text[]) WITH ORDINALITY AS t(c, p, n, o) ORDER BY o',
+        [tags.map((t) => t[0]), tags.map((t) => t[1]), tags.map((t) => t[2])],
+      );
     }
     const vars = batch.flatMap((p) => p.variables.map((v) => [p.row.id, ...v] as const));
     if (vars.length > 0) {
@@ -183,7 +202,9 @@ export class PgFixtureStore implements Surface<FixtureStore> {
       ['bots', 'id'],
       ['contact_variables', 'id'],
     ] as const) {
-      this.c.query(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce((SELECT max(${column}) FROM ${table}), 0) + 1, false)`);
+      this.c.query(
+        `SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce((SELECT max(${column}) FROM ${table}), 0) + 1, false)`,
+      );
     }
     const ids = this.written;
     this.written = [];

@@ -24,8 +24,6 @@ import { PgSettingStore } from './settings.js';
 import { PgTagStore } from './tags.js';
 import { PgVariableStore } from './variables.js';
 
-export { isPostgresUrl } from './url.js';
-
 export class PgStore implements StoreApi {
   readonly owners: PgOwnerStore;
   readonly projects: PgProjectStore;

@@ -37,20 +37,33 @@ export class PgListStore implements Surface<ListStore> {
   constructor(private readonly c: PgConnection) {}
 
   byId(id: string): ListRow | undefined {
-    return this.c.one<ListRow>(`SELECT ${LIST_COLUMNS} FROM list_schemas s JOIN projects p ON p.uuid = s.project_uuid WHERE s.id = $1`, [id]);
+    return this.c.one<ListRow>(`SELECT ${LIST_COLUMNS} FROM list_schemas s JOIN projects p ON p.uuid = s.project_uuid WHERE s.id = $1`, [
+      id,
+    ]);
   }
   ownerPage(ownerId: number, limit: number, offset: number): { rows: ListRow[]; total: number } {
     const rows = this.c.query<ListRow>(
       `SELECT ${LIST_COLUMNS} FROM list_schemas s JOIN projects p ON p.uuid = s.project_uuid WHERE p.owner_id = $1 ORDER BY s.seq LIMIT $2 OFFSET $3`,
       [ownerId, limit, offset],
     ).rows;
-    const total = this.c.one<{ n: number }>('SELECT count(*) AS n FROM list_schemas s JOIN projects p ON p.uuid = s.project_uuid WHERE p.owner_id = $1', [ownerId])!.n;
+    const total = this.c.one<{ n: number }>(
+      'SELECT count(*) AS n FROM list_schemas s JOIN projects p ON p.uuid = s.project_uuid WHERE p.owner_id = $1',
+      [ownerId],
+    )!.n;
     return { rows, total };
   }
   projectCount(uuid: string): number {
     return this.c.one<{ n: number }>('SELECT count(*) AS n FROM list_schemas WHERE project_uuid = $1', [uuid])!.n;
   }
-  insert(l: { id: string; project_uuid: string; bot_id: number | null; name: string; is_menu: boolean; fields: StoredField[]; now: string }): void {
+  insert(l: {
+    id: string;
+    project_uuid: string;
+    bot_id: number | null;
+    name: string;
+    is_menu: boolean;
+    fields: StoredField[];
+    now: string;
+  }): void {
     this.c.query(
       `INSERT INTO list_schemas (id, project_uuid, bot_id, name, is_menu, fields, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
       [l.id, l.project_uuid, l.bot_id, l.name, l.is_menu ? 1 : 0, JSON.stringify(l.fields), l.now],
@@ -73,14 +86,20 @@ export class PgListStore implements Surface<ListStore> {
   deleteField(seq: number, fields: StoredField[], slug: string, now: string): number {
     return this.c.tx(() => {
       this.setFields(seq, fields, now);
-      const rows = this.c.query<{ seq: number; data: string }>('SELECT seq, data FROM list_records WHERE schema_seq = $1 AND data::jsonb ? $2 ORDER BY seq', [seq, slug]).rows;
+      const rows = this.c.query<{ seq: number; data: string }>(
+        'SELECT seq, data FROM list_records WHERE schema_seq = $1 AND data::jsonb ? $2 ORDER BY seq',
+        [seq, slug],
+      ).rows;
       if (rows.length === 0) return 0;
       const data = rows.map((r) => {
         const d = JSON.parse(r.data) as Record<string, unknown>;
         delete d[slug];
         return JSON.stringify(d);
       });
-      return this.c.query('UPDATE list_records r SET data = u.data FROM unnest($1::bigint[], $2::text[]) AS u(seq, data) WHERE r.seq = u.seq', [rows.map((r) => r.seq), data]).rowCount;
+      return this.c.query(
+        'UPDATE list_records r SET data = u.data FROM unnest($1::bigint[], $2::text[]) AS u(seq, data) WHERE r.seq = u.seq',
+        [rows.map((r) => r.seq), data],
+      ).rowCount;
     });
   }
   oneEncryptedValue(): { record_id: string; slug: string; value: string } | undefined {
@@ -101,7 +120,12 @@ export class PgListStore implements Surface<ListStore> {
     );
   }
   insertRecord(rec: { id: string; schema_seq: number; data: Record<string, unknown>; now: string }): void {
-    this.c.query('INSERT INTO list_records (id, schema_seq, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [rec.id, rec.schema_seq, jsonbText(rec.data), rec.now]);
+    this.c.query('INSERT INTO list_records (id, schema_seq, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)', [
+      rec.id,
+      rec.schema_seq,
+      jsonbText(rec.data),
+      rec.now,
+    ]);
   }
   updateRecord(seq: number, data: Record<string, unknown>, now: string): void {
     this.c.query('UPDATE list_records SET data = $1, updated_at = $2 WHERE seq = $3', [jsonbText(data), now, seq]);
@@ -121,12 +145,10 @@ export class PgListStore implements Surface<ListStore> {
     const bySlug = q.order === 'slug';
     const order = ORDER_SQL[`${q.order}:${q.desc ? 'desc' : 'asc'}`]!;
     const n = bySlug ? 8 : 7;
-    const rows = this.c.query<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM list_records r WHERE ${RECORD_WHERE} ${order} LIMIT $${n} OFFSET $${n + 1}`, [
-      ...params,
-      ...(bySlug ? [q.slug ?? ''] : []),
-      q.limit,
-      q.offset,
-    ]).rows;
+    const rows = this.c.query<RecordRow>(
+      `SELECT ${RECORD_COLUMNS} FROM list_records r WHERE ${RECORD_WHERE} ${order} LIMIT $${n} OFFSET $${n + 1}`,
+      [...params, ...(bySlug ? [q.slug ?? ''] : []), q.limit, q.offset],
+    ).rows;
     const total = this.c.one<{ n: number }>(`SELECT count(*) AS n FROM list_records r WHERE ${RECORD_WHERE}`, params)!.n;
     return { rows, total };
   }

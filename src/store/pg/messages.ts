@@ -19,6 +19,12 @@ export class PgMessageStore implements Surface<MessageStore> {
     )?.id;
   }
   send(m: OutgoingMessage): void {
-    this.c.query("INSERT INTO conversation (contact_id, direction, text, image, file, created_at) VALUES ($1, 'out', $2, $3, $4, $5)", [m.contactId, m.text, m.image, m.file, m.now]);
+    this.c.query("INSERT INTO conversation (contact_id, direction, text, image, file, created_at) VALUES ($1, 'out', $2, $3, $4, $5)", [
+      m.contactId,
+      m.text,
+      m.image,
+      m.file,
+      m.now,
+    ]);
   }
 }

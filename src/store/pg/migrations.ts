@@ -334,14 +334,18 @@ export function migratePg(conn: PgConnection, migrations: readonly string[] = PG
   conn.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
   try {
     conn.tx(() => {
-      const ours = conn.one<{ n: number }>("SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'workspace_schema'")!.n > 0;
+      const ours =
+        conn.one<{ n: number }>(
+          "SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'workspace_schema'",
+        )!.n > 0;
       if (!ours) {
         const others = conn.one<{ n: number }>('SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema()')!.n;
         if (others > 0) throw new PgSchemaProblem('a PostgreSQL database of another program (it has tables, none of them ours)');
         conn.exec('CREATE TABLE workspace_schema (version integer NOT NULL); INSERT INTO workspace_schema VALUES (0)');
       }
       const current = conn.one<{ version: number }>('SELECT version FROM workspace_schema')!.version;
-      if (current > migrations.length) throw new PgSchemaProblem(`made by a newer version (schema ${current}, this one knows ${migrations.length})`);
+      if (current > migrations.length)
+        throw new PgSchemaProblem(`made by a newer version (schema ${current}, this one knows ${migrations.length})`);
       for (let v = current; v < migrations.length; v++) {
         conn.exec(migrations[v]!);
         conn.query('UPDATE workspace_schema SET version = $1', [v + 1]);

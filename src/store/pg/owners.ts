@@ -36,7 +36,16 @@ export class PgOwnerStore implements Surface<OwnerStore> {
         this.c.one<{ id: number }>(
           `INSERT INTO owners (id, name, email, phone, plan, blocked_at, key_hash, created_at)
            VALUES (coalesce($1, (SELECT coalesce(max(id), 0) + 1 FROM owners)), $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-          [o.id ?? null, o.name, o.email ?? null, o.phone ?? null, o.plan ?? 'pro', o.blocked ? now : null, o.api_key ? hashKey(o.api_key) : null, o.created_at ?? now],
+          [
+            o.id ?? null,
+            o.name,
+            o.email ?? null,
+            o.phone ?? null,
+            o.plan ?? 'pro',
+            o.blocked ? now : null,
+            o.api_key ? hashKey(o.api_key) : null,
+            o.created_at ?? now,
+          ],
         )!.id,
     );
   }

@@ -46,7 +46,10 @@ export class PgProjectStore implements Surface<ProjectStore> {
   }
   ownerBotIds(ownerId: number): number[] {
     return this.c
-      .query<{ id: number }>('SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = $1 AND b.deleted_at IS NULL ORDER BY b.id', [ownerId])
+      .query<{ id: number }>(
+        'SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = $1 AND b.deleted_at IS NULL ORDER BY b.id',
+        [ownerId],
+      )
       .rows.map((r) => r.id);
   }
 }

@@ -18,6 +18,7 @@ export class PgReferralStore implements Surface<ReferralStore> {
     return this.c.one<{ n: number }>(`SELECT count(*) AS n ${REFERRALS}`, [referrerId, tags])!.n;
   }
   page(referrerId: number, tags: readonly string[] | null, limit: number, offset: number): ReferralRow[] {
-    return this.c.query<ReferralRow>(`SELECT ${COLUMNS} ${REFERRALS} ORDER BY c.id LIMIT $3 OFFSET $4`, [referrerId, tags, limit, offset]).rows;
+    return this.c.query<ReferralRow>(`SELECT ${COLUMNS} ${REFERRALS} ORDER BY c.id LIMIT $3 OFFSET $4`, [referrerId, tags, limit, offset])
+      .rows;
   }
 }

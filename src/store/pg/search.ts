@@ -31,7 +31,20 @@ function prefixes(words: readonly string[]): string[] {
 /** SQLite's trim(): spaces only. */
 const trimSpaces = (s: string) => s.replace(/^ +| +$/g, '');
 
-type Indexed = Pick<ContactRow, 'id' | 'bot_id' | 'name' | 'phone' | 'email' | 'telegram_id' | 'telegram_username' | 'max_user_id' | 'max_username' | 'vk_user_id' | 'viber_id'>;
+type Indexed = Pick<
+  ContactRow,
+  | 'id'
+  | 'bot_id'
+  | 'name'
+  | 'phone'
+  | 'email'
+  | 'telegram_id'
+  | 'telegram_username'
+  | 'max_user_id'
+  | 'max_username'
+  | 'vk_user_id'
+  | 'viber_id'
+>;
 
 /** The identifier keys of a contact, as SEARCH_SCHEMA's contact_search_key_source makes them. */
 function keys(c: Indexed): string[] {
@@ -39,7 +52,8 @@ function keys(c: Indexed): string[] {
   const phone = phoneKey(c.phone);
   if (phone !== null) out.add(`p:${phone}`);
   if (c.email !== null && trimSpaces(c.email) !== '') out.add(`e:${asciiLower(trimSpaces(c.email))}`);
-  for (const u of [c.telegram_username, c.max_username]) if (u !== null && trimSpaces(u) !== '') out.add(`u:${asciiLower(trimSpaces(u).replace(/^@+/, ''))}`);
+  for (const u of [c.telegram_username, c.max_username])
+    if (u !== null && trimSpaces(u) !== '') out.add(`u:${asciiLower(trimSpaces(u).replace(/^@+/, ''))}`);
   const id = c.telegram_id ?? c.max_user_id ?? c.vk_user_id ?? c.viber_id;
   if (id !== null) out.add(`i:${id}`);
   return [...out];
@@ -96,16 +110,21 @@ function split(words: readonly string[], match: WordMatch): [string[], string[]]
 /** The index of SEARCH_SCHEMA on PostgreSQL, as the lookups a search is made of. */
 export function pgSearchIndex(c: PgConnection): SearchIndex {
   return {
-    byId: (id, bots) => c.query<{ id: number }>('SELECT id FROM contacts WHERE id = $1 AND bot_id = ANY($2::bigint[]) AND preview = 0 AND deleted_at IS NULL', [id, bots]).rows,
+    byId: (id, bots) =>
+      c.query<{ id: number }>(
+        'SELECT id FROM contacts WHERE id = $1 AND bot_id = ANY($2::bigint[]) AND preview = 0 AND deleted_at IS NULL',
+        [id, bots],
+      ).rows,
     byKey: (key, bots, limit) =>
-      c.query<{ id: number }>('SELECT contact_id AS id FROM contact_search_keys WHERE key = $1 AND bot_id = ANY($2::bigint[]) ORDER BY contact_id LIMIT $3', [key, bots, limit]).rows,
+      c.query<{ id: number }>(
+        'SELECT contact_id AS id FROM contact_search_keys WHERE key = $1 AND bot_id = ANY($2::bigint[]) ORDER BY contact_id LIMIT $3',
+        [key, bots, limit],
+      ).rows,
     byKeyRange: (lo, hi, bots, limit) =>
-      c.query<{ id: number }>('SELECT contact_id AS id FROM contact_search_keys WHERE key >= $1 AND key < $2 AND bot_id = ANY($3::bigint[]) ORDER BY key, contact_id LIMIT $4', [
-        lo,
-        hi,
-        bots,
-        limit,
-      ]).rows,
+      c.query<{ id: number }>(
+        'SELECT contact_id AS id FROM contact_search_keys WHERE key >= $1 AND key < $2 AND bot_id = ANY($3::bigint[]) ORDER BY key, contact_id LIMIT $4',
+        [lo, hi, bots, limit],
+      ).rows,
     words: (words, bots, match, candidates, want) =>
       c.query<{ id: number }>(
         `SELECT id FROM contacts WHERE id IN (
@@ -114,10 +133,9 @@ export function pgSearchIndex(c: PgConnection): SearchIndex {
         [bots, ...split(words, match), candidates, want],
       ).rows,
     countWords: (words, bots, match, cap) =>
-      c.one<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM contact_words WHERE bot_id = ANY($1::bigint[]) AND ${WORDS[match]} LIMIT $4) m`, [
-        bots,
-        ...split(words, match),
-        cap,
-      ])!.n,
+      c.one<{ n: number }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM contact_words WHERE bot_id = ANY($1::bigint[]) AND ${WORDS[match]} LIMIT $4) m`,
+        [bots, ...split(words, match), cap],
+      )!.n,
   };
 }

@@ -20,6 +20,9 @@ export class PgSettingStore implements Surface<SettingStore> {
     return this.c.one<{ method: string; sunset: string }>('SELECT method, sunset FROM deprecations WHERE method = $1', [method]);
   }
   setDeprecation(method: string, sunset: string): void {
-    this.c.query('INSERT INTO deprecations (method, sunset) VALUES ($1, $2) ON CONFLICT (method) DO UPDATE SET sunset = excluded.sunset', [method, sunset]);
+    this.c.query('INSERT INTO deprecations (method, sunset) VALUES ($1, $2) ON CONFLICT (method) DO UPDATE SET sunset = excluded.sunset', [
+      method,
+      sunset,
+    ]);
   }
 }

@@ -12,10 +12,10 @@ export class PgTagStore implements Surface<TagStore> {
   /** Add the tag at the end of the contact's tags, unless it has it (the HAVING): one statement. */
   attach(contactId: number, name: string): void {
     this.c.query(
-        `INSERT INTO contact_tags (contact_id, position, name)
+      `INSERT INTO contact_tags (contact_id, position, name)
          SELECT $1, coalesce(max(position) + 1, 0), $2 FROM contact_tags WHERE contact_id = $1
          HAVING NOT EXISTS (SELECT 1 FROM contact_tags WHERE contact_id = $1 AND name = $2)`,
-        [contactId, name],
+      [contactId, name],
     );
   }
   detach(contactId: number, name: string): void {

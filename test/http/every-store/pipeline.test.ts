@@ -137,13 +137,24 @@ describe('Conventions', () => {
   });
 
   it('a validation error a handler finds (a repeated slug) is a redirect too without Accept JSON', async () => {
-    const body = { name: 'L', bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'string' }, { name: 'B', slug: 'a', type: 'string' }] };
+    const body = {
+      name: 'L',
+      bot_id: 10,
+      fields: [
+        { name: 'A', slug: 'a', type: 'string' },
+        { name: 'B', slug: 'a', type: 'string' },
+      ],
+    };
     const json = await w.call('createListSchema', body);
     expect(json.status).toBe(422);
     const html = await w.call('createListSchema', body, { headers: { Accept: 'text/html' } });
     expect(html.status).toBe(302);
     // A coded 422 (insufficient_funds) is the API's own answer, not a validation redirect.
-    const coded = await w.call('withdrawFundsFromContactAccount', { account_id: 500, amount: 999999, description: 'x' }, { headers: { Accept: 'text/html' } });
+    const coded = await w.call(
+      'withdrawFundsFromContactAccount',
+      { account_id: 500, amount: 999999, description: 'x' },
+      { headers: { Accept: 'text/html' } },
+    );
     expect(coded.status).toBe(422);
     expect(coded.body.code).toBe('insufficient_funds');
   });
@@ -177,7 +188,11 @@ describe('Conventions', () => {
   it('a JSON body that is not valid UTF-8 carries no input, as PHP cannot decode it: 422, no money moves', async () => {
     const balance = async () => (await w.call('getContactAccounts', { contact_id: 100 })).body.data[0].amount as number;
     const before = await balance();
-    const body = Buffer.concat([Buffer.from('{"account_id":500,"amount":5,"description":"x","zz":"'), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"account_id":500,"amount":5,"description":"x","zz":"'),
+      Buffer.from([0xff, 0xfe, 0xc0]),
+      Buffer.from('"}'),
+    ]);
     const r = await w.call('addFundsToContactAccount', {}, { rawBody: body });
     expect(r.status).toBe(422);
     expect(r.body.errors.account_id).toEqual(['The account id field is required.']);
@@ -207,7 +222,11 @@ describe('Conventions', () => {
   it('prototype keys in JSON and brackets change nothing and are no 500', async () => {
     const json = await w.call('addFundsToContactAccount', {}, { rawBody: '{"__proto__": {"account_id": 500}, "constructor": {"x": 1}}' });
     expect(json.status).toBe(422);
-    const res = await w.call('getMe', {}, { verb: 'GET', rawQuery: '__proto__[x]=1&constructor[prototype][y]=2&a[b][c][d][e][f][g][h][i][j][k][l]=1' });
+    const res = await w.call(
+      'getMe',
+      {},
+      { verb: 'GET', rawQuery: '__proto__[x]=1&constructor[prototype][y]=2&a[b][c][d][e][f][g][h][i][j][k][l]=1' },
+    );
     expect(res.status).toBe(200);
   });
 });
@@ -249,7 +268,11 @@ describe('Limits: "120 requests per minute per account, all methods combined"', 
   it('every method draws on the one budget of its account; another account has its own', async () => {
     const world = await startWorld(accountFixture(), { rateLimit: 3 });
     try {
-      const calls: Array<[string, Record<string, unknown>]> = [['getMe', {}], ['getContactAccounts', { contact_id: 100 }], ['getBalance', {}]];
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['getMe', {}],
+        ['getContactAccounts', { contact_id: 100 }],
+        ['getBalance', {}],
+      ];
       const remaining: Array<string | null> = [];
       for (const [m, p] of calls) {
         const r = await world.call(m, p);
@@ -295,7 +318,11 @@ describe('Versioning', () => {
     const world = await startWorld(baseFixture());
     try {
       world.store.settings.setDeprecation('createContactAccount', '2999-01-01T00:00:00+00:00');
-      for (const [key, verb, status] of [[null, 'POST', 401], ['fran-key', 'POST', 402], ['alice-key', 'GET', 405]] as const) {
+      for (const [key, verb, status] of [
+        [null, 'POST', 401],
+        ['fran-key', 'POST', 402],
+        ['alice-key', 'GET', 405],
+      ] as const) {
         const r = await world.call('createContactAccount', { contact_id: 1, currency: 'USD' }, { key, verb });
         expect(r.status).toBe(status);
         expect(r.headers.get('deprecation')).toBe('true');

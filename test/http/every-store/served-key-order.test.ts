@@ -117,7 +117,11 @@ describe('mcp --http', () => {
   });
 
   it('createListSchema and getListSchemas as tools keep the order of slugs that look like numbers', async () => {
-    mcp = await spawnAnnounced(['mcp', '--http', '--port', '0', '--db', db], /(http:\/\/\S+\/mcp)/, cliEnv({ ...ENV, WORKSPACE_API_KEY: 'alice-key' }));
+    mcp = await spawnAnnounced(
+      ['mcp', '--http', '--port', '0', '--db', db],
+      /(http:\/\/\S+\/mcp)/,
+      cliEnv({ ...ENV, WORKSPACE_API_KEY: 'alice-key' }),
+    );
     client = await connectHttp('2025-11-25', mcp.url);
     const slugs = ['b', '10', '2', 'a'];
     const text = (r: { content: unknown[] }) => (r.content[0] as { text: string }).text;

@@ -32,7 +32,12 @@ beforeAll(() => {
   big = seedStore(bigBot(N));
 });
 
-type Body = { data: Array<{ id: number }>; meta: Record<string, number>; truncated?: { kept: number; of: number; next: Record<string, unknown> | null }; warnings?: string[] };
+type Body = {
+  data: Array<{ id: number }>;
+  meta: Record<string, number>;
+  truncated?: { kept: number; of: number; next: Record<string, unknown> | null };
+  warnings?: string[];
+};
 
 /** The result's two renderings: structuredContent, and the text parsed (always the same object as compact JSON). */
 function both(r: CallToolResult): { sc: Body; text: Body } {
@@ -76,38 +81,53 @@ describe('result budget: getContacts on a 20 000-contact bot', () => {
   const all = [100, 101, 102, ...Array.from({ length: N }, (_, i) => 1000 + i)];
 
   // About 80 calls of 1000 contacts each: over HTTP on a loaded machine that is more than the default 30 s.
-  test('offset paging, limit 1000: each answer ≤ 100 000 chars; truncated.next, followed to the end, yields every contact once', { timeout: 120_000 }, async () => {
-    const world = await startMcp({ dbFile: big });
-    const first = both(await world.call('getContacts', { bot_id: 10, offset: 0, limit: 1000 }));
-    expect(first.sc.truncated).toEqual({ kept: first.sc.data.length, of: 1000, next: { bot_id: 10, offset: first.sc.data.length, limit: 1000 } });
-    expect(first.sc.data.length).toBeGreaterThan(50);
-    expect(first.sc.meta).toEqual({ offset: 0, limit: 1000, total: N + 3 });
-    // Both renderings carry the same cut body, `truncated` and `warnings` included.
-    expect(first.text).toEqual(first.sc);
-    const { ids, cut } = await readAll(world, { bot_id: 10, offset: 0, limit: 1000 });
-    expect(cut).toBeGreaterThan(50);
-    expect(ids).toEqual(all);
-  });
+  test(
+    'offset paging, limit 1000: each answer ≤ 100 000 chars; truncated.next, followed to the end, yields every contact once',
+    { timeout: 120_000 },
+    async () => {
+      const world = await startMcp({ dbFile: big });
+      const first = both(await world.call('getContacts', { bot_id: 10, offset: 0, limit: 1000 }));
+      expect(first.sc.truncated).toEqual({
+        kept: first.sc.data.length,
+        of: 1000,
+        next: { bot_id: 10, offset: first.sc.data.length, limit: 1000 },
+      });
+      expect(first.sc.data.length).toBeGreaterThan(50);
+      expect(first.sc.meta).toEqual({ offset: 0, limit: 1000, total: N + 3 });
+      // Both renderings carry the same cut body, `truncated` and `warnings` included.
+      expect(first.text).toEqual(first.sc);
+      const { ids, cut } = await readAll(world, { bot_id: 10, offset: 0, limit: 1000 });
+      expect(cut).toBeGreaterThan(50);
+      expect(ids).toEqual(all);
+    },
+  );
 
-  test('page paging, count 500: a cut page continues by offset from the first contact not shown; every contact once', { timeout: 120_000 }, async () => {
-    const world = await startMcp({ dbFile: big });
-    const first = both(await world.call('getContacts', { bot_id: 10, page: 1, count: 500 }));
-    const kept = first.sc.data.length;
-    expect(first.sc.truncated).toEqual({ kept, of: 500, next: { bot_id: 10, offset: kept, limit: 500 } });
-    // The API's keys stay, in both renderings, and the server's own come after them.
-    expect(Object.keys(first.sc)).toEqual(['data', 'links', 'meta', 'warnings', 'truncated']);
-    expect(first.sc.meta).toMatchObject({ current_page: 1, per_page: 500, total: N + 3 });
-    expect(first.text).toEqual(first.sc);
-    const { ids } = await readAll(world, { bot_id: 10, page: 1, count: 500 });
-    expect(ids).toEqual(all);
-  });
+  test(
+    'page paging, count 500: a cut page continues by offset from the first contact not shown; every contact once',
+    { timeout: 120_000 },
+    async () => {
+      const world = await startMcp({ dbFile: big });
+      const first = both(await world.call('getContacts', { bot_id: 10, page: 1, count: 500 }));
+      const kept = first.sc.data.length;
+      expect(first.sc.truncated).toEqual({ kept, of: 500, next: { bot_id: 10, offset: kept, limit: 500 } });
+      // The API's keys stay, in both renderings, and the server's own come after them.
+      expect(Object.keys(first.sc)).toEqual(['data', 'links', 'meta', 'warnings', 'truncated']);
+      expect(first.sc.meta).toMatchObject({ current_page: 1, per_page: 500, total: N + 3 });
+      expect(first.text).toEqual(first.sc);
+      const { ids } = await readAll(world, { bot_id: 10, page: 1, count: 500 });
+      expect(ids).toEqual(all);
+    },
+  );
 });
 
 describe('result budget: text and cuts', () => {
   test('the check every test client runs fails a result over the budget (tool result, resource read, raw answer)', async () => {
     const long = { content: [{ type: 'text', text: 'x'.repeat(200) }] };
     const client = withinBudget(
-      { callTool: async (_p: { name: string }) => long, readResource: async (_p: { uri: string }) => ({ contents: [{ uri: 'u', text: 'x'.repeat(200) }] }) },
+      {
+        callTool: async (_p: { name: string }) => long,
+        readResource: async (_p: { uri: string }) => ({ contents: [{ uri: 'u', text: 'x'.repeat(200) }] }),
+      },
       100,
     );
     await expect(client.callTool({ name: 'getMe' })).rejects.toThrow(/getMe result within the budget of 100/);
@@ -138,14 +158,19 @@ describe('result budget: text and cuts', () => {
     while (next) {
       const { sc: page } = both(await world.call('getContacts', next));
       ids.push(...page.data.map((c) => c.id));
-      next = page.truncated?.next ?? (page.meta.current_page! < page.meta.last_page! ? { ...next, page: page.meta.current_page! + 1 } : null);
+      next =
+        page.truncated?.next ?? (page.meta.current_page! < page.meta.last_page! ? { ...next, page: page.meta.current_page! + 1 } : null);
     }
     expect(ids).toEqual([100, 101, 102, ...Array.from({ length: 60 }, (_, i) => 1000 + i)]);
   });
 
   test('getListItems: a cut page continues as a smaller page that lines up; followed to the end, every record once', async () => {
     const world = await startMcp({ maxResultChars: 10_000 });
-    const list = await world.call('createListSchema', { name: 'Notes', bot_id: 10, fields: [{ name: 'Text', slug: 'text', type: 'string' }] });
+    const list = await world.call('createListSchema', {
+      name: 'Notes',
+      bot_id: 10,
+      fields: [{ name: 'Text', slug: 'text', type: 'string' }],
+    });
     const id = (list.structuredContent as { data: { id: string } }).data.id;
     const made: string[] = [];
     for (let i = 0; i < 120; i++) {
@@ -184,7 +209,11 @@ describe('result budget: text and cuts', () => {
 
   test('one record over the budget alone: its long values are cut ("…"), and the page goes on after it', async () => {
     const world = await startMcp({ maxResultChars: 5_000 });
-    const list = await world.call('createListSchema', { name: 'Notes', bot_id: 10, fields: [{ name: 'Text', slug: 'text', type: 'string' }] });
+    const list = await world.call('createListSchema', {
+      name: 'Notes',
+      bot_id: 10,
+      fields: [{ name: 'Text', slug: 'text', type: 'string' }],
+    });
     const id = (list.structuredContent as { data: { id: string } }).data.id;
     await world.call('addListItem', { schema_id: id, data: { text: 'a'.repeat(20_000) } });
     await world.call('addListItem', { schema_id: id, data: { text: 'short' } });
@@ -211,7 +240,10 @@ describe('result budget: text and cuts', () => {
 
 describe('exports are read in parts within the budget', () => {
   /** Every part of an export from its URI: the lines, and the parts' notes. */
-  async function readParts(world: McpWorld, uri: string): Promise<{ lines: string[]; notes: string[]; metas: Array<Record<string, unknown>> }> {
+  async function readParts(
+    world: McpWorld,
+    uri: string,
+  ): Promise<{ lines: string[]; notes: string[]; metas: Array<Record<string, unknown>> }> {
     const lines: string[] = [];
     const notes: string[] = [];
     const metas: Array<Record<string, unknown>> = [];
@@ -238,7 +270,9 @@ describe('exports are read in parts within the budget', () => {
     expect(body.read).toContain(body.uri);
     expect(firstJson(r)).toEqual(body);
     const { lines, notes, metas } = await readParts(world, body.uri);
-    expect(notes[0]).toMatch(new RegExp(`^Part 1 of ${body.parts} of contacts-.*: lines 1-\\d+ of 20003\\. Next part: workspace://exports/`));
+    expect(notes[0]).toMatch(
+      new RegExp(`^Part 1 of ${body.parts} of contacts-.*: lines 1-\\d+ of 20003\\. Next part: workspace://exports/`),
+    );
     expect(notes.at(-1)).toMatch(/This is the last part\.$/);
     expect(metas).toHaveLength(body.parts);
     expect(metas[0]).toMatchObject({ offset: 0, total: 20_003, parts: body.parts, part: 1 });
@@ -268,15 +302,23 @@ describe('exports are read in parts within the budget', () => {
 describe('the audit trail is read within the budget', () => {
   test('a page over the budget keeps the entries that fit; next continues below them; every entry once; one huge entry is cut', async () => {
     const world = await startMcp({ maxResultChars: 5_000 });
-    const list = await world.call('createListSchema', { name: 'Notes', bot_id: 10, fields: [{ name: 'Text', slug: 'text', type: 'string' }] });
+    const list = await world.call('createListSchema', {
+      name: 'Notes',
+      bot_id: 10,
+      fields: [{ name: 'Text', slug: 'text', type: 'string' }],
+    });
     const id = (list.structuredContent as { data: { id: string } }).data.id;
     for (let i = 0; i < 12; i++) await world.call('addListItem', { schema_id: id, data: { text: `${i} `.padEnd(900, 'x') } });
     await world.call('addListItem', { schema_id: id, data: { text: 'y'.repeat(20_000) } });
     const seen: number[] = [];
     let cuts = 0;
-    for (let uri: string | null = 'workspace://audit'; uri; ) {
+    for (let uri: string | null = 'workspace://audit'; uri;) {
       const read = await world.client.readResource({ uri });
-      const page = JSON.parse((read.contents[0] as { text: string }).text) as { data: Array<{ seq: number }>; next: string | null; truncated?: { kept: number; next: string } };
+      const page = JSON.parse((read.contents[0] as { text: string }).text) as {
+        data: Array<{ seq: number }>;
+        next: string | null;
+        truncated?: { kept: number; next: string };
+      };
       if (page.truncated) {
         cuts++;
         expect(page.truncated).toMatchObject({ kept: page.data.length, next: page.next });

@@ -27,7 +27,7 @@ test('a client that cannot elicit, over the per-call cap: nothing moves, and the
   expect(refused.isError).toBe(true);
   const body = firstJson(refused);
   expect(body).toMatchObject({ status: 422, code: 'confirmation_required', errors: { amount: [expect.any(String)] } });
-  expect(body.message).toContain('by 100.01 USD is over this server\'s cap of 100.00 USD per call');
+  expect(body.message).toContain("by 100.01 USD is over this server's cap of 100.00 USD per call");
   expect(body.message).toMatch(/supports elicitation/);
   expect(body.message).toMatch(/--max-amount/);
   // Nothing the model could pass back to confirm by itself.
@@ -44,7 +44,7 @@ test('the rolling 24 h cap counts top-ups and debits of an account together: a b
   for (let i = 0; i < 4; i++) expect((await world.call('addFundsToContactAccount', topUp(100))).isError).toBeFalsy();
   expect((await world.call('withdrawFundsFromContactAccount', topUp(100))).isError).toBeFalsy();
   const sixth = await world.call('addFundsToContactAccount', topUp(1));
-  expect(firstJson(sixth).message).toContain('to 5.01 USD, over this server\'s cap of 5.00 USD per account per 24 h (5.00 USD so far)');
+  expect(firstJson(sixth).message).toContain("to 5.01 USD, over this server's cap of 5.00 USD per account per 24 h (5.00 USD so far)");
   expect(await balance(world)).toBe(1300);
 });
 
@@ -61,14 +61,16 @@ test('a call the API refuses moves nothing and does not count toward the daily c
 test('20 concurrent top-ups never pass the daily cap', async () => {
   const world = await startMcp({ money: { maxDaily: { '*': '1.00' } }, client: cannotAsk });
   await balance(world);
-  const results = await Promise.all(Array.from({ length: 20 }, (_, i) => world.call('addFundsToContactAccount', topUp(30, { idempotency_key: `c-${i}` }))));
+  const results = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => world.call('addFundsToContactAccount', topUp(30, { idempotency_key: `c-${i}` }))),
+  );
   const ok = results.filter((r) => !r.isError);
   expect(ok).toHaveLength(3);
   expect(results.filter((r) => r.isError).map((r) => firstJson(r).code)).toEqual(Array(17).fill('confirmation_required'));
   expect(await balance(world)).toBe(1090);
 });
 
-test('the daily cap holds across a restart: the window is kept in the server\'s state file', async () => {
+test("the daily cap holds across a restart: the window is kept in the server's state file", async () => {
   const dbFile = seedStore(mcpFixture());
   const money = { maxDaily: { '*': '1.00' } };
   const first = await startMcp({ dbFile, money });

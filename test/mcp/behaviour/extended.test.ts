@@ -16,7 +16,7 @@ describe('extended tools', () => {
     expect(names).toContain('getReferrers');
   });
 
-  test('a media variable\'s short link decodes to a signed link to the file', async () => {
+  test("a media variable's short link decodes to a signed link to the file", async () => {
     const world = await startMcp();
     const vars = await world.call('getContactVariables', { contact_id: 100 });
     const link = (vars.structuredContent as { data: Array<{ value: string }> }).data[0]!.value;

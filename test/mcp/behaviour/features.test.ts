@@ -22,9 +22,12 @@ describe('exportContacts', () => {
     const calls: Array<{ method: string; params: Record<string, unknown> }> = [];
     const world = await startMcp({ fixture: manyContacts(2500), wrap: recording(calls) });
     const progress: number[] = [];
-    const r = await world.client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, {
-      onprogress: (p) => progress.push(p.progress),
-    });
+    const r = await world.client.callTool(
+      { name: 'exportContacts', arguments: { bot_id: 10 } },
+      {
+        onprogress: (p) => progress.push(p.progress),
+      },
+    );
     expect(r.isError).toBeFalsy();
     const body = r.structuredContent as any;
     expect(body).toMatchObject({ count: 2503, format: 'jsonl', uri: expect.stringMatching(/^workspace:\/\/exports\//) });
@@ -41,7 +44,7 @@ describe('exportContacts', () => {
     expect(progress).toEqual([1000, 2000, 2503]);
     // The resource reads the file, in parts within the result budget.
     const read: string[] = [];
-    for (let uri: string | null = body.uri; uri; ) {
+    for (let uri: string | null = body.uri; uri;) {
       const part = (await world.client.readResource({ uri })).contents[0] as unknown as { text: string; _meta: { next: string | null } };
       read.push(...part.text.trim().split('\n'));
       uri = part._meta.next;
@@ -67,15 +70,25 @@ describe('exportContacts', () => {
 
   test('a growing bot still ends: contacts created after the cap are not exported', async () => {
     const f = mcpFixture();
-    (f.contacts as unknown[]).push({ id: 300, bot_id: 10, messenger: 'telegram', name: 'Future', telegram_id: '7', created_at: '2099-01-01T00:00:00Z' });
+    (f.contacts as unknown[]).push({
+      id: 300,
+      bot_id: 10,
+      messenger: 'telegram',
+      name: 'Future',
+      telegram_id: '7',
+      created_at: '2099-01-01T00:00:00Z',
+    });
     const world = await startMcp({ fixture: f });
     const r = await world.call('exportContacts', { bot_id: 10 });
     expect((r.structuredContent as any).count).toBe(3);
   });
 
-  test('errors come back in the API shape: a bad format is a 422, a bad key the pipeline\'s 401', async () => {
+  test("errors come back in the API shape: a bad format is a 422, a bad key the pipeline's 401", async () => {
     const world = await startMcp();
-    expect(firstJson(await world.call('exportContacts', { format: 'xml' }))).toMatchObject({ status: 422, errors: { format: [expect.any(String)] } });
+    expect(firstJson(await world.call('exportContacts', { format: 'xml' }))).toMatchObject({
+      status: 422,
+      errors: { format: [expect.any(String)] },
+    });
     const nobody = await startMcp({ apiKey: 'nobody' });
     expect(firstJson(await nobody.call('exportContacts', {}))).toMatchObject({ status: 401, error: 'unauthorized' });
     expect(existsSync(join(nobody.dir, 'exports')) ? readdirSync(join(nobody.dir, 'exports')) : []).toEqual([]);
@@ -84,10 +97,13 @@ describe('exportContacts', () => {
   test('cancellable: a cancelled export stops between pages and keeps no file', async () => {
     const world = await startMcp({ fixture: manyContacts(5000) });
     const ac = new AbortController();
-    const call = world.client.callTool({ name: 'exportContacts', arguments: {} }, {
-      signal: ac.signal,
-      onprogress: () => ac.abort(),
-    });
+    const call = world.client.callTool(
+      { name: 'exportContacts', arguments: {} },
+      {
+        signal: ac.signal,
+        onprogress: () => ac.abort(),
+      },
+    );
     await expect(call).rejects.toThrow();
     const dir = join(world.dir, 'exports');
     await vi.waitFor(() => expect(readdirSync(dir)).toEqual([]));
@@ -122,10 +138,7 @@ describe('resources', () => {
     const one = await createList(world, 'Stock');
     const { resources } = await world.client.listResources();
     const lists = resources.filter((r) => r.uri.startsWith('workspace://lists/'));
-    expect(lists.map((r) => r.description)).toEqual([
-      `List ${three} in bot 10, 3 fields`,
-      `List ${one} in bot 10, 1 field`,
-    ]);
+    expect(lists.map((r) => r.description)).toEqual([`List ${three} in bot 10, 3 fields`, `List ${one} in bot 10, 1 field`]);
   });
 
   test('resources/list pages with a cursor (50 lists a page)', async () => {

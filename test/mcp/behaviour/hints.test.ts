@@ -17,7 +17,10 @@ describe('errors that teach', () => {
   test('an amount of "10.00" or 10.5: the API\'s "must be an integer", and that amounts are minor units (10.00 USD is 1000); nothing moves', async () => {
     const world = await startMcp();
     const before = await balance(world);
-    for (const [amount, cents] of [['10.00', 1000], [10.5, 1050]] as const) {
+    for (const [amount, cents] of [
+      ['10.00', 1000],
+      [10.5, 1050],
+    ] as const) {
       const body = firstJson(await world.call('addFundsToContactAccount', { account_id: 500, amount, description: 'x' }));
       expect(body).toMatchObject({ status: 422, errors: { amount: ['The amount field must be an integer.'] } });
       expect(body.warnings).toEqual([
@@ -57,16 +60,22 @@ describe('errors that teach', () => {
 
   test('an unknown field type lists the allowed ones', async () => {
     const world = await startMcp();
-    const body = firstJson(await world.call('createListSchema', { name: 'L', bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'text' }] }));
+    const body = firstJson(
+      await world.call('createListSchema', { name: 'L', bot_id: 10, fields: [{ name: 'A', slug: 'a', type: 'text' }] }),
+    );
     expect(body).toMatchObject({ status: 422, errors: { 'fields.0.type': ['The selected fields.0.type is invalid.'] } });
-    expect(body.warnings).toEqual(['fields.0.type must be one of: string, number, bool, date, datetime, money, file, image, contact, bot.']);
+    expect(body.warnings).toEqual([
+      'fields.0.type must be one of: string, number, bool, date, datetime, money, file, image, contact, bot.',
+    ]);
   });
 
   test('getContacts {name: "Anna"} points to findContacts, not to page; a near name still gets "did you mean"', async () => {
     const world = await startMcp();
     const body = firstJson(await world.call('getContacts', { name: 'Anna' }));
     expect(body.status).toBe(422);
-    expect(body.errors.name[0]).toMatch(/^The name field is not a parameter of this tool\. To find contacts by name, phone, email or username call findContacts/);
+    expect(body.errors.name[0]).toMatch(
+      /^The name field is not a parameter of this tool\. To find contacts by name, phone, email or username call findContacts/,
+    );
     expect(body.errors.name[0]).not.toMatch(/Did you mean/);
     const near = firstJson(await world.call('getContacts', { limt: 5 }));
     expect(near.errors.limt[0]).toMatch(/Did you mean limit\?/);

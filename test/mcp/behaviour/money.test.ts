@@ -41,7 +41,7 @@ test('same key with other arguments is an error (idempotency_conflict on idempot
   expect(await balance(world)).toBe(1250);
 });
 
-test('the key is kept in the server\'s own state file: a new server over the same files still replays', async () => {
+test("the key is kept in the server's own state file: a new server over the same files still replays", async () => {
   const dbFile = seedStore(mcpFixture());
   const debit = { ...topUp, amount: 100 };
   const first = await startMcp({ dbFile });
@@ -87,7 +87,9 @@ test('keys belong to one owner: another owner using the same key gets his own ca
   expect((his.structuredContent as any).data).toMatchObject({ id: bobAccount, amount: 70 });
   // Each owner's key still replays his own answer.
   expect(((await alice.call('addFundsToContactAccount', topUp)).structuredContent as any).replayed).toBe(true);
-  expect(((await bob.call('addFundsToContactAccount', { ...topUp, account_id: bobAccount, amount: 70 })).structuredContent as any).replayed).toBe(true);
+  expect(
+    ((await bob.call('addFundsToContactAccount', { ...topUp, account_id: bobAccount, amount: 70 })).structuredContent as any).replayed,
+  ).toBe(true);
   expect(await balance(alice)).toBe(1250);
 });
 
@@ -144,7 +146,9 @@ test('insufficient_funds: nothing moves, and a warnings line gives the balance a
   const body = firstJson(refused);
   // The API's body stays as it is, beside the server's own line.
   expect(body).toMatchObject({ status: 422, code: 'insufficient_funds', errors: { account_id: [expect.any(String)] } });
-  expect(body.warnings).toEqual([expect.stringContaining('10.00 USD (1000 in minor units): the largest debit that would succeed now is amount=1000')]);
+  expect(body.warnings).toEqual([
+    expect.stringContaining('10.00 USD (1000 in minor units): the largest debit that would succeed now is amount=1000'),
+  ]);
   expect(await balance(world)).toBe(1000);
 });
 
@@ -164,7 +168,10 @@ test('a description holding the NUL character: kept on SQLite; on PostgreSQL, wh
     return;
   }
   expect(r.isError).toBe(true);
-  expect(firstJson(r)).toMatchObject({ status: 422, errors: { description: ['The description field must not contain the NUL character.'] } });
+  expect(firstJson(r)).toMatchObject({
+    status: 422,
+    errors: { description: ['The description field must not contain the NUL character.'] },
+  });
   expect(await balance(world)).toBe(1000);
   const fixed = await world.call('addFundsToContactAccount', { ...nul, description: 'Bonus' });
   expect(fixed.isError).toBeFalsy();

@@ -18,8 +18,15 @@ const FILLER = 20_000;
 /** The people the queries look for, among FILLER others in bot 10. */
 const TARGETS = [
   {
-    id: 900001, bot_id: BOT, messenger: 'telegram', name: 'Анна Каренина', telegram_id: '88000001', telegram_username: 'annakarenina',
-    phone: '+79165551234', email: 'Anna.Karenina@example.com', tags: ['vip'],
+    id: 900001,
+    bot_id: BOT,
+    messenger: 'telegram',
+    name: 'Анна Каренина',
+    telegram_id: '88000001',
+    telegram_username: 'annakarenina',
+    phone: '+79165551234',
+    email: 'Anna.Karenina@example.com',
+    tags: ['vip'],
   },
   { id: 900002, bot_id: BOT, messenger: 'telegram', name: "Seán O'Brien", telegram_id: '88000002' },
   { id: 900003, bot_id: BOT, messenger: 'max', name: 'Фёдор Ёлкин', max_user_id: 77000003, max_username: 'fedor_yo' },
@@ -138,7 +145,11 @@ describe(`findContacts on a bot of ${FILLER} contacts (${TEST_BACKEND})`, () => 
   test('a query holding the NUL character: on a SQLite index the NUL parts words as any punctuation; PostgreSQL, which cannot hold one, answers a 422 on query', async () => {
     // The index is the database's (local backend) or the MCP server's own SQLite copy (remote backend).
     const onPostgres = TEST_BACKEND === 'local' && TEST_STORE === 'postgres';
-    const NUL_422 = { status: 422, message: 'The query field must not contain the NUL character.', errors: { query: ['The query field must not contain the NUL character.'] } };
+    const NUL_422 = {
+      status: 422,
+      message: 'The query field must not contain the NUL character.',
+      errors: { query: ['The query field must not contain the NUL character.'] },
+    };
     // Each query with the answer of the query it reads as on SQLite, and whether that finds anyone.
     const cases: Array<[string, string, boolean]> = [
       ['Anna\u0000', 'Anna', true],
@@ -159,12 +170,23 @@ describe(`findContacts on a bot of ${FILLER} contacts (${TEST_BACKEND})`, () => 
       const want = await find(world, { query: readAs });
       expect({ data: got.data, total: got.meta.total }, JSON.stringify(query)).toEqual({ data: want.data, total: want.meta.total });
       expect(got.data.length > 0, JSON.stringify(query)).toBe(found);
-      if (found) expect(got.data.every((c: { name: string }) => c.name.startsWith('Anna ')), JSON.stringify(query)).toBe(true);
+      if (found)
+        expect(
+          got.data.every((c: { name: string }) => c.name.startsWith('Anna ')),
+          JSON.stringify(query),
+        ).toBe(true);
     }
   });
 
   test('bad arguments are a 422 in the API shape', async () => {
-    for (const args of [{}, { query: '' }, { query: 'x'.repeat(201) }, { query: 'a', limit: 51 }, { query: 'a', limit: 0 }, { query: 'a', colour: 1 }]) {
+    for (const args of [
+      {},
+      { query: '' },
+      { query: 'x'.repeat(201) },
+      { query: 'a', limit: 51 },
+      { query: 'a', limit: 0 },
+      { query: 'a', colour: 1 },
+    ]) {
       const r = await world.call('findContacts', args);
       expect(r.isError, JSON.stringify(args)).toBe(true);
       expect(firstJson(r).status, JSON.stringify(args)).toBe(422);
@@ -175,8 +197,12 @@ describe(`findContacts on a bot of ${FILLER} contacts (${TEST_BACKEND})`, () => 
 test(`a result stays under 20 000 characters, text and structuredContent alike (${TEST_BACKEND})`, async () => {
   const f = mcpFixture();
   const long = Array.from({ length: 60 }, (_, i) => ({
-    id: 3000 + i, bot_id: 10, messenger: 'telegram', telegram_id: String(3000 + i),
-    name: `Longname ${'x'.repeat(200)} ${i}`, tags: Array.from({ length: 30 }, (_, t) => `tag-${t}-${'y'.repeat(200)}`),
+    id: 3000 + i,
+    bot_id: 10,
+    messenger: 'telegram',
+    telegram_id: String(3000 + i),
+    name: `Longname ${'x'.repeat(200)} ${i}`,
+    tags: Array.from({ length: 30 }, (_, t) => `tag-${t}-${'y'.repeat(200)}`),
   }));
   const world = await startMcp({ fixture: { ...f, contacts: [...(f.contacts as unknown[]), ...long] }, sync: SYNC });
   try {
@@ -206,7 +232,13 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
 
   test('right after createOrUpdateContact: a new contact, a new name, the old name gone', async () => {
     world = await startMcp({ sync: SYNC });
-    const made = await world.call('createOrUpdateContact', { bot_id: 10, messenger: 'telegram', telegram_id: 4242, name: 'Ludmila Zykova', phone: '+79035550000' });
+    const made = await world.call('createOrUpdateContact', {
+      bot_id: 10,
+      messenger: 'telegram',
+      telegram_id: 4242,
+      name: 'Ludmila Zykova',
+      phone: '+79035550000',
+    });
     const id = (made.structuredContent as any).data.id;
     expect(ids(await find(world, { query: 'zykova' }))).toEqual([id]);
     expect(ids(await find(world, { query: '5550000' }))).toEqual([id]);
@@ -226,7 +258,11 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
     const f = mcpFixture();
     const second = { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Second' };
     const gone = { id: 110, bot_id: 11, messenger: 'vk', name: 'Ann Gone', vk_user_id: 4 };
-    world = await startMcp({ sync: SYNC, defaultBotId: 10, fixture: { ...f, bots: [...(f.bots as unknown[]), second], contacts: [...(f.contacts as unknown[]), gone] } });
+    world = await startMcp({
+      sync: SYNC,
+      defaultBotId: 10,
+      fixture: { ...f, bots: [...(f.bots as unknown[]), second], contacts: [...(f.contacts as unknown[]), gone] },
+    });
     expect(ids(await find(world, { query: 'Ann', bot_id: 11 }))).toEqual([110]);
     world.store.projects.deleteBot(11);
     expect(ids(await find(world, { query: 'Ann', bot_id: 11 }))).toEqual([]);
@@ -251,7 +287,14 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
 
 describe('two owners of one serve, two MCP servers in remote mode on one data folder', () => {
   // Alice (bot 10) has Ann 100; Bob (bot 20) gets an Ann of his own, with Ann's telegram id.
-  const BOBS_ANN = { id: 201, bot_id: 20, messenger: 'telegram', name: 'Ann Bobson', telegram_id: '5001', created_at: '2026-01-02T00:00:00Z' };
+  const BOBS_ANN = {
+    id: 201,
+    bot_id: 20,
+    messenger: 'telegram',
+    name: 'Ann Bobson',
+    telegram_id: '5001',
+    created_at: '2026-01-02T00:00:00Z',
+  };
   let dbFile: string | undefined;
   const worlds: McpWorld[] = [];
   afterEach(async () => {
@@ -304,11 +347,19 @@ describe(`getWorkspace and the default bot (${TEST_BACKEND})`, () => {
     expect(ws.owner).toMatchObject({ id: 1, plan: 'pro' });
     expect(ws.default_bot_id).toBe(1);
     expect(ws.bots.map((b: { id: number }) => b.id)).toEqual([1]);
-    const byBot = await world.call('createListSchema', { name: 'Orders', bot_id: ws.default_bot_id, fields: [{ name: 'N', slug: 'n', type: 'string' }] });
+    const byBot = await world.call('createListSchema', {
+      name: 'Orders',
+      bot_id: ws.default_bot_id,
+      fields: [{ name: 'N', slug: 'n', type: 'string' }],
+    });
     expect(byBot.isError, JSON.stringify(byBot.content)).toBeFalsy();
     const project = ws.projects[0]?.uuid ?? (byBot.structuredContent as any).data.project;
     if (TEST_BACKEND === 'local') expect(ws.projects).toEqual([{ uuid: project, name: 'Default project', role: 'owner' }]);
-    const byProject = await world.call('createListSchema', { name: 'Stock', project_uuid: project, fields: [{ name: 'N', slug: 'n', type: 'string' }] });
+    const byProject = await world.call('createListSchema', {
+      name: 'Stock',
+      project_uuid: project,
+      fields: [{ name: 'N', slug: 'n', type: 'string' }],
+    });
     expect(byProject.isError, JSON.stringify(byProject.content)).toBeFalsy();
     // Neither given: the default bot fills bot_id (its list lands in the bot's project).
     const byDefault = await world.call('createListSchema', { name: 'Gifts', fields: [{ name: 'N', slug: 'n', type: 'string' }] });
@@ -335,7 +386,9 @@ describe(`getWorkspace and the default bot (${TEST_BACKEND})`, () => {
         { uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Shop', role: 'owner' },
         { uuid: '5a2b3c4d-1111-4c1e-9a55-0b6f3d2e1a11', name: 'Bob shop', role: 'member' },
       ]);
-      expect(ws.bots).toEqual([{ id: 10, name: 'Shop bot', messenger: 'telegram', project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', contacts: 3 }]);
+      expect(ws.bots).toEqual([
+        { id: 10, name: 'Shop bot', messenger: 'telegram', project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', contacts: 3 },
+      ]);
     }
   });
 
@@ -354,10 +407,12 @@ describe(`getWorkspace and the default bot (${TEST_BACKEND})`, () => {
     expect((await world.call('getWorkspace')).structuredContent).toMatchObject({ default_bot_id: 10 });
   });
 
-  test('without a default bot a left-out bot_id is the API\'s own 422', async () => {
+  test("without a default bot a left-out bot_id is the API's own 422", async () => {
     // Two bots: no "only bot" to fall back on.
     const f = mcpFixture();
-    world = await startMcp({ fixture: { ...f, bots: [...(f.bots as unknown[]), { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Second' }] } });
+    world = await startMcp({
+      fixture: { ...f, bots: [...(f.bots as unknown[]), { id: 11, project_uuid: '4f1c2a9e-8d7b-4c1e-9a55-0b6f3d2e1a10', name: 'Second' }] },
+    });
     const r = await world.call('createOrUpdateContact', { messenger: 'vk', vk_id: 31337, name: 'X' });
     expect(firstJson(r)).toMatchObject({ status: 422, errors: { bot_id: [expect.any(String)] } });
   });
@@ -411,12 +466,20 @@ describe(`instructions, completions and prompts (${TEST_BACKEND})`, () => {
 
   test('prompt arguments are checked like tool arguments', async () => {
     world = await startMcp();
-    await expect(world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: 'Anna' } })).rejects.toThrow(/findContacts/);
+    await expect(world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: 'Anna' } })).rejects.toThrow(
+      /findContacts/,
+    );
     await expect(world.client.getPrompt({ name: 'exportBotContacts', arguments: { bot_id: 'Shop bot' } })).rejects.toThrow(/getWorkspace/);
-    await expect(world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: '100', currency: 'dollars' } })).rejects.toThrow(/ISO 4217/);
-    await expect(world.client.getPrompt({ name: 'exportBotContacts', arguments: { bot_id: '10', colour: 'red' } })).rejects.toThrow(/not an argument/);
-    const ok = await world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: '100', currency: 'usd', amount: '5.00' } });
+    await expect(
+      world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: '100', currency: 'dollars' } }),
+    ).rejects.toThrow(/ISO 4217/);
+    await expect(world.client.getPrompt({ name: 'exportBotContacts', arguments: { bot_id: '10', colour: 'red' } })).rejects.toThrow(
+      /not an argument/,
+    );
+    const ok = await world.client.getPrompt({
+      name: 'setupLoyaltyBalance',
+      arguments: { contact_id: '100', currency: 'usd', amount: '5.00' },
+    });
     expect((ok.messages[0]!.content as { text: string }).text).toMatch(/contact 100/);
   });
 });
-

@@ -18,15 +18,41 @@ const startMcp = useMcp();
  * from nowhere else, so a tool that goes missing (or a method that lands without a tool) fails.
  */
 const TOOLS = [
-  'getMe', 'getBalance',
-  'getListSchemas', 'getListSchema', 'createListSchema', 'deleteListSchema', 'addListSchemaField', 'deleteListSchemaField',
-  'getListItems', 'addListItem', 'updateListItem', 'deleteListItem',
-  'getContactAccounts', 'addContactAccount', 'deleteContactAccount', 'addFundsToContactAccount', 'withdrawFundsFromContactAccount',
-  'getContacts', 'getNumberOfContacts', 'createOrUpdateContact',
-  'getContactVariables', 'setContactVariable', 'deleteContactVariable',
-  'getBotTags', 'getContactTags', 'attachTagToContact', 'detachTagFromContact',
-  'sendMessage', 'getReferrers', 'getReferrals', 'getCountReferrals', 'decodeShortLink',
-  'exportContacts', 'findContacts', 'getWorkspace',
+  'getMe',
+  'getBalance',
+  'getListSchemas',
+  'getListSchema',
+  'createListSchema',
+  'deleteListSchema',
+  'addListSchemaField',
+  'deleteListSchemaField',
+  'getListItems',
+  'addListItem',
+  'updateListItem',
+  'deleteListItem',
+  'getContactAccounts',
+  'addContactAccount',
+  'deleteContactAccount',
+  'addFundsToContactAccount',
+  'withdrawFundsFromContactAccount',
+  'getContacts',
+  'getNumberOfContacts',
+  'createOrUpdateContact',
+  'getContactVariables',
+  'setContactVariable',
+  'deleteContactVariable',
+  'getBotTags',
+  'getContactTags',
+  'attachTagToContact',
+  'detachTagFromContact',
+  'sendMessage',
+  'getReferrers',
+  'getReferrals',
+  'getCountReferrals',
+  'decodeShortLink',
+  'exportContacts',
+  'findContacts',
+  'getWorkspace',
 ];
 
 function countingBackend(calls: string[]) {
@@ -111,21 +137,27 @@ describe('tools/list', () => {
       expect(fieldOf(name).properties.is_required.description, name).toMatch(/^Default true: every addListItem must fill it$/);
     }
     // What the text says: a field given without is_required is required by the next addListItem.
-    const made = firstJson(await world.call('createListSchema', { name: 'Notes', bot_id: 10, fields: [{ name: 'Title', slug: 'title', type: 'string' }] }));
+    const made = firstJson(
+      await world.call('createListSchema', { name: 'Notes', bot_id: 10, fields: [{ name: 'Title', slug: 'title', type: 'string' }] }),
+    );
     const schemaId = made.data.id;
     expect(made.data.fields.title.is_required).toBe(true);
-    expect((await world.call('addListSchemaField', { schema_id: schemaId, field: { name: 'Note', slug: 'note', type: 'string' } })).isError).toBeFalsy();
+    expect(
+      (await world.call('addListSchemaField', { schema_id: schemaId, field: { name: 'Note', slug: 'note', type: 'string' } })).isError,
+    ).toBeFalsy();
     const refused = await world.call('addListItem', { schema_id: schemaId, data: { title: 'A' } });
     expect(refused.isError).toBe(true);
     expect(firstJson(refused)).toMatchObject({ status: 422, errors: { 'data.note': ['The data.note field is required.'] } });
   });
 });
 
-describe('a list cut to the result budget says so, as the method\'s paging policy says', () => {
-  const bigPage = (m: string, data: unknown[]) => (b: Backend): Backend => ({
-    call: async (name, p, o) => (name === m ? { status: 200, headers: {}, body: { data } } : b.call(name, p, o)),
-    close: () => b.close(),
-  });
+describe("a list cut to the result budget says so, as the method's paging policy says", () => {
+  const bigPage =
+    (m: string, data: unknown[]) =>
+    (b: Backend): Backend => ({
+      call: async (name, p, o) => (name === m ? { status: 200, headers: {}, body: { data } } : b.call(name, p, o)),
+      close: () => b.close(),
+    });
   const tags = Array.from({ length: 200 }, (_, i) => `tag-${i}-${'x'.repeat(200)}`);
 
   test('getContactTags: cut, with no pointer to exportContacts (its name has "contact" in it, nothing more)', async () => {
@@ -133,7 +165,9 @@ describe('a list cut to the result budget says so, as the method\'s paging polic
     const r = await world.call('getContactTags', { contact_id: 100 });
     const body = r.structuredContent as { data: string[]; warnings: string[]; truncated: unknown };
     const kept = body.data.length;
-    expect(body.warnings.join(' ')).toMatch(new RegExp(`^Cut to the result budget of 20000 characters: ${kept} of the 200 items of this answer are shown\\.$`));
+    expect(body.warnings.join(' ')).toMatch(
+      new RegExp(`^Cut to the result budget of 20000 characters: ${kept} of the 200 items of this answer are shown\\.$`),
+    );
     expect(body.truncated).toEqual({ kept, of: 200, next: null });
   });
 
@@ -210,7 +244,7 @@ describe('every tool fails in the API error shape', () => {
     expect(firstJson(r)).toMatchObject({ status: 422, errors: { 'fields.0.colour': [expect.any(String)] } });
   });
 
-  test('every tool answers the pipeline\'s error: a key without the Pro plan gives 402 pro_required', async () => {
+  test("every tool answers the pipeline's error: a key without the Pro plan gives 402 pro_required", async () => {
     const world = await startMcp({ apiKey: 'fran-key' });
     const { tools } = await world.client.listTools();
     expect(tools).toHaveLength(TOOLS.length);
@@ -224,7 +258,7 @@ describe('every tool fails in the API error shape', () => {
     }
   });
 
-  test('a wrong value is the API\'s own 422, Laravel style', async () => {
+  test("a wrong value is the API's own 422, Laravel style", async () => {
     const world = await startMcp();
     const r = await world.call('addFundsToContactAccount', { account_id: 500, amount: 0, description: 'x' });
     expect(firstJson(r)).toEqual({ status: 422, message: expect.any(String), errors: { amount: [expect.any(String)] } });

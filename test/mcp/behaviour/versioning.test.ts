@@ -42,5 +42,9 @@ test("a backend's own warning (a lost write) reaches the model beside the error"
   });
   const r = await world.call('addFundsToContactAccount', { account_id: 500, amount: 5, description: 'x' });
   expect(r.isError).toBe(true);
-  expect(firstJson(r)).toMatchObject({ status: 504, code: 'outcome_unknown', warnings: ['Check with getContactAccounts before retrying.'] });
+  expect(firstJson(r)).toMatchObject({
+    status: 504,
+    code: 'outcome_unknown',
+    warnings: ['Check with getContactAccounts before retrying.'],
+  });
 });

@@ -18,7 +18,16 @@ import type { ToolSpec } from '../../../src/mcp/tool-spec.js';
 import { CLI, cliEnv } from '../../helpers/cli.js';
 import { seedStore, TEST_STORE } from '../../helpers/store.js';
 import { accountFixture, ANN } from '../../helpers/world.js';
-import { connectHttp, connectInMemory, connectStdio, ERAS, type ConnectOptions, type ElicitAnswer, type Era, type McpClient } from '../clients.js';
+import {
+  connectHttp,
+  connectInMemory,
+  connectStdio,
+  ERAS,
+  type ConnectOptions,
+  type ElicitAnswer,
+  type Era,
+  type McpClient,
+} from '../clients.js';
 import { firstJson, TEST_BACKEND, useMcp, type McpWorld, type StartOptions } from '../harness.js';
 
 const start = useMcp();
@@ -78,50 +87,60 @@ const YES = { action: 'accept', content: { confirm: true } } as const;
 const BY = (era: Era) => expect.stringMatching(era === '2025-11-25' ? /^the person, in test 1\.0\.0/ : /^the person, in test 1\.0\.0$/);
 
 describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
-  test.each(ERAS)('%s: accepted, the question names contact, account, amount and balance after; the money moves once; a retry with the same key replays without asking', async (era) => {
-    const w = await world();
-    const c = await client(w, era);
-    expect(await balance(c)).toBe(2500);
-    const asked = answering(c, YES);
-    const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000, { idempotency_key: 'gift-1' }) });
-    expect(r.isError).toBeFalsy();
-    expect((r.structuredContent as any).data.amount).toBe(3500);
-    expect(asked).toHaveLength(1);
-    expect(asked[0]!.split('\n')[0]).toBe(QUESTION);
-    expect(asked[0]).toContain("over this server's cap of 5.00 USD per call");
-    // The same call again (a retry after a lost answer): the kept result, nothing moved, nobody asked.
-    const again = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000, { idempotency_key: 'gift-1' }) });
-    expect(again.structuredContent).toEqual({ ...(r.structuredContent as object), replayed: true });
-    expect(asked).toHaveLength(1);
-    expect(await balance(c)).toBe(3500);
-    // The trail: the replay, the accepted call (by whom), and the question before it.
-    const [replay, moved, question] = await audit(c);
-    expect(replay).toMatchObject({ status: 200, replayed: true, idempotency_key: 'gift-1' });
-    expect(moved).toMatchObject({ status: 200, replayed: false, confirmation: { how: 'elicitation accepted', by: BY(era) } });
-    expect(question).toMatchObject({ status: 422, code: 'confirmation_required', confirmation: { how: 'elicitation asked, no answer yet' } });
-  });
+  test.each(ERAS)(
+    '%s: accepted, the question names contact, account, amount and balance after; the money moves once; a retry with the same key replays without asking',
+    async (era) => {
+      const w = await world();
+      const c = await client(w, era);
+      expect(await balance(c)).toBe(2500);
+      const asked = answering(c, YES);
+      const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000, { idempotency_key: 'gift-1' }) });
+      expect(r.isError).toBeFalsy();
+      expect((r.structuredContent as any).data.amount).toBe(3500);
+      expect(asked).toHaveLength(1);
+      expect(asked[0]!.split('\n')[0]).toBe(QUESTION);
+      expect(asked[0]).toContain("over this server's cap of 5.00 USD per call");
+      // The same call again (a retry after a lost answer): the kept result, nothing moved, nobody asked.
+      const again = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000, { idempotency_key: 'gift-1' }) });
+      expect(again.structuredContent).toEqual({ ...(r.structuredContent as object), replayed: true });
+      expect(asked).toHaveLength(1);
+      expect(await balance(c)).toBe(3500);
+      // The trail: the replay, the accepted call (by whom), and the question before it.
+      const [replay, moved, question] = await audit(c);
+      expect(replay).toMatchObject({ status: 200, replayed: true, idempotency_key: 'gift-1' });
+      expect(moved).toMatchObject({ status: 200, replayed: false, confirmation: { how: 'elicitation accepted', by: BY(era) } });
+      expect(question).toMatchObject({
+        status: 422,
+        code: 'confirmation_required',
+        confirmation: { how: 'elicitation asked, no answer yet' },
+      });
+    },
+  );
 
   test.each([
     ['declined', { action: 'decline' }, 'elicitation declined', /declined to top up Анна Каренина's USD account 500 by 10\.00 USD/],
     ['cancelled', { action: 'cancel' }, 'elicitation cancelled', /closed the question to top up .* without confirming it/],
     ['accepted without the box ticked', { action: 'accept', content: { confirm: false } }, 'elicitation declined', /declined/],
-  ] as const)('%s, in both eras: nothing moves, the result says so and that it is the person\'s decision', async (_name, reply, how, said) => {
-    const w = await world();
-    for (const era of ERAS) {
-      const c = await client(w, era);
-      await balance(c);
-      const asked = answering(c, reply as ReturnType<ElicitAnswer>);
-      const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
-      expect(asked).toHaveLength(1);
-      expect(r.isError).toBe(true);
-      const body = firstJson(r);
-      expect(body).toMatchObject({ status: 422, code: 'confirmation_declined', message: expect.stringMatching(said) });
-      expect(body.message).toMatch(/Nothing was moved\. This is the person's decision.*do not call again unless they ask you to/);
-      expect(Object.keys(body).sort()).toEqual(['code', 'errors', 'message', 'status']);
-      expect(await balance(c)).toBe(2500);
-      expect((await audit(c))[0]).toMatchObject({ status: 422, code: 'confirmation_declined', confirmation: { how, by: BY(era) } });
-    }
-  });
+  ] as const)(
+    "%s, in both eras: nothing moves, the result says so and that it is the person's decision",
+    async (_name, reply, how, said) => {
+      const w = await world();
+      for (const era of ERAS) {
+        const c = await client(w, era);
+        await balance(c);
+        const asked = answering(c, reply as ReturnType<ElicitAnswer>);
+        const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+        expect(asked).toHaveLength(1);
+        expect(r.isError).toBe(true);
+        const body = firstJson(r);
+        expect(body).toMatchObject({ status: 422, code: 'confirmation_declined', message: expect.stringMatching(said) });
+        expect(body.message).toMatch(/Nothing was moved\. This is the person's decision.*do not call again unless they ask you to/);
+        expect(Object.keys(body).sort()).toEqual(['code', 'errors', 'message', 'status']);
+        expect(await balance(c)).toBe(2500);
+        expect((await audit(c))[0]).toMatchObject({ status: 422, code: 'confirmation_declined', confirmation: { how, by: BY(era) } });
+      }
+    },
+  );
 
   test.each(ERAS)('%s: the person never answers; the call times out and nothing moves', async (era) => {
     const w = await world();
@@ -129,7 +148,8 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
     await balance(c);
     // 2025: the question stays open until the client's request times out (the server is told
     // the call was cancelled). 2026-07-28: the client itself gives up on the unanswered question.
-    const never = () => new Promise<never>((_, reject) => (era === '2025-11-25' ? undefined : setTimeout(() => reject(new Error('no answer')), 300)));
+    const never = () =>
+      new Promise<never>((_, reject) => (era === '2025-11-25' ? undefined : setTimeout(() => reject(new Error('no answer')), 300)));
     const asked = answering(c, never);
     await expect(c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) }, { timeout: 500 })).rejects.toThrow();
     expect(asked).toHaveLength(1);
@@ -153,7 +173,10 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
       expect(body.message).toMatch(/--max-amount, --max-daily or --money-policy/);
       expect(Object.keys(body).sort()).toEqual(['code', 'errors', 'message', 'status']);
       expect(await balance(c)).toBe(2500);
-      expect((await audit(c))[0].confirmation).toEqual({ how: 'not possible: the client cannot ask the person (no elicitation)', by: expect.stringMatching(/^test 1\.0\.0/) });
+      expect((await audit(c))[0].confirmation).toEqual({
+        how: 'not possible: the client cannot ask the person (no elicitation)',
+        by: expect.stringMatching(/^test 1\.0\.0/),
+      });
     },
   );
 
@@ -168,28 +191,35 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
     expect(await balance(c)).toBe(3500);
   });
 
-  test.each(ERAS)('%s: 20 concurrent calls against a daily cap of 1.00: declined ones move nothing, accepted ones are counted exactly', async (era) => {
-    const w = await world({ money: { maxDaily: { '*': '1.00' } } });
-    const c = await client(w, era);
-    await balance(c);
-    const burst = (prefix: string) =>
-      Promise.all(Array.from({ length: 20 }, (_, i) => c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(30, { idempotency_key: `${prefix}-${i}` }) })));
-    const no = answering(c, { action: 'decline' });
-    const declined = await burst('no');
-    expect(declined.filter((r) => !r.isError)).toHaveLength(3);
-    expect(no).toHaveLength(17);
-    expect(await balance(c)).toBe(2590);
-    // Said yes to, every call moves once; all of them count toward the window.
-    const yes = answering(c, YES);
-    const accepted = await burst('yes');
-    expect(accepted.filter((r) => r.isError)).toEqual([]);
-    expect(yes).toHaveLength(20);
-    expect(await balance(c)).toBe(3190);
-    // The window holds 0.90 + 6.00: even one cent more asks.
-    const cent = answering(c, { action: 'decline' });
-    await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1) });
-    expect(cent).toHaveLength(1);
-  });
+  test.each(ERAS)(
+    '%s: 20 concurrent calls against a daily cap of 1.00: declined ones move nothing, accepted ones are counted exactly',
+    async (era) => {
+      const w = await world({ money: { maxDaily: { '*': '1.00' } } });
+      const c = await client(w, era);
+      await balance(c);
+      const burst = (prefix: string) =>
+        Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(30, { idempotency_key: `${prefix}-${i}` }) }),
+          ),
+        );
+      const no = answering(c, { action: 'decline' });
+      const declined = await burst('no');
+      expect(declined.filter((r) => !r.isError)).toHaveLength(3);
+      expect(no).toHaveLength(17);
+      expect(await balance(c)).toBe(2590);
+      // Said yes to, every call moves once; all of them count toward the window.
+      const yes = answering(c, YES);
+      const accepted = await burst('yes');
+      expect(accepted.filter((r) => r.isError)).toEqual([]);
+      expect(yes).toHaveLength(20);
+      expect(await balance(c)).toBe(3190);
+      // The window holds 0.90 + 6.00: even one cent more asks.
+      const cent = answering(c, { action: 'decline' });
+      await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1) });
+      expect(cent).toHaveLength(1);
+    },
+  );
 
   test.each(ERAS)('%s, --no-confirm: nobody is asked, the money moves, the trail says so', async (era) => {
     const w = await world({ money: { ...CAPS, noConfirm: true } });
@@ -203,14 +233,17 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
     expect((await audit(c))[0].confirmation).toEqual({ how: 'not asked (--no-confirm)', by: 'the server operator' });
   });
 
-  test.runIf(TEST_BACKEND === 'local')('a contact the answers never named is named from the contact search (the local database)', async () => {
-    const w = await world();
-    const c = await client(w, '2026-07-28');
-    await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
-    const asked = answering(c, { action: 'decline' });
-    await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
-    expect(asked.map((q) => q.split('\n')[0])).toEqual([QUESTION]);
-  });
+  test.runIf(TEST_BACKEND === 'local')(
+    'a contact the answers never named is named from the contact search (the local database)',
+    async () => {
+      const w = await world();
+      const c = await client(w, '2026-07-28');
+      await c.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+      const asked = answering(c, { action: 'decline' });
+      await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(1000) });
+      expect(asked.map((q) => q.split('\n')[0])).toEqual([QUESTION]);
+    },
+  );
 
   test('moneyCall with a confirmation given elsewhere (an app view): moves over the cap without asking, once per key, recorded so', async () => {
     let ctx: McpContext | undefined;
@@ -272,21 +305,26 @@ describe(`the gate reads numbers as the API does (${TEST_BACKEND})`, () => {
     const w = await world({ money: { maxDaily: { '*': '5.00' } } });
     const c = await client(w, ERAS[1]!, { elicitation: false });
     await balance(c);
-    expect((await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { account_id: '500', amount: '400' }) })).isError).toBeFalsy();
+    expect(
+      (await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { account_id: '500', amount: '400' }) })).isError,
+    ).toBeFalsy();
     // Strings are trimmed first, as Laravel's middleware does.
     expect((await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { amount: ' 50 ' }) })).isError).toBeFalsy();
     expect(await balance(c)).toBe(2950);
     expect(firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(56) })).code).toBe('confirmation_required');
     for (const amount of ['1.5', '1e2', true, null]) {
       const r = firstJson(await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(0, { amount }) }));
-      expect(r, String(amount)).toMatchObject({ status: 422, errors: { amount: [expect.stringMatching(/^The amount field (must be an integer|is required)\.$/)] } });
+      expect(r, String(amount)).toMatchObject({
+        status: 422,
+        errors: { amount: [expect.stringMatching(/^The amount field (must be an integer|is required)\.$/)] },
+      });
     }
     expect(await balance(c)).toBe(2950);
   });
 });
 
 describe.runIf(TEST_BACKEND === 'remote')('remote mode: the move and its record', () => {
-  test('the audit line cannot be written: the move\'s real result, with a warning (and a line on stderr)', async () => {
+  test("the audit line cannot be written: the move's real result, with a warning (and a line on stderr)", async () => {
     const w = await world();
     const c = await client(w, ERAS[0]!, { elicitation: false });
     await balance(c);
@@ -298,7 +336,10 @@ describe.runIf(TEST_BACKEND === 'remote')('remote mode: the move and its record'
     cleanups.push(() => tapLog(undefined));
     const r = await c.callTool({ name: 'addFundsToContactAccount', arguments: topUp(100) });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ data: { amount: 2600 }, warnings: [expect.stringMatching(/audit trail could not be written/)] });
+    expect(r.structuredContent).toMatchObject({
+      data: { amount: 2600 },
+      warnings: [expect.stringMatching(/audit trail could not be written/)],
+    });
     expect(logged).toContain('error audit line not written');
     expect(await balance(c)).toBe(2600);
   });
@@ -328,7 +369,12 @@ describe.runIf(TEST_BACKEND === 'local')('the built CLI over stdio, `mcp --max-a
     const db = seedStore(FIXTURE);
     // On PostgreSQL the secret comes from the environment (every instance has the same one).
     const secret: Record<string, string> = TEST_STORE === 'postgres' ? { WORKSPACE_SECRET: 'ab'.repeat(32) } : {};
-    const c = await connectStdio(era, { command: process.execPath, args: [CLI, 'mcp', '--db', db, '--max-amount', '5'], env: cliEnv({ WORKSPACE_API_KEY: 'alice-key', ...secret }), stderr: 'pipe' });
+    const c = await connectStdio(era, {
+      command: process.execPath,
+      args: [CLI, 'mcp', '--db', db, '--max-amount', '5'],
+      env: cliEnv({ WORKSPACE_API_KEY: 'alice-key', ...secret }),
+      stderr: 'pipe',
+    });
     cleanups.push(() => c.close());
     expect(await balance(c)).toBe(2500);
     const asked = answering(c, YES);
@@ -354,12 +400,29 @@ describe('the 2026-07-28 wire, raw: the sealed state binds the exact call and ex
     const call = async (name: string, args: Record<string, unknown>, more: Record<string, unknown> = {}) => {
       const res = await fetch(http.url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': name },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: args, ...more, _meta: ENVELOPE } }),
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'tools/call',
+          'Mcp-Name': name,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name, arguments: args, ...more, _meta: ENVELOPE },
+        }),
       });
       const text = await res.text();
       return res.headers.get('content-type')?.includes('text/event-stream')
-        ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data: ')).at(-1)!.slice(6))
+        ? JSON.parse(
+            text
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .at(-1)!
+              .slice(6),
+          )
         : JSON.parse(text);
     };
     const amount = async () => {
@@ -381,7 +444,10 @@ describe('the 2026-07-28 wire, raw: the sealed state binds the exact call and ex
     const other = (await call('addFundsToContactAccount', topUp(9900), { requestState: first.requestState, inputResponses: yes })).result;
     expect(other.resultType).toBe('input_required');
     expect(other.inputRequests.confirm.params.message).toMatch(/by 99\.00 → 124\.00\?/);
-    expect((await call('withdrawFundsFromContactAccount', topUp(1000), { requestState: first.requestState, inputResponses: yes })).result.resultType).toBe('input_required');
+    expect(
+      (await call('withdrawFundsFromContactAccount', topUp(1000), { requestState: first.requestState, inputResponses: yes })).result
+        .resultType,
+    ).toBe('input_required');
     expect(await amount()).toBe(2500);
     // Answered: moved; the same answered request again (a client's retry) replays.
     const done = (await call('addFundsToContactAccount', topUp(1000), { requestState: first.requestState, inputResponses: yes })).result;
@@ -405,21 +471,25 @@ describe('the 2026-07-28 wire, raw: the sealed state binds the exact call and ex
   test.each([
     ['without', {}],
     ['with', { idempotency_key: 'ask-1' }],
-  ])('a "no" is final for its question (%s an idempotency key): the same request answered "yes" afterwards moves nothing', async (_name, key) => {
-    const { call, amount } = await serve();
-    await amount();
-    const first = (await call('addFundsToContactAccount', topUp(1000, key))).result;
-    expect(first.resultType).toBe('input_required');
-    const answer = (reply: object) => call('addFundsToContactAccount', topUp(1000, key), { requestState: first.requestState, inputResponses: { confirm: reply } });
-    const no = (await answer({ action: 'decline' })).result;
-    expect(JSON.parse(no.content[0].text)).toMatchObject({ code: 'confirmation_declined' });
-    for (const reply of [yes.confirm, { action: 'cancel' }, yes.confirm]) {
-      const again = (await answer(reply)).result;
-      expect(again.isError).toBe(true);
-      expect(JSON.parse(again.content[0].text)).toMatchObject({ code: 'confirmation_declined' });
-    }
-    expect(await amount()).toBe(2500);
-  });
+  ])(
+    'a "no" is final for its question (%s an idempotency key): the same request answered "yes" afterwards moves nothing',
+    async (_name, key) => {
+      const { call, amount } = await serve();
+      await amount();
+      const first = (await call('addFundsToContactAccount', topUp(1000, key))).result;
+      expect(first.resultType).toBe('input_required');
+      const answer = (reply: object) =>
+        call('addFundsToContactAccount', topUp(1000, key), { requestState: first.requestState, inputResponses: { confirm: reply } });
+      const no = (await answer({ action: 'decline' })).result;
+      expect(JSON.parse(no.content[0].text)).toMatchObject({ code: 'confirmation_declined' });
+      for (const reply of [yes.confirm, { action: 'cancel' }, yes.confirm]) {
+        const again = (await answer(reply)).result;
+        expect(again.isError).toBe(true);
+        expect(JSON.parse(again.content[0].text)).toMatchObject({ code: 'confirmation_declined' });
+      }
+      expect(await amount()).toBe(2500);
+    },
+  );
 
   test('a 2026-07-28 request whose capabilities declare no elicitation is refused with the explanation, not a protocol error', async () => {
     const { call, amount } = await serve();

@@ -54,7 +54,16 @@ const nastyNumber = fc.oneof(
 
 const leaf = fc.oneof(nastyString, nastyNumber, fc.boolean(), fc.constant(null));
 const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'name', 'slug', 'type', '0')), tie('v'), { maxKeys: 4 })),
+  v: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.array(tie('v'), { maxLength: 4 }),
+    fc.dictionary(
+      fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', 'name', 'slug', 'type', '0')),
+      tie('v'),
+      { maxKeys: 4 },
+    ),
+  ),
 })).v;
 
 function inputFor(def: MethodDef): fc.Arbitrary<Record<string, unknown>> {
@@ -74,7 +83,10 @@ const rawBodies = fc.oneof(
     { type: 'text/plain', body: 'hello' },
     { type: 'application/xml', body: '<a/>' },
     { type: 'multipart/form-data; boundary=x', body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--' },
-    { type: 'application/x-www-form-urlencoded', body: 'fields[0][name]=a&fields[0][slug]]=b&fields[[1]=c&a[b][c][d][e][f][g][h][i][j][k][l][m]=1&__proto__[x]=1' },
+    {
+      type: 'application/x-www-form-urlencoded',
+      body: 'fields[0][name]=a&fields[0][slug]]=b&fields[[1]=c&a[b][c][d][e][f][g][h][i][j][k][l][m]=1&__proto__[x]=1',
+    },
     { type: 'application/x-www-form-urlencoded', body: '%%%&=&&==' },
   ),
 );
@@ -111,13 +123,18 @@ function checkShape(status: number, body: any, text: string, where: string) {
 describe.each((METHODS as readonly MethodDef[]).map((m) => [m.name, m] as const))('fuzz %s', (name, def) => {
   it('random params as JSON, form or query: never a 5xx, spec-shaped refusals, nothing written on refusal', async () => {
     await fc.assert(
-      fc.asyncProperty(inputFor(def), fc.constantFrom('json', 'form', 'query'), fc.constantFrom('alice-key', 'bob-key'), async (input, how, key) => {
-        const verb = how === 'query' && def.verbs.includes('GET') ? 'GET' : 'POST';
-        const before = dumpStore(w.store);
-        const r = await w.call(name, input, { key, verb, form: how === 'form' });
-        checkShape(r.status, r.body, r.text, `${name} ${how} ${JSON.stringify(input).slice(0, 200)}`);
-        if (r.status >= 400) expect(dumpStore(w.store), `${name}: a refused request changed the database`).toBe(before);
-      }),
+      fc.asyncProperty(
+        inputFor(def),
+        fc.constantFrom('json', 'form', 'query'),
+        fc.constantFrom('alice-key', 'bob-key'),
+        async (input, how, key) => {
+          const verb = how === 'query' && def.verbs.includes('GET') ? 'GET' : 'POST';
+          const before = dumpStore(w.store);
+          const r = await w.call(name, input, { key, verb, form: how === 'form' });
+          checkShape(r.status, r.body, r.text, `${name} ${how} ${JSON.stringify(input).slice(0, 200)}`);
+          if (r.status >= 400) expect(dumpStore(w.store), `${name}: a refused request changed the database`).toBe(before);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -38,7 +38,12 @@ const w = useWorld(() => {
       },
       { id: 101, bot_id: 10, messenger: 'telegram', name: `${SECRET} referral`, telegram_id: '5002', referrer_id: 100 },
       {
-        id: 300, bot_id: 30, messenger: 'telegram', name: 'BobSecret contact', telegram_id: '7001', tags: ['BobSecret-tag'],
+        id: 300,
+        bot_id: 30,
+        messenger: 'telegram',
+        name: 'BobSecret contact',
+        telegram_id: '7001',
+        tags: ['BobSecret-tag'],
         variables: [{ name: 'photo', value: 'https://files.example.com/BobSecret.jpg', type: 1 }],
       },
       { id: 301, bot_id: 30, messenger: 'telegram', name: 'BobSecret referral', telegram_id: '7002', referrer_id: 300 },
@@ -57,7 +62,11 @@ let bob: Ids;
 
 /** A list with a record, and the short link of a media variable: made by `key`, every step checked. */
 async function own(key: string, secret: string, bot: number, contact: number): Promise<Ids> {
-  const list = await w.call('createListSchema', { name: `${secret} list`, bot_id: bot, fields: [{ name: 'Title', slug: 'title', type: 'string', is_required: false }] }, { key });
+  const list = await w.call(
+    'createListSchema',
+    { name: `${secret} list`, bot_id: bot, fields: [{ name: 'Title', slug: 'title', type: 'string', is_required: false }] },
+    { key },
+  );
   expect(list.status, list.text).toBe(201);
   const item = await w.call('addListItem', { schema_id: list.body.data.id, data: { title: `${secret} record` } }, { key });
   expect(item.status, item.text).toBe(201);
@@ -132,7 +141,7 @@ describe('another owner reaches nothing', () => {
 
   it.each(each)('%s with Bob’s ids, called by Alice, a team member of his project', (_, def) => probe(def, 'alice-key', bob, 'BobSecret'));
 
-  it('createListSchema in another account\'s project, even one the holder was invited to: 403', async () => {
+  it("createListSchema in another account's project, even one the holder was invited to: 403", async () => {
     const fields = [{ name: 'A', slug: 'a', type: 'string' }];
     expect((await w.call('createListSchema', { name: 'X', project_uuid: ALICE_PROJECT, fields }, { key: 'bob-key' })).status).toBe(403);
     expect((await w.call('createListSchema', { name: 'X', project_uuid: BOB_PROJECT, fields }, { key: 'alice-key' })).status).toBe(403);
@@ -146,7 +155,7 @@ describe('another owner reaches nothing', () => {
     expect(count.body).toEqual({ count: 0 });
   });
 
-  it('getListSchemas lists the holder\'s own lists only, not those of a project he was invited to', async () => {
+  it("getListSchemas lists the holder's own lists only, not those of a project he was invited to", async () => {
     const lists = await w.call('getListSchemas', {}, { key: 'alice-key' });
     expect(lists.status).toBe(200);
     expect(lists.body.data.map((l: { project: string }) => l.project)).toEqual([ALICE_PROJECT]);
