@@ -49,7 +49,7 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
  * Which cap `amount` would pass, given what the window holds (`used`); undefined when it may
  * be reserved. `force`: none (a confirmed move is counted whatever the caps say).
  */
-export function overCap(used: number, amount: number, caps: Caps, force: boolean): Reservation | undefined {
+export function refusedReservation(used: number, amount: number, caps: Caps, force: boolean): Reservation | undefined {
   if (!force && caps.perCall !== undefined && amount > caps.perCall) return { ok: false, over: 'amount', used };
   if (!force && caps.daily !== undefined && used + amount > caps.daily) return { ok: false, over: 'daily', used };
   return undefined;
@@ -101,7 +101,10 @@ export class McpStateStore {
       (scope: string, accountId: number, amount: number, caps: Caps, force: boolean, now: number): Reservation => {
         const used = this.s.used.get(scope, accountId, now - DAY_MS)!.used;
         return (
-          overCap(used, amount, caps, force) ?? { ok: true, id: Number(this.s.move.run(scope, accountId, amount, now).lastInsertRowid) }
+          refusedReservation(used, amount, caps, force) ?? {
+            ok: true,
+            id: Number(this.s.move.run(scope, accountId, amount, now).lastInsertRowid),
+          }
         );
       },
     );

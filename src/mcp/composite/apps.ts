@@ -79,8 +79,8 @@ export function isAppOnly(t: { _meta?: Record<string, unknown> }): boolean {
 }
 
 /** Whether the client declared MCP Apps (the extension, with the HTML profile among its types). */
-export function supportsApps(caps: ClientCapabilities | undefined): boolean {
-  const ui = (caps as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[UI_EXTENSION];
+export function supportsApps(capabilities: ClientCapabilities | undefined): boolean {
+  const ui = (capabilities as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[UI_EXTENSION];
   return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(UI_MIME);
 }
 

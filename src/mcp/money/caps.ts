@@ -98,7 +98,14 @@ function overWhy(move: Money, account: AccountView, amount: number, caps: Caps, 
 }
 
 /** The refusal of a call over a cap that nobody confirmed. */
-export function overCap(move: Money, account: AccountView, amount: number, caps: Caps, over: 'amount' | 'daily', used: number): ApiError {
+export function overCapRefusal(
+  move: Money,
+  account: AccountView,
+  amount: number,
+  caps: Caps,
+  over: 'amount' | 'daily',
+  used: number,
+): ApiError {
   return fail.coded('confirmation_required', 'amount', `${overWhy(move, account, amount, caps, over, used)} ${REMEDY}`);
 }
 

@@ -36,7 +36,7 @@ interface Question {
 }
 
 /** The user's answer to a question. */
-type Reply = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+type ElicitReply = { action: 'accept'; content: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
 
 /** What a tool call can ask with (one a call). */
 export interface Elicitor {
@@ -49,7 +49,7 @@ export interface Elicitor {
    * The answer to question `id`, when this call is the retry that carries it under a state
    * sealed for this tool and these arguments; otherwise undefined (ask).
    */
-  reply(id: string): Reply | undefined;
+  reply(id: string): ElicitReply | undefined;
   /** The data `ask` sealed with the question, under the same conditions as `reply`. */
   state<T = unknown>(): T | undefined;
   /** The result to return to ask `question`; `data` is sealed with it (readable by the client, so nothing secret). */
@@ -65,9 +65,9 @@ interface Sealed {
   data?: unknown;
 }
 
-/** Whether `caps` declare form elicitation (a bare `elicitation: {}` is the 2025 way of saying so). */
-function canElicitForm(caps: ClientCapabilities | undefined): boolean {
-  const e = caps?.elicitation as { form?: unknown; url?: unknown } | undefined;
+/** Whether the client's `capabilities` declare form elicitation (a bare `elicitation: {}` is the 2025 way of saying so). */
+function canElicitForm(capabilities: ClientCapabilities | undefined): boolean {
+  const e = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
   return e !== undefined && (e.form !== undefined || e.url === undefined);
 }
 
@@ -92,17 +92,22 @@ export class QuestionSeal {
   readonly verify = (state: string, ctx: ServerContext): Promise<Sealed> => this.codec.verify(state, ctx);
 
   /**
-   * The elicitor of one tool call: `caps`, the client's declared capabilities; `who`, the owner
+   * The elicitor of one tool call: `capabilities`, the client's declared ones; `who`, the owner
    * the server acts for (a state sealed for another owner does not count).
    */
-  elicitor(ctx: ServerContext, tool: string, args: Record<string, unknown>, o: { caps?: ClientCapabilities; who?: string } = {}): Elicitor {
+  elicitor(
+    ctx: ServerContext,
+    tool: string,
+    args: Record<string, unknown>,
+    o: { capabilities?: ClientCapabilities; who?: string } = {},
+  ): Elicitor {
     // Worked out when first asked for: most calls never ask.
     let digest: string | undefined;
     const argsOf = () => (digest ??= argsDigest(args));
     const sealed = ctx.mcpReq.requestState<Sealed>();
     const mine = sealed !== undefined && sealed.tool === tool && sealed.args === argsOf() && sealed.who === o.who ? sealed : undefined;
     return {
-      canAsk: canElicitForm(o.caps),
+      canAsk: canElicitForm(o.capabilities),
       reply(id) {
         if (!mine) return undefined;
         const view = inputResponse(ctx.mcpReq.inputResponses, id);

@@ -63,7 +63,7 @@ export function selectTools(ctx: McpContext, filter: ToolFilter = {}): ToolSpec[
 }
 
 /** What the client declared: on this request (2026-07-28), or at initialize (2025). */
-function capsOf(server: Server, rctx: ServerContext): ClientCapabilities | undefined {
+function clientCapabilitiesOf(server: Server, rctx: ServerContext): ClientCapabilities | undefined {
   const envelope = rctx.mcpReq.envelope as { [CLIENT_CAPABILITIES_META_KEY]?: ClientCapabilities } | undefined;
   return envelope ? envelope[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities();
 }
@@ -86,7 +86,7 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
     }));
     return apps ? listed.all : (listed.model ??= listed.all.filter((_, i) => !isAppOnly(tools[i]!)));
   };
-  const apps = (server: Server, rctx: ServerContext): boolean => supportsApps(capsOf(server, rctx));
+  const apps = (server: Server, rctx: ServerContext): boolean => supportsApps(clientCapabilitiesOf(server, rctx));
 
   return {
     handlers: {
@@ -111,7 +111,10 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
           await new Promise((resolve) => setImmediate(resolve));
         };
         const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-        const elicit = ctx.questions.elicitor(rctx, tool.name, args, { caps: capsOf(server, rctx), who: String(ctx.knownOwner ?? '') });
+        const elicit = ctx.questions.elicitor(rctx, tool.name, args, {
+          capabilities: clientCapabilitiesOf(server, rctx),
+          who: String(ctx.knownOwner ?? ''),
+        });
         // Who is calling: as it named itself at initialize (2025) or in this request's _meta (2026-07-28).
         const client =
           server.getClientVersion() ??

@@ -12,7 +12,7 @@ import { ApiError, fail } from '../../api/errors.js';
 import { validate, type Shape } from '../../api/rules.js';
 import type { McpContext } from '../context.js';
 import type { AccountView } from '../money/accounts.js';
-import { capsFor, confirmQuestion, declined, hasCaps, overCap, unknownAccount } from '../money/caps.js';
+import { capsFor, confirmQuestion, declined, hasCaps, overCapRefusal, unknownAccount } from '../money/caps.js';
 import type { Elicitor } from '../money/elicit.js';
 import type { Caps } from '../state.js';
 import type { Confirmation, ToolExtra } from '../tool-spec.js';
@@ -99,7 +99,7 @@ export async function moneyGate(
     return { ask: await askToConfirm(def, await named(), amount, caps, first, extra.elicit) };
   }
   if (audit) audit.confirmation = { how: 'not possible: the client cannot ask the person (no elicitation)', by: clientOf(extra) };
-  return { refusal: overCap(def.money, known, amount, caps, first.over, first.used) };
+  return { refusal: overCapRefusal(def.money, known, amount, caps, first.over, first.used) };
 }
 
 /** The form question of a money call over a cap; sealed with it, a nonce that names this confirmation. */

@@ -6,7 +6,7 @@
  * them moved. The same methods as the SQLite part, each atomic across instances.
  */
 import type { Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js';
-import { bodyText, DAY_MS, keptCall, overCap, type KeyRow } from '../mcp-state.js';
+import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow } from '../mcp-state.js';
 import { isoTime } from '../../store/time.js';
 import type { PgConnection } from '../../store/pg/connection.js';
 
@@ -70,7 +70,7 @@ export class PgMcpState {
               [scope, accountId, now - DAY_MS],
             )!.used;
             return (
-              overCap(used, amount, caps, force) ?? {
+              refusedReservation(used, amount, caps, force) ?? {
                 ok: true,
                 id: c.one<{ id: number }>(
                   'INSERT INTO mcp_money_moves (scope, account_id, amount, at_ms) VALUES ($1, $2, $3, $4) RETURNING id',
