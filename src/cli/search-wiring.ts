@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { WorkspaceDirectory } from '../mcp/state.js';
-import { RemoteDirectory, type RemoteConfig } from '../mcp/remote/workspace.js';
+import { RemoteDirectory, type RemoteConfig } from '../mcp/remote/directory.js';
 import { SyncedContactIndex, type SyncOptions } from '../mcp/remote/contact-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/contact-search.js';
 import type { Backend } from '../api/backend.js';
