@@ -40,19 +40,21 @@ export function amountNote(amount: number, code: string): string {
   return `${s.slice(0, -digits)}.${s.slice(-digits)} ${code}`;
 }
 
-const MAJOR = /^\s*(\d{1,15})(?:[.,](\d+))?\s*$/;
+const MAJOR = /^\s*(\d{1,15})(?:([.,])(\d+))?\s*$/;
 
 /**
  * An amount written in major units to minor units of a currency with `digits` decimal places:
  * `"12.34"` (or `"12,34"`) with 2 → 1234, `"5"` with 0 → 5. Never rounds: decimals past the
- * currency's own must be zeros (`"100.00"` with 0 is 100; `"12.345"` with 2 and `"0.5"` with 0
- * are refused), and the answer must be an integer a JSON client reads exactly; else undefined.
+ * currency's own must be zeros after a point (`"100.00"` with 0 is 100; `"12.345"` with 2 and
+ * `"0.5"` with 0 are refused), and after a comma there may be none past them, so a thousands
+ * separator is never read as a decimal comma (`"1,000"` is refused, not 1 or 1.00). The answer
+ * must be an integer a JSON client reads exactly; else undefined.
  */
 export function toMinor(major: string, digits: number): number | undefined {
   const m = MAJOR.exec(major);
   if (!m) return undefined;
-  const frac = m[2] ?? '';
-  if (/[^0]/.test(frac.slice(digits))) return undefined;
+  const frac = m[3] ?? '';
+  if (m[2] === ',' ? frac.length > digits : /[^0]/.test(frac.slice(digits))) return undefined;
   const n = Number(m[1]) * 10 ** digits + Number(frac.slice(0, digits).padEnd(digits, '0') || '0');
   return Number.isSafeInteger(n) ? n : undefined;
 }

@@ -40,6 +40,14 @@ describe('toMinor: major units to minor units, never rounded', () => {
     expect(toMinor('0.5', 0)).toBeUndefined();
     expect(toMinor('100.001', 2)).toBeUndefined();
   });
+  it('never reads a thousands separator as a decimal comma: "1,000" is refused, not 1 or 1.00', () => {
+    expect(toMinor('1,000', 0)).toBeUndefined();
+    expect(toMinor('1,000', 2)).toBeUndefined();
+    expect(toMinor('2,000', 0)).toBeUndefined();
+    expect(toMinor('1,00', 0)).toBeUndefined();
+    expect(toMinor('1,00', 2)).toBe(100);
+    expect(toMinor('1,234', 3)).toBe(1234);
+  });
   it('refuses what is not an amount, or one no JSON client reads exactly', () => {
     for (const text of ['', '-1', '1e3', '12.', '.5', '1 000', 'abc', '1.2.3']) expect(toMinor(text, 2), text).toBeUndefined();
     expect(toMinor('999999999999999', 4)).toBeUndefined();
