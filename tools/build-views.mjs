@@ -8,11 +8,19 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'apps');
 const LIMIT = 150 * 1024;
+// The currencies whose minor units are not 2, from the data set the server reads
+// (src/api/currency.ts), so a view converts and shows amounts exactly as the server does.
+const CURRENCY_DIGITS = Object.fromEntries(
+  createRequire(import.meta.url)('currency-codes')
+    .data.filter((c) => c.digits !== 2)
+    .map((c) => [c.code, c.digits]),
+);
 const VIEWS = { contacts: 'Contacts', account: 'Account', list: 'List' };
 
 const css = (await build({ entryPoints: [join(ROOT, 'views', 'base.css')], bundle: true, minify: true, write: false, logLevel: 'silent' }))
@@ -28,6 +36,7 @@ for (const [name, title] of Object.entries(VIEWS)) {
       minify: true,
       format: 'iife',
       target: 'es2020',
+      define: { __CURRENCY_DIGITS__: JSON.stringify(CURRENCY_DIGITS) },
       write: false,
       logLevel: 'silent',
     })

@@ -58,13 +58,12 @@ export function errorOf(r: ToolResult): string | undefined {
   return String(b.message ?? b.error ?? 'The call failed.');
 }
 
-/** Digits after the point of a currency (ISO 4217, as the browser knows it). */
+/** The currencies whose minor units are not 2, from the server's own data set (put in by tools/build-views.mjs). */
+declare const __CURRENCY_DIGITS__: Readonly<Record<string, number>>;
+
+/** Digits after the point of a currency (ISO 4217, as the server counts them: IDR 2, JPY 0, BHD 3). */
 export function digitsOf(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
+  return __CURRENCY_DIGITS__[currency] ?? 2;
 }
 
 /** 1234 USD → "12.34 USD". */

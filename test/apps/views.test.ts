@@ -216,6 +216,15 @@ describe('Account view', () => {
     await screenshots(frame, 'account');
   });
 
+  test('amounts in the minor units the server counts: an IQD balance has three decimals, as ISO 4217 says (not the browser\u2019s none)', async () => {
+    const made = await host.callTool({ name: 'addContactAccount', arguments: { contact_id: 1008, currency: 'IQD' } });
+    const id = (made.structuredContent as any).data.id as number;
+    await host.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: id, amount: 1500, description: 'IQD check' } });
+    const frame = await open('getContactAccounts', { contact_id: 1008 });
+    await frame.waitForSelector('.balance');
+    expect(await frame.$$eval('.balance', (els) => els.map((e) => e.textContent))).toContain('1.500 IQD');
+  });
+
   test('a refused withdrawal shows the API\u2019s reason and moves nothing', async () => {
     const frame = await open('getContactAccounts', { contact_id: 1008 });
     await frame.waitForSelector('#amount');
