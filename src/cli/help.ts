@@ -33,6 +33,11 @@ const MCP: Flags = {
     value: 'H',
     help: "--http's address (default 127.0.0.1; another needs a bearer token, made if WORKSPACE_MCP_TOKEN is unset)",
   },
+  auth: {
+    type: 'string',
+    value: 'token|key',
+    help: "--http's callers: token (default: WORKSPACE_MCP_TOKEN, one owner) or key (each request's own API key as its bearer)",
+  },
   'read-only': { type: 'boolean', help: 'only the tools that change nothing' },
   tools: { type: 'string', value: 'a,b,...', help: 'only these tools' },
   'exclude-tools': { type: 'string', value: 'a,b,...', help: 'every tool but these' },

@@ -9,7 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { makeDataDir, openChecked, removeMade, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
-import type { SeenIds } from '../mcp/seen.js';
+import { SeenIds } from '../mcp/seen.js';
 import type { AuditTrail, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
@@ -18,6 +18,8 @@ import type { PgStore } from '../store/pg/index.js';
 import { UsageError } from './args.js';
 import { createdEmptyHint, createdEmptyWarning, newKeyInfo, type BannerInfo } from './banner.js';
 import { pgEnv } from './pg-env.js';
+import { requestKey } from './request-key.js';
+import { hashKey } from '../store/keys.js';
 import type { SearchParts } from './search-wiring.js';
 
 /** The remote mode's audit trail, in its data folder. */
@@ -54,6 +56,21 @@ export interface BackendSetup {
   state?: McpState;
   /** On PostgreSQL: what every instance must share beside the database, for questions sealed by one to be answered through another. */
   shared?: { questionKey: Uint8Array };
+  /** `--auth key`: who each request is, and what is each owner's (then `scope`, `ownerId` and `wire()`'s search are no one's). */
+  keyed?: Keyed;
+}
+
+/** The owner of the request's key (`mcp --http --auth key`), or the backend's refusal. */
+type KeyOwner = { id: number } | { status: number; message: string };
+
+/** What `--auth key` needs of a backend. */
+export interface Keyed {
+  /** The owner of the key of the request being answered (request-key.ts). */
+  owner(): Promise<KeyOwner>;
+  /** The scope of an owner's idempotency keys and money window. */
+  scopeOf(ownerId: number): string;
+  /** An owner's own search and directory, when the backend keeps them per owner (remote); else `wire()`'s serve everyone. */
+  searchOf?(ownerId: number): SearchParts & { close(): Promise<void> };
 }
 
 /** A backend and what goes with it. */
@@ -74,7 +91,7 @@ export interface Configured {
 }
 
 /** The client of a remote Workspace API (`src/remote/`). */
-async function createRemoteBackend(baseUrl: string, apiKey: string): Promise<RemoteBackend> {
+async function createRemoteBackend(baseUrl: string, apiKey: string | (() => string | undefined)): Promise<RemoteBackend> {
   // Loaded only for --remote: undici is a fair part of the local server's cold start.
   const { RemoteBackend } = await import('../remote/client.js');
   try {
@@ -102,13 +119,19 @@ function dataDirFor(dbFile: string | undefined): string {
 }
 
 /** The built-in service over the SQLite file or PostgreSQL database `--db` names (else the default file), checked and opened. */
-export async function openLocal(dbFlag: string | undefined, rateLimit: number, configured: Configured): Promise<BackendSetup> {
+export async function openLocal(
+  dbFlag: string | undefined,
+  rateLimit: number,
+  configured: Configured,
+  keyed = false,
+): Promise<BackendSetup> {
   if (dbFlag === '') throw new UsageError('--db needs a file path or a postgres:// URL');
   const loc = locateDb(dbFlag);
   const pgUrl = loc.url;
   // On PostgreSQL there is no database file to keep the server's files beside.
   const dataDir = dataDirFor(pgUrl === undefined ? loc.file : undefined);
-  const opened = await openChecked(loc, { rateLimit, logger: log, actAs: { apiKey: process.env.WORKSPACE_API_KEY } });
+  // `--auth key` acts as no one of its own: each request as its key's owner.
+  const opened = await openChecked(loc, { rateLimit, logger: log, ...(keyed ? {} : { actAs: { apiKey: process.env.WORKSPACE_API_KEY } }) });
   const store = opened.store;
   if (configured.botId !== undefined) {
     const bot = store.projects.bot(configured.botId);
@@ -160,7 +183,7 @@ export async function openLocal(dbFlag: string | undefined, rateLimit: number, c
           import('./search-wiring.js'),
           pool,
         ]);
-        const backend = new LocalBackend(service, opened.identity, threads);
+        const backend = new LocalBackend(service, keyed ? { requestKey } : opened.identity, threads);
         return {
           backend,
           audit: store.audit,
@@ -173,14 +196,33 @@ export async function openLocal(dbFlag: string | undefined, rateLimit: number, c
       store.close();
       await (await pool)?.close();
     },
+    ...(keyed ? { keyed: localKeyed(store, pgUrl === undefined ? `local ${opened.file}` : 'postgres') } : {}),
     banner: {
       database: { file: opened.file, created },
-      owner,
+      ...(keyed ? {} : { owner }),
       newKey: newKeyInfo(opened.newKey, opened.owner?.id, opened.file),
       ...(created ? { createdEmpty: createdEmptyHint(loc.source) } : {}),
     },
     ...(created ? { startNote: createdEmptyWarning(opened.file, loc.source) } : {}),
     ...(pg ?? {}),
+  };
+}
+
+/**
+ * `--auth key` on the built-in service: the owner of the request's key, found by its hash, with
+ * the pipeline's owner checks (an unknown key 401, a lapsed plan 402, a blocked owner 403).
+ */
+function localKeyed(store: Checked['store'], site: string): Keyed {
+  return {
+    async owner() {
+      const key = requestKey();
+      const owner = key === undefined ? undefined : store.owners.byHash(hashKey(key));
+      if (!owner) return { status: 401, message: 'unauthorized' };
+      if (owner.plan !== 'pro') return { status: 402, message: 'The API is available on the Pro plan only.' };
+      if (owner.blocked_at) return { status: 403, message: 'Your account is blocked.' };
+      return { id: owner.id };
+    },
+    scopeOf: (ownerId) => `${site} owner ${ownerId}`,
   };
 }
 
@@ -218,9 +260,65 @@ function remoteBaseUrl(raw: string, source: string): string {
   throw new StartError(`${source} ${raw} is not the API's base URL, which ends in /api/v1: use ${url.origin}${base}`);
 }
 
+/**
+ * `--auth key` on a remote API: each call with the key of the request it serves; the owner
+ * learnt from getMe (switched off, it cannot tell who calls: 503); each owner's own search
+ * index and directory.
+ */
+async function openRemoteByKey(baseUrl: string, configured: Configured): Promise<BackendSetup> {
+  const dataDir = dataDirFor(undefined);
+  const backend = await createRemoteBackend(baseUrl, requestKey);
+  if (!process.env.WORKSPACE_DATA_DIR) makeDataDir(dataDir);
+  const [{ remoteSearch }, { JsonlAuditTrail }] = await Promise.all([import('./search-wiring.js'), import('../mcp/money/audit.js')]);
+  // The search of wire() is no one's: each owner has their own (searchOf).
+  const wired: Wired = {
+    backend,
+    audit: new JsonlAuditTrail(join(dataDir, AUDIT_FILE)),
+    ...remoteSearch(backend, dataDir, { baseUrl, seen: new SeenIds() }),
+  };
+  const searches = new Set<SearchParts>();
+  return {
+    scope: `remote ${baseUrl}`,
+    dataDir,
+    wire: () => Promise.resolve(wired),
+    keyed: {
+      async owner() {
+        const r = await backend.call('getMe', {});
+        const body = r.body as { message?: unknown; data?: { id?: unknown } } | undefined;
+        if (r.status === 200 && typeof body?.data?.id === 'number' && body.data.id > 0) return { id: body.data.id };
+        if (r.status === 410) return { status: 503, message: 'getMe is switched off on this API, and --auth key learns from it who calls' };
+        return {
+          status: r.status === 200 ? 502 : r.status,
+          message: typeof body?.message === 'string' ? body.message : `status ${r.status}`,
+        };
+      },
+      scopeOf: (ownerId) => `remote ${baseUrl} owner ${ownerId}`,
+      searchOf(ownerId) {
+        // Each owner's own ids seen: one person's answers never show in another's getWorkspace.
+        const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen: new SeenIds() });
+        searches.add(search);
+        return {
+          ...search,
+          async close() {
+            searches.delete(search);
+            await search.contacts.close?.();
+          },
+        };
+      },
+    },
+    async close() {
+      for (const s of searches) await s.contacts.close?.();
+      await wired.contacts.close?.();
+      await backend.close();
+    },
+    banner: { remote: baseUrl },
+  };
+}
+
 /** A remote Workspace API at `raw` (`--remote` or WORKSPACE_BASE_URL, named by `source`): its key checked with getMe first. */
-export async function openRemote(raw: string, source: string, configured: Configured, seen: SeenIds): Promise<BackendSetup> {
+export async function openRemote(raw: string, source: string, configured: Configured, seen: SeenIds, keyed = false): Promise<BackendSetup> {
   const baseUrl = remoteBaseUrl(raw, source);
+  if (keyed) return openRemoteByKey(baseUrl, configured);
   const apiKey = process.env.WORKSPACE_API_KEY;
   if (!apiKey)
     throw new StartError(

@@ -1,6 +1,7 @@
 /** `workspace-mcp mcp --http`: the MCP server over Streamable HTTP, its bearer token and its banner. */
 import { randomBytes } from 'node:crypto';
 import type { McpContext } from '../mcp/context.js';
+import type { Callers, McpHttpServer } from '../mcp/serve/http.js';
 import type { ToolSpec } from '../mcp/tool-spec.js';
 import { printBanner } from './banner.js';
 import { reachableUrls } from './hosts.js';
@@ -22,17 +23,7 @@ export async function startHttp(
   const [{ isLoopback, serveMcpHttp }, { ctx, tools }] = await Promise.all([import('../mcp/serve/http.js'), serving()]);
   const chosen = process.env.WORKSPACE_MCP_TOKEN || undefined;
   const token = chosen ?? (isLoopback(host) ? undefined : randomBytes(24).toString('base64url'));
-  let http;
-  try {
-    http = await serveMcpHttp(ctx, tools, { host, port, token });
-  } catch (e) {
-    await setup.close();
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-      throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
-    throw e;
-  }
+  const http = await listening(() => serveMcpHttp(ctx, tools, { host, port, token }), setup, host, port);
   const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
   const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
@@ -54,6 +45,44 @@ export async function startHttp(
     }),
     connect: `claude mcp add --transport http workspace ${url}${header}`,
   });
+  announced(url, http, setup);
+}
+
+/** `serve()`'s server, or the start error that says why it could not listen (`setup` closed then). */
+async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetup, host: string, port: number): Promise<McpHttpServer> {
+  try {
+    return await serve();
+  } catch (e) {
+    await setup.close();
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
+    throw e;
+  }
+}
+
+/**
+ * `mcp --http --auth key`: every request carries its caller's own Workspace API key as its
+ * bearer and acts as that key's owner (`callers`); no token of the server's own.
+ */
+export async function startHttpByKey(callers: Callers, setup: BackendSetup, host: string, port: number): Promise<void> {
+  const { serveMcpHttpByKey } = await import('../mcp/serve/http.js');
+  const http = await listening(() => serveMcpHttpByKey(callers, { host, port }), setup, host, port);
+  const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
+  printBanner({
+    ready: `MCP server ready at ${url}${others.length ? ` (also ${others.join(', ')})` : ''} (Streamable HTTP; each request as the owner of its API key)`,
+    ...setup.banner,
+    config: JSON.stringify({
+      mcpServers: { workspace: { type: 'http', url, headers: { Authorization: 'Bearer <your Workspace API key>' } } },
+    }),
+    connect: `claude mcp add --transport http workspace ${url} --header "Authorization: Bearer $WORKSPACE_API_KEY"`,
+  });
+  announced(url, http, setup);
+}
+
+/** The URL on stdout; SIGINT and SIGTERM close the server, then `setup`. */
+function announced(url: string, http: McpHttpServer, setup: BackendSetup): void {
   process.stdout.write(`${url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
   const stop = () => {
     void http

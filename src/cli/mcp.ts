@@ -12,12 +12,14 @@ import { instructionsFor } from '../mcp/serve/instructions.js';
 import type { MoneyPolicy } from '../mcp/money/caps.js';
 import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/result/budget.js';
 import type { McpContext } from '../mcp/context.js';
+import type { Callers } from '../mcp/serve/http.js';
 import type { ToolSpec } from '../mcp/tool-spec.js';
 import { McpStateStore } from '../state/mcp-state.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { COMMANDS } from './help.js';
-import { openLocal, openRemote, type BackendSetup, type Configured, type McpState } from './mcp-backend.js';
-import { startHttp } from './mcp-http.js';
+import { openLocal, openRemote, type BackendSetup, type Configured, type Keyed, type McpState } from './mcp-backend.js';
+import { startHttp, startHttpByKey } from './mcp-http.js';
+import { withRequestKey } from './request-key.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './open.js';
@@ -185,26 +187,88 @@ function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () 
   };
 }
 
+/**
+ * `--auth key`: each owner's context and tools, made when their first request comes: their
+ * idempotency keys, money window, exports folder, audit trail, ids seen, default bot (their
+ * only bot: a configured one is refused at start) and, remote, search index.
+ */
+function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: ServeOptions): Callers {
+  return {
+    within: withRequestKey,
+    owner: () => keyed.owner(),
+    async served(ownerId) {
+      const [wired, { McpContext }, { selectTools }, { ownersAudit }] = await Promise.all([
+        setup.wire(),
+        import('../mcp/context.js'),
+        import('../mcp/serve/server.js'),
+        import('../mcp/money/audit.js'),
+      ]);
+      const search = keyed.searchOf?.(ownerId);
+      const scope = keyed.scopeOf(ownerId);
+      const ctx = new McpContext({
+        backend: wired.backend,
+        keys: state.keys(scope),
+        dataDir: join(setup.dataDir, 'owners', String(ownerId)),
+        ownerId,
+        contacts: search?.contacts ?? wired.contacts,
+        directory: search?.directory ?? wired.directory,
+        audit: ownersAudit(wired.audit, ownerId),
+        accountHolder: wired.accountHolder,
+        questionKey: setup.shared?.questionKey,
+        money: { policy: o.policy, window: state.moves(scope) },
+        startNote: setup.startNote,
+        maxResultChars: o.maxResultChars,
+        ui: o.ui,
+      });
+      return { ctx, tools: selectTools(ctx, o.filter), close: search?.close };
+    },
+  };
+}
+
+/** `--auth`: token (the default) or key; key only with --http and no default bot or project of one person's. */
+function authOf(values: Values): 'token' | 'key' {
+  const auth = (values.auth as string | undefined) ?? 'token';
+  if (auth === 'oauth') throw new UsageError('--auth oauth is not served yet: use --auth token or --auth key');
+  if (auth !== 'token' && auth !== 'key') throw new UsageError(`--auth must be token or key, not ${auth}`);
+  if (auth === 'key' && !values.http) throw new UsageError('--auth key needs --http');
+  if (auth === 'key') {
+    const one = [
+      ['--bot', values.bot],
+      ['WORKSPACE_BOT_ID', process.env.WORKSPACE_BOT_ID || undefined],
+      ['--project', values.project],
+      ['WORKSPACE_PROJECT_UUID', process.env.WORKSPACE_PROJECT_UUID || undefined],
+    ].find(([, v]) => v !== undefined);
+    if (one)
+      throw new UsageError(
+        `${one[0]} names one person's bot or project, and --auth key serves everyone: leave it out (each person's default bot is their only bot)`,
+      );
+  }
+  return auth;
+}
+
 export async function runMcp(args: string[]): Promise<void> {
   const { values } = parse(args, COMMANDS.mcp.flags);
   const flags = startFlags(values);
+  const keyed = authOf(values) === 'key';
   const isServed = await servedTools(flags.filter);
   const configured = configuredOf(values);
   const policy = moneyPolicy(values, flags.remote !== undefined);
   const seen = new SeenIds();
   const opened =
     flags.remote !== undefined
-      ? await openRemote(flags.remote, flags.remoteSource, configured, seen)
-      : await openLocal(values.db as string | undefined, flags.rateLimit, configured);
+      ? await openRemote(flags.remote, flags.remoteSource, configured, seen, keyed)
+      : await openLocal(values.db as string | undefined, flags.rateLimit, configured, keyed);
   const { setup, state } = await withState(opened, policy);
-  const serving = servingOver(setup, state, {
+  const options: ServeOptions = {
     policy,
     defaultBotId: configured.botId,
     seen,
     maxResultChars: flags.maxResultChars,
     filter: flags.filter,
     ui: values['no-ui'] !== true,
-  });
+  };
+  if (setup.keyed) return startHttpByKey(callersOver(setup, state, setup.keyed, options), setup, flags.host, flags.port);
+  const serving = servingOver(setup, state, options);
   if (values.http) return startHttp(serving, setup, flags.host, flags.port);
   const wiring = async () => {
     const { ctx, tools, wiringOf } = await serving();

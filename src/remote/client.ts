@@ -18,7 +18,8 @@ import { Pacer } from './pacer.js';
 export interface RemoteOptions {
   /** Base URL ending in `v1`, e.g. `https://host/api/v1`. */
   baseUrl: string;
-  apiKey: string;
+  /** The key; or, read at each call, the key of the request being answered (none: the call is refused, 401, unsent). */
+  apiKey: string | (() => string | undefined);
   connectTimeoutMs?: number;
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -99,9 +100,14 @@ export class RemoteBackend implements Backend {
     this.pacer = new Pacer(o.pacePerMinute ?? 110, 60_000, this.sleep, o.now);
   }
 
+  /** The key of this call. */
+  private key(): string | undefined {
+    return typeof this.o.apiKey === 'function' ? this.o.apiKey() : this.o.apiKey;
+  }
+
   /** Redact the key from any text that might carry it (error messages, URLs). */
-  private redact(text: string): string {
-    return this.o.apiKey ? redactKey(text, this.o.apiKey) : text;
+  private redact(text: string, key: string): string {
+    return key ? redactKey(text, key) : text;
   }
 
   async call(method: string, params: Record<string, unknown>, opts: CallOptions = {}): Promise<ApiResponse> {
@@ -172,9 +178,11 @@ export class RemoteBackend implements Backend {
     params: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<{ response: ApiResponse } | { kind: 'timeout' | 'network' | 'bad_body'; detail: string; sent: boolean }> {
+    const key = this.key();
+    if (key === undefined) return { response: new ApiError('unauthorized', 'unauthorized').response() };
     const headers: Record<string, string> = {
       accept: 'application/json',
-      authorization: `Bearer ${this.o.apiKey}`,
+      authorization: `Bearer ${key}`,
     };
     let path = `${this.basePath}/${encodeURIComponent(method)}`;
     let body: string | undefined;
@@ -219,7 +227,7 @@ export class RemoteBackend implements Backend {
         err instanceof undiciErrors.ConnectTimeoutError;
       return {
         kind: timeout ? 'timeout' : 'network',
-        detail: this.redact(`${err.code ?? err.name}: ${err.message}`),
+        detail: this.redact(`${err.code ?? err.name}: ${err.message}`, key),
         sent: sent || !neverSent,
       };
     }

@@ -39,7 +39,9 @@ export interface ServiceThreads {
 /** The built-in service, called in-process through the same pipeline as HTTP. */
 export class LocalBackend implements Backend {
   /** Who every call is made as: the key's hash (worked out once, checked at each call), or the owner. */
-  private readonly as: Pick<ApiRequest, 'keyHash' | 'asOwner'>;
+  private readonly fixed?: Pick<ApiRequest, 'keyHash' | 'asOwner'>;
+  /** Else the key of the request being answered (`mcp --http --auth key`), read at each call. */
+  private readonly requestKey?: () => string | undefined;
 
   /**
    * `threads`: the calls are answered there, each by a thread's own Service and connection;
@@ -47,10 +49,18 @@ export class LocalBackend implements Backend {
    */
   constructor(
     readonly service: Service,
-    identity: { apiKey: string } | { ownerId: number },
+    identity: { apiKey: string } | { ownerId: number } | { requestKey: () => string | undefined },
     private readonly threads?: ServiceThreads,
   ) {
-    this.as = 'apiKey' in identity ? { keyHash: hashKey(identity.apiKey) } : { asOwner: identity.ownerId };
+    if ('requestKey' in identity) this.requestKey = identity.requestKey;
+    else this.fixed = 'apiKey' in identity ? { keyHash: hashKey(identity.apiKey) } : { asOwner: identity.ownerId };
+  }
+
+  /** Who this call is made as. No request key: a hash no key has, never an owner nor an api_token of the input. */
+  private get as(): Pick<ApiRequest, 'keyHash' | 'asOwner'> {
+    if (this.fixed) return this.fixed;
+    const key = this.requestKey!();
+    return { keyHash: key === undefined ? '' : hashKey(key) };
   }
 
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {

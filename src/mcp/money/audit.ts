@@ -69,6 +69,30 @@ const AUDIT_URI = 'workspace://audit';
 const PAGE = 50;
 const MAX_PAGE = 500;
 
+/**
+ * One owner's part of a trail several owners write (`mcp --http --auth key`): their entries
+ * only, paged as the trail is (newest first, `next` a `before`), other owners' skipped.
+ */
+export function ownersAudit(trail: AuditTrail, ownerId: number): AuditTrail {
+  return {
+    append: (entry) => trail.append(entry),
+    read(q) {
+      const entries: AuditPage['entries'] = [];
+      let before = q.before;
+      for (;;) {
+        const page = trail.read({ ...q, before, limit: Math.max(q.limit, 100) });
+        for (const e of page.entries) {
+          if (e.owner_id !== ownerId) continue;
+          entries.push(e);
+          if (entries.length === q.limit) return { entries, next: e.seq };
+        }
+        if (page.next === undefined) return { entries };
+        before = page.next;
+      }
+    },
+  };
+}
+
 export const AUDIT_RESOURCE = {
   uri: AUDIT_URI,
   name: 'audit',

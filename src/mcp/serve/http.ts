@@ -1,7 +1,9 @@
 /**
  * The MCP server over Streamable HTTP at `http://H:N/mcp`, both protocol eras on one endpoint,
  * all over the same McpContext. Every request has its Host and Origin checked (DNS rebinding),
- * and a bearer token when one is set, which is always when bound beyond loopback; a POST body
+ * and a bearer token when one is set, which is always when bound beyond loopback (or, with
+ * `--auth key`, its caller's own API key: each owner then has a context of their own, and a
+ * session answers only the owner who opened it, see `serveMcpHttpByKey`); a POST body
  * is then read once, here, strictly (malformed UTF-8 is a parse error, never replaced), and
  * routed by era: a 2025-era message goes to its session (one `Server` a session, opened by
  * `initialize`, named by `Mcp-Session-Id`, with a GET stream for notifications and
@@ -27,7 +29,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { log } from '../../log.js';
 import { readBody, TooLarge } from '../../read-body.js';
-import { mcpServerFactory } from './server.js';
+import { mcpServerFactory, type McpServerFactory } from './server.js';
 import type { ToolSpec } from '../tool-spec.js';
 import type { McpContext } from '../context.js';
 
@@ -131,44 +133,192 @@ function checkHostAndOrigin(req: IncomingMessage, bound: string): string | undef
   return undefined;
 }
 
-/** Serve MCP over Streamable HTTP; resolves once listening. */
-export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
+/** What serves one party (the one owner of `--auth token`, or each owner of `--auth key`): its instances and 2026-07-28 handler. */
+interface Party {
+  factory: McpServerFactory;
+  modern: ReturnType<typeof createMcpHandler>;
+  modernNode: ReturnType<typeof toNodeHandler>;
+  close(): Promise<void>;
+}
+
+function partyOver(ctx: McpContext, tools: ToolSpec[], onerror: (e: Error) => void, closeServed?: () => Promise<void>): Party {
   const factory = mcpServerFactory(ctx, tools);
-  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
-  const onerror = (e: Error) => log.warn({ err: e }, 'MCP HTTP');
   // 2026-07-28: one instance a request; list changes reach open subscriptions/listen streams
   // through the handler's bus. 2025-era requests never get here ('reject'): see `legacy`.
   const modern = createMcpHandler((rc) => factory(rc, { pushListChanged: false }), { legacy: 'reject', onerror });
   const modernNode = toNodeHandler(modern, { onerror });
   const unsubscribe = ctx.onListsChanged(() => modern.notify.resourcesChanged());
+  return {
+    factory,
+    modern,
+    modernNode,
+    async close() {
+      unsubscribe();
+      await modern.close();
+      await closeServed?.();
+    },
+  };
+}
+
+/** The bearer of an Authorization header, or undefined. */
+function bearerOf(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return m?.[1];
+}
+
+/**
+ * `--auth key`: who a request is, from its own Workspace API key, and what serves each owner.
+ * The key lives only in the request's scope (`within`); owners are kept by id, never by key.
+ */
+export interface Callers {
+  /** Runs `fn` with `key` as the key of the backend's calls until `ended` is called (when the response closed). */
+  within<T>(key: string, fn: (ended: () => void) => T): T;
+  /** The owner of the request's key (called within it): their id, or the backend's refusal. */
+  owner(): Promise<{ id: number } | { status: number; message: string }>;
+  /** The context and tools of an owner, made when first needed; `close` when no longer kept. */
+  served(ownerId: number): Promise<{ ctx: McpContext; tools: ToolSpec[]; close?(): Promise<void> }>;
+  /** Most owners kept at once (default 500), and how long an owner without a session is kept unused (default 15 min). */
+  maxOwners?: number;
+  idleMs?: number;
+}
+
+/** An owner's party as kept: when last used, their requests under way and open 2025-era sessions (kept while any is). */
+interface Kept {
+  party: Promise<Party>;
+  lastUsed: number;
+  busy: number;
+  sessions: Set<string>;
+}
+
+/** Serve MCP over Streamable HTTP; resolves once listening. */
+export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
+  const onerror = (e: Error) => log.warn({ err: e }, 'MCP HTTP');
+  return listenOn(opts, onerror, { kind: 'token', party: partyOver(ctx, tools, onerror) });
+}
+
+/** Serve MCP over Streamable HTTP to every owner with their own API key as the bearer (`--auth key`); resolves once listening. */
+export async function serveMcpHttpByKey(callers: Callers, opts: Omit<HttpOptions, 'token'>): Promise<McpHttpServer> {
+  const onerror = (e: Error) => log.warn({ err: e }, 'MCP HTTP');
+  return listenOn(opts, onerror, { kind: 'key', callers });
+}
+
+async function listenOn(
+  opts: HttpOptions,
+  onerror: (e: Error) => void,
+  mode: { kind: 'token'; party: Party } | { kind: 'key'; callers: Callers },
+): Promise<McpHttpServer> {
+  /** 2025-era sessions, each with the owner who opened it (`--auth key`; undefined: `--auth token`'s one owner). */
+  const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; owner: number | undefined }>();
+  const kept = new Map<number, Kept>();
+  const maxOwners = mode.kind === 'key' ? (mode.callers.maxOwners ?? 500) : 0;
+  const idleMs = mode.kind === 'key' ? (mode.callers.idleMs ?? 15 * 60_000) : 0;
+
+  /** Drops owners unused for idleMs, and over the bound the least recently used; never one with an open session. */
+  function sweep(now: number): void {
+    const idle = [...kept].filter(([, k]) => k.sessions.size === 0 && k.busy === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    let over = kept.size - maxOwners;
+    for (const [owner, k] of idle) {
+      if (now - k.lastUsed < idleMs && over <= 0) break;
+      kept.delete(owner);
+      over--;
+      void k.party.then((p) => p.close()).catch(onerror);
+    }
+  }
+  const sweeper = mode.kind === 'key' ? setInterval(() => sweep(Date.now()), 60_000) : undefined;
+  sweeper?.unref();
+
+  /**
+   * The party of `owner`, made when first needed, busy until `res` closed; undefined when the
+   * bound is reached by owners with open sessions or requests under way.
+   */
+  function partyOf(callers: Callers, owner: number, res: ServerResponse): Promise<Party> | undefined {
+    const now = Date.now();
+    let k = kept.get(owner);
+    if (!k) {
+      if (kept.size >= maxOwners) sweep(now);
+      if (kept.size >= maxOwners) return undefined;
+      const party = callers.served(owner).then(({ ctx, tools, close }) => partyOver(ctx, tools, onerror, close));
+      k = { party, lastUsed: now, busy: 0, sessions: new Set() };
+      const made = k;
+      // A failure is not kept: the next request tries again.
+      party.catch(() => {
+        if (kept.get(owner) === made) kept.delete(owner);
+      });
+      kept.set(owner, k);
+    }
+    k.lastUsed = now;
+    const busy = k;
+    busy.busy++;
+    res.once('close', () => {
+      busy.busy--;
+      busy.lastUsed = Date.now();
+    });
+    return k.party;
+  }
 
   /**
    * 2025-era traffic, sessionful as before: the SDK's own stateless fallback could not send a
-   * client anything outside a response (no GET stream, no elicitation/create mid-call).
+   * client anything outside a response (no GET stream, no elicitation/create mid-call). A
+   * session answers only the owner who opened it: to anyone else it is not found.
    */
-  async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown, party: Party, owner: number | undefined): Promise<void> {
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
-      const transport = sessions.get(id);
-      if (!transport) return deny(res, 404, 'Session not found; initialize a new session');
-      return transport.handleRequest(req, res, body);
+      const session = sessions.get(id);
+      if (!session || session.owner !== owner) return deny(res, 404, 'Session not found; initialize a new session');
+      return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return deny(res, 400, 'Bad Request: no session; send initialize first', req.method === 'POST' ? {} : { Allow: 'POST' });
     }
+    const ownSessions = owner === undefined ? undefined : kept.get(owner)?.sessions;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (newId) => {
-        sessions.set(newId, transport);
+        sessions.set(newId, { transport, owner });
+        ownSessions?.add(newId);
       },
     });
     // The server's own close handling is chained after this by connect().
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) {
+        sessions.delete(transport.sessionId);
+        ownSessions?.delete(transport.sessionId);
+      }
     };
-    await factory({ era: 'legacy' }, { pushListChanged: true }).connect(transport);
+    await party.factory({ era: 'legacy' }, { pushListChanged: true }).connect(transport);
     await transport.handleRequest(req, res, body);
+  }
+
+  /** After the checks of who calls: routed by era to `party`'s instances. */
+  async function route(req: IncomingMessage, res: ServerResponse, party: Party, owner: number | undefined): Promise<void> {
+    // GET (a session's notification stream) and DELETE (its end) exist in the 2025 era only.
+    if (req.method !== 'POST') return legacy(req, res, undefined, party, owner);
+    const parsed = await readJsonRpcBody(req, res);
+    if (!parsed) return;
+    if (await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body)) return legacy(req, res, parsed.body, party, owner);
+    return party.modernNode(req, res, parsed.body);
+  }
+
+  /** `--auth key`: the request's owner from its key, within the key's scope, which ends with the response. */
+  async function asOwner(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, callers: Callers): Promise<void> {
+    const unauthorized = (why: string) => deny(res, 401, `Unauthorized: ${why}`, { 'WWW-Authenticate': 'Bearer' });
+    const key = bearerOf(req.headers.authorization);
+    if (key === undefined) return unauthorized('send your Workspace API key as Authorization: Bearer <key>');
+    return callers.within(key, async (ended) => {
+      res.once('close', ended);
+      const who = await callers.owner();
+      if (!('id' in who)) {
+        if (who.status === 401 || who.status === 402 || who.status === 403) return unauthorized(`the key was refused (${who.message})`);
+        return deny(res, who.status >= 500 ? who.status : 503, `The key's owner could not be learnt: ${who.message}`);
+      }
+      const party = partyOf(callers, who.id, res);
+      if (!party) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
+      // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the owner, never the key.
+      req.auth = { token: '', clientId: `owner ${who.id}`, scopes: [] };
+      return route(req, res, await party, who.id);
+    });
   }
 
   async function handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> {
@@ -176,6 +326,7 @@ export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: Htt
     if (path !== MCP_PATH) return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}`);
     const bad = checkHostAndOrigin(req, opts.host);
     if (bad) return deny(res, 403, bad);
+    if (mode.kind === 'key') return asOwner(req, res, mode.callers);
     if (opts.token !== undefined) {
       if (!tokenMatches(req.headers.authorization, opts.token)) {
         return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
@@ -183,12 +334,7 @@ export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: Htt
       // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the token's holder.
       req.auth = { token: opts.token, clientId: 'bearer', scopes: [] };
     }
-    // GET (a session's notification stream) and DELETE (its end) exist in the 2025 era only.
-    if (req.method !== 'POST') return legacy(req, res, undefined);
-    const parsed = await readJsonRpcBody(req, res);
-    if (!parsed) return;
-    if (await isLegacyRequest(await toWebRequest(req, parsed.body), parsed.body)) return legacy(req, res, parsed.body);
-    return modernNode(req, res, parsed.body);
+    return route(req, res, mode.party, undefined);
   }
 
   const server = createServer((req, res) => {
@@ -211,10 +357,12 @@ export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: Htt
     server,
     url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
     async close() {
-      unsubscribe();
-      for (const t of sessions.values()) await t.close();
+      if (sweeper) clearInterval(sweeper);
+      for (const s of sessions.values()) await s.transport.close();
       sessions.clear();
-      await modern.close();
+      if (mode.kind === 'token') await mode.party.close();
+      for (const k of kept.values()) await (await k.party.catch(() => undefined))?.close();
+      kept.clear();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();

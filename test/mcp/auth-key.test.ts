@@ -1,0 +1,228 @@
+/**
+ * `mcp --http --auth key`: one server for many people, each request acting as the owner of the
+ * Workspace API key it carries as its bearer. The built CLI on a seeded database (Alice: owner
+ * 1, bot 10, account 500; Bob: owner 2, bot 20, account 600), real SDK clients of both eras.
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliEnv, INITIALIZE, runCli, runCliAsync, spawnAnnounced, spawnServe, type Announced } from '../helpers/cli.js';
+import { usePostgres } from '../helpers/postgres.js';
+import { stop } from '../helpers/temp.js';
+import { seedDb, tempDir, type Fixture } from '../helpers/world.js';
+import { connectHttp, ERAS, type McpClient } from './clients.js';
+import { firstJson, mcpFixture } from './harness.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+/** The MCP fixture, with an account of Bob's: 600, of his contact 200. */
+function twoOwners(): Fixture {
+  const f = mcpFixture();
+  return { ...f, accounts: [...(f.accounts as unknown[]), { id: 600, contact_id: 200, currency: 'USD', amount: 1000 }] };
+}
+
+async function startKeyed(args: string[], extra: Record<string, string> = {}): Promise<Announced> {
+  const started = await spawnAnnounced(
+    ['mcp', '--http', '--port', '0', '--auth', 'key', ...args],
+    /(http:\/\/\S+\/mcp)/,
+    cliEnv({ WORKSPACE_DATA_DIR: tempDir(), ...extra }),
+  );
+  cleanups.push(() => stop(started.proc));
+  return started;
+}
+
+async function connectAs(era: (typeof ERAS)[number], url: string, key: string): Promise<McpClient> {
+  const client = await connectHttp(era, url, { Authorization: `Bearer ${key}` });
+  cleanups.push(() => client.close());
+  return client;
+}
+
+/** POST `body` with `headers`; the status, the WWW-Authenticate header and the answer's text. */
+async function post(url: string, headers: Record<string, string>, body: object): Promise<{ status: number; auth?: string; text: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+  // An SSE answer stays open for the session's later messages: its first event is enough.
+  const reader = res.body!.getReader();
+  const first = await reader.read();
+  await reader.cancel();
+  return { status: res.status, auth: res.headers.get('www-authenticate') ?? undefined, text: new TextDecoder().decode(first.value) };
+}
+
+const initialize = (url: string, headers: Record<string, string>) => post(url, headers, { ...INITIALIZE, id: 1 });
+const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+const data = (r: CallToolResult) => (r.structuredContent as { data: any }).data;
+
+describe('mcp --http --auth key on the built-in service', () => {
+  test("no key, an unknown key, a free or blocked owner's key: 401 with WWW-Authenticate: Bearer, nothing answered", async () => {
+    const { url } = await startKeyed(['--db', seedDb(twoOwners())]);
+    for (const headers of [{}, bearer('nobody-key'), bearer('fran-key'), bearer('blocked-key'), { Authorization: 'Basic YWxpY2Uta2V5' }]) {
+      const r = await initialize(url, headers);
+      expect(r.status, JSON.stringify(headers)).toBe(401);
+      expect(r.auth).toBe('Bearer');
+      expect(r.text).not.toMatch(/serverInfo/);
+    }
+    expect((await initialize(url, bearer('alice-key'))).status).toBe(200);
+  });
+
+  test.each(ERAS)('%s: Alice and Bob at once on one server, each as themselves', async (era) => {
+    const { url } = await startKeyed(['--db', seedDb(twoOwners())]);
+    const [alice, bob] = await Promise.all([connectAs(era, url, 'alice-key'), connectAs(era, url, 'bob-key')]);
+    const rounds = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => (i % 2 ? bob : alice).callTool({ name: 'getMe', arguments: {} }).then((r) => data(r).name)),
+    );
+    expect(rounds).toEqual(['Alice', 'Bob', 'Alice', 'Bob']);
+    // Each one's default bot and contacts: their own.
+    const ws = await bob.callTool({ name: 'getWorkspace', arguments: {} });
+    expect(firstJson(ws)).toMatchObject({ owner: { id: 2 }, default_bot_id: 20 });
+    const found = await bob.callTool({ name: 'findContacts', arguments: { query: 'Ann' } });
+    expect(JSON.stringify(firstJson(found))).not.toMatch(/"Ann"/);
+    const own = await alice.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    expect(data(own)[0].id).toBe(500);
+    const other = await bob.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    expect(other.isError).toBe(true);
+  });
+
+  test.each(ERAS)("%s: an idempotency key of Alice's never replays to Bob", async (era) => {
+    const { url } = await startKeyed(['--db', seedDb(twoOwners())]);
+    const [alice, bob] = await Promise.all([connectAs(era, url, 'alice-key'), connectAs(era, url, 'bob-key')]);
+    const topUp = { account_id: 500, amount: 250, description: 'Bonus', idempotency_key: 'order-1' };
+    const first = await alice.callTool({ name: 'addFundsToContactAccount', arguments: topUp });
+    expect(first.isError).toBeFalsy();
+    // Bob, the same key and arguments: refused by the API as not his account, never Alice's answer.
+    const stolen = await bob.callTool({ name: 'addFundsToContactAccount', arguments: topUp });
+    expect(stolen.isError).toBe(true);
+    expect([403, 404]).toContain(firstJson(stolen).status);
+    expect(JSON.stringify(stolen)).not.toMatch(/replayed|1250/);
+    // Bob, the same key on his own account: his move, made (no conflict with Alice's key).
+    const his = await bob.callTool({ name: 'addFundsToContactAccount', arguments: { ...topUp, account_id: 600 } });
+    expect(his.isError).toBeFalsy();
+    expect(his.structuredContent).not.toHaveProperty('replayed');
+    expect(JSON.stringify(his.structuredContent)).toMatch(/1250/);
+    // Alice again: her own answer, replayed.
+    const again = await alice.callTool({ name: 'addFundsToContactAccount', arguments: topUp });
+    expect(again.structuredContent).toEqual({ ...(first.structuredContent as object), replayed: true });
+    // Each one's audit trail holds their own calls only.
+    const audit = async (c: McpClient) =>
+      JSON.parse(((await c.readResource({ uri: 'workspace://audit' })).contents[0] as { text: string }).text).data as Array<{
+        owner_id: number;
+      }>;
+    expect((await audit(bob)).map((e) => e.owner_id)).toEqual([2, 2]);
+    expect((await audit(alice)).map((e) => e.owner_id)).toEqual([1, 1]);
+  });
+
+  test('a 2025-era session answers only the person who opened it', async () => {
+    const { url } = await startKeyed(['--db', seedDb(twoOwners())]);
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer('alice-key') } });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    const sid = transport.sessionId!;
+    expect(sid).toBeTruthy();
+    const list = { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} };
+    const session = { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-11-25' };
+    expect((await post(url, { ...session, ...bearer('bob-key') }, list)).status).toBe(404);
+    expect((await post(url, { ...session, ...bearer('nobody-key') }, list)).status).toBe(401);
+    const me = (await client.callTool({ name: 'getMe', arguments: {} })) as CallToolResult;
+    expect(data(me).name).toBe('Alice');
+  });
+
+  test.each(ERAS)("%s: Alice's export is not Bob's to read", async (era) => {
+    const { url } = await startKeyed(['--db', seedDb(twoOwners())]);
+    const [alice, bob] = await Promise.all([connectAs(era, url, 'alice-key'), connectAs(era, url, 'bob-key')]);
+    const exp = await alice.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } });
+    const uri = (exp.structuredContent as { uri: string }).uri;
+    expect(uri).toMatch(/^workspace:\/\/exports\//);
+    expect(((await alice.readResource({ uri })).contents[0] as { text: string }).text).toMatch(/Ann/);
+    await expect(bob.readResource({ uri })).rejects.toThrow();
+    expect(JSON.stringify(await bob.listResources())).not.toContain(uri);
+  });
+
+  test('a key regenerated with admin regenerate-key stops working at once', async () => {
+    const dbFile = seedDb(twoOwners());
+    const { url } = await startKeyed(['--db', dbFile]);
+    const alice = await connectAs('2026-07-28', url, 'alice-key');
+    expect(data(await alice.callTool({ name: 'getMe', arguments: {} })).name).toBe('Alice');
+    const regenerated = runCli(['admin', 'regenerate-key', '--owner', '1', '--db', dbFile]);
+    expect(regenerated.status).toBe(0);
+    const fresh = regenerated.stdout.trim();
+    await expect(alice.callTool({ name: 'getMe', arguments: {} })).rejects.toThrow();
+    expect((await initialize(url, bearer('alice-key'))).status).toBe(401);
+    expect((await initialize(url, bearer(fresh))).status).toBe(200);
+    const again = await connectAs('2026-07-28', url, fresh);
+    expect(data(await again.callTool({ name: 'getMe', arguments: {} })).name).toBe('Alice');
+  });
+
+  test("--auth is checked at start: key needs --http and no one person's bot; oauth is not served yet", () => {
+    const dbFile = seedDb(twoOwners());
+    const cases: Array<[string[], RegExp]> = [
+      [['--auth', 'key'], /--auth key needs --http/],
+      [['--http', '--auth', 'oauth'], /--auth oauth is not served yet/],
+      [['--http', '--auth', 'sesame'], /--auth must be token or key, not sesame/],
+      [['--http', '--auth', 'key', '--bot', '10'], /--bot names one person's bot/],
+    ];
+    for (const [args, message] of cases) {
+      const r = runCli(['mcp', '--db', dbFile, ...args]);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+});
+
+describe('mcp --http --auth key on a remote API', () => {
+  test('each request upstream with its own key: getMe is its owner', async () => {
+    const served = await spawnServe(['--db', seedDb(twoOwners())]);
+    cleanups.push(() => stop(served.proc));
+    const { url } = await startKeyed(['--remote', served.baseUrl]);
+    expect((await initialize(url, bearer('nobody-key'))).status).toBe(401);
+    expect((await initialize(url, {})).status).toBe(401);
+    for (const era of ERAS) {
+      const [alice, bob] = await Promise.all([connectAs(era, url, 'alice-key'), connectAs(era, url, 'bob-key')]);
+      const names = await Promise.all([alice, bob, alice].map(async (c) => data(await c.callTool({ name: 'getMe', arguments: {} })).name));
+      expect(names).toEqual(['Alice', 'Bob', 'Alice']);
+      const other = await bob.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+      expect(other.isError).toBe(true);
+      // Each one's own search index, synced with their own key, request after request.
+      for (let i = 0; i < 2; i++) {
+        const found = await bob.callTool({ name: 'findContacts', arguments: { query: 'fan' } });
+        expect(found.isError, JSON.stringify(found)).toBeFalsy();
+        expect(JSON.stringify(found.structuredContent)).toMatch(/Bob fan/);
+        const none = await alice.callTool({ name: 'findContacts', arguments: { query: 'fan' } });
+        expect(JSON.stringify(none.structuredContent)).not.toMatch(/Bob fan/);
+      }
+    }
+  });
+});
+
+describe('mcp --http --auth key on PostgreSQL', () => {
+  const pg = usePostgres();
+
+  test("each key's owner, on the service threads; idempotency keys per owner in the shared state", async () => {
+    const url = await pg.server().database();
+    const fixture = join(tempDir(), 'two-owners.json');
+    writeFileSync(fixture, JSON.stringify(twoOwners()));
+    const seeded = await runCliAsync(['seed', fixture, '--db', url], cliEnv());
+    expect(seeded.status, seeded.stderr).toBe(0);
+    const started = await startKeyed(['--db', url], { WORKSPACE_SECRET: 'cd'.repeat(32) });
+    expect((await initialize(started.url, bearer('nobody-key'))).status).toBe(401);
+    const [alice, bob] = await Promise.all([
+      connectAs('2026-07-28', started.url, 'alice-key'),
+      connectAs('2025-11-25', started.url, 'bob-key'),
+    ]);
+    const names = await Promise.all([alice, bob].map(async (c) => data(await c.callTool({ name: 'getMe', arguments: {} })).name));
+    expect(names).toEqual(['Alice', 'Bob']);
+    const topUp = { account_id: 500, amount: 250, description: 'Bonus', idempotency_key: 'order-1' };
+    expect((await alice.callTool({ name: 'addFundsToContactAccount', arguments: topUp })).isError).toBeFalsy();
+    const his = await bob.callTool({ name: 'addFundsToContactAccount', arguments: { ...topUp, account_id: 600 } });
+    expect(his.isError).toBeFalsy();
+    expect(JSON.stringify(his.structuredContent)).not.toMatch(/replayed/);
+  }, 60_000);
+});
