@@ -213,10 +213,13 @@ async function listenOn(
   const maxOwners = mode.kind === 'key' ? (mode.callers.maxOwners ?? 500) : 0;
   const idleMs = mode.kind === 'key' ? (mode.callers.idleMs ?? 15 * 60_000) : 0;
 
-  /** Drops owners unused for idleMs, and over the bound the least recently used; never one with an open session. */
-  function sweep(now: number): void {
+  /**
+   * Drops owners unused for idleMs, and over the bound (with `room` places wanted for new ones)
+   * the least recently used; never one with an open session or a request under way.
+   */
+  function sweep(now: number, room = 0): void {
     const idle = [...kept].filter(([, k]) => k.sessions.size === 0 && k.busy === 0).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    let over = kept.size - maxOwners;
+    let over = kept.size + room - maxOwners;
     for (const [owner, k] of idle) {
       if (now - k.lastUsed < idleMs && over <= 0) break;
       kept.delete(owner);
@@ -235,7 +238,7 @@ async function listenOn(
     const now = Date.now();
     let k = kept.get(owner);
     if (!k) {
-      if (kept.size >= maxOwners) sweep(now);
+      if (kept.size >= maxOwners) sweep(now, 1);
       if (kept.size >= maxOwners) return undefined;
       const party = callers.served(owner).then(({ ctx, tools, close }) => partyOver(ctx, tools, onerror, close));
       k = { party, lastUsed: now, busy: 0, sessions: new Set() };
