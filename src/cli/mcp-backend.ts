@@ -70,7 +70,7 @@ export interface Keyed {
   /** The scope of an owner's idempotency keys and money window. */
   scopeOf(ownerId: number): string;
   /** An owner's own search and directory, when the backend keeps them per owner (remote); else `wire()`'s serve everyone. */
-  searchOf?(ownerId: number): SearchParts & { close(): Promise<void> };
+  searchOf?(ownerId: number): SearchParts & { seen: SeenIds; close(): Promise<void> };
 }
 
 /** A backend and what goes with it. */
@@ -295,10 +295,13 @@ async function openRemoteByKey(baseUrl: string, configured: Configured): Promise
       scopeOf: (ownerId) => `remote ${baseUrl} owner ${ownerId}`,
       searchOf(ownerId) {
         // Each owner's own ids seen: one person's answers never show in another's getWorkspace.
-        const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen: new SeenIds() });
+        const seen = new SeenIds();
+        const search = remoteSearch(backend, dataDir, { baseUrl, ...configured, seen });
         searches.add(search);
         return {
           ...search,
+          // The same ids for the owner's context (which records them) and directory (which shows them).
+          seen,
           async close() {
             searches.delete(search);
             await search.contacts.close?.();

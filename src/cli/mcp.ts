@@ -219,6 +219,7 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
         startNote: setup.startNote,
         maxResultChars: o.maxResultChars,
         ui: o.ui,
+        seen: search?.seen,
       });
       return { ctx, tools: selectTools(ctx, o.filter), close: search?.close };
     },
