@@ -23,7 +23,8 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   http: ['api', 'service'],
   remote: ['api'],
   mcp: ['api'],
-  state: ['api', 'store', 'mcp'],
+  oauth: [],
+  state: ['api', 'store', 'mcp', 'oauth'],
   cli: '*',
 };
 

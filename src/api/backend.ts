@@ -25,6 +25,8 @@ export interface AuditEntry {
   /** The MCP client as it named itself at initialize, and its session. */
   client: { name: string; version: string } | null;
   session: string | null;
+  /** `--auth oauth`: the OAuth client the person signed in through (its client_id and name). */
+  oauth_client?: { id: string; name: string };
   tool: string;
   /** The arguments, keys and secrets redacted, idempotency_key kept apart. */
   arguments: Record<string, unknown>;

@@ -21,6 +21,7 @@ import { pgEnv } from './pg-env.js';
 import { requestKey } from './request-key.js';
 import { hashKey } from '../store/keys.js';
 import type { SearchParts } from './search-wiring.js';
+import type { OAuthStore } from '../oauth/store.js';
 
 /** The remote mode's audit trail, in its data folder. */
 const AUDIT_FILE = 'audit.jsonl';
@@ -29,6 +30,8 @@ const AUDIT_FILE = 'audit.jsonl';
 export interface McpState {
   keys(scope: string): IdempotencyKeys;
   moves(scope: string): MoneyWindow;
+  /** OAuth sign-in's store (`--auth oauth`). */
+  oauth(): OAuthStore;
   close(): void;
 }
 
@@ -235,7 +238,7 @@ async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup
   const state = new PgMcpState((store as PgStore).conn);
   // openChecked refused a PostgreSQL database without WORKSPACE_SECRET.
   return {
-    state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), close() {} },
+    state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), oauth: () => state.oauth(), close() {} },
     shared: { questionKey: questionKey(envSecret()!) },
   };
 }

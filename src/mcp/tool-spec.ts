@@ -14,8 +14,8 @@ export interface ToolExtra {
   signal: AbortSignal;
   /** Report progress (sent only when the client asked for it with a progress token). */
   progress(progress: number, total: number | undefined, message: string): Promise<void>;
-  /** Who is calling: the MCP client as it named itself, and its session (for the audit trail). */
-  caller?: { client: { name: string; version: string } | null; session: string | null };
+  /** Who is calling: the MCP client as it named itself, its session, and (`--auth oauth`) the OAuth client signed in through (for the audit trail). */
+  caller?: { client: { name: string; version: string } | null; session: string | null; oauthClient?: { id: string; name: string } };
   /** Ask the user (elicitation), the same way in both protocol eras. */
   elicit: Elicitor;
   /**

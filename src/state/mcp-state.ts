@@ -7,6 +7,8 @@ import { parseOrderedJson } from '../ordered.js';
 import type { Caps, KeptAnswer, KeptCall, Reservation } from '../mcp/state.js';
 import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';
+import type { OAuthStore } from '../oauth/store.js';
+import { sqliteOAuthStore } from './oauth-store.js';
 
 /** Marks a file as this schema (`PRAGMA application_id`), so another SQLite file is refused. */
 const MCP_STATE_APPLICATION_ID = 0x574d4353;
@@ -39,6 +41,47 @@ const MCP_STATE_MIGRATIONS: readonly string[] = [
     at_ms INTEGER NOT NULL
   ) STRICT;
   CREATE INDEX money_moves_window ON money_moves (scope, account_id, at_ms);
+  `,
+  // 3: OAuth sign-in (`--auth oauth`, src/oauth/): registered clients, grants holding a
+  // person's API key sealed, and codes and tokens kept only as their SHA-256.
+  `
+  CREATE TABLE oauth_clients (
+    client_id TEXT PRIMARY KEY,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX oauth_clients_created ON oauth_clients (created_at);
+  CREATE TABLE oauth_grants (
+    id TEXT PRIMARY KEY,
+    owner_id INTEGER NOT NULL,
+    client_id TEXT NOT NULL,
+    client_name TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    sealed_key TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT,
+    revoked_why TEXT
+  ) STRICT;
+  CREATE TABLE oauth_codes (
+    code_hash TEXT PRIMARY KEY,
+    grant_id TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    challenge TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    used INTEGER NOT NULL
+  ) STRICT;
+  CREATE TABLE oauth_tokens (
+    token_hash TEXT PRIMARY KEY,
+    grant_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    used INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_ms);
   `,
 ];
 
@@ -159,6 +202,11 @@ export class McpStateStore {
         s.release.run(scope, key);
       },
     };
+  }
+
+  /** OAuth sign-in's clients, grants, codes and tokens. */
+  oauth(): OAuthStore {
+    return sqliteOAuthStore(this.db);
   }
 
   close(): void {

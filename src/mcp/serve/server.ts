@@ -119,7 +119,12 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
         const client =
           server.getClientVersion() ??
           (rctx.mcpReq.envelope as { [CLIENT_INFO_META_KEY]?: { name: string; version: string } } | undefined)?.[CLIENT_INFO_META_KEY];
-        const caller = { client: client ? { name: client.name, version: client.version } : null, session: rctx.sessionId ?? null };
+        const signedIn = rctx.http?.authInfo?.extra as { client?: string } | undefined;
+        const caller = {
+          client: client ? { name: client.name, version: client.version } : null,
+          session: rctx.sessionId ?? null,
+          ...(signedIn?.client !== undefined ? { oauthClient: { id: rctx.http!.authInfo!.clientId, name: signedIn.client } } : {}),
+        };
         return withRequestLog(rctx, async () => {
           try {
             const result = await tool.run(args, { signal: rctx.mcpReq.signal, progress, elicit, caller });

@@ -170,6 +170,7 @@ function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknow
     owner_id: ctx.knownOwner ?? null,
     client: extra.caller?.client ?? null,
     session: extra.caller?.session ?? null,
+    ...(extra.caller?.oauthClient ? { oauth_client: extra.caller.oauthClient } : {}),
     tool: def.name,
     arguments: redact(rest) as Record<string, unknown>,
     contact_id: contact ?? null,

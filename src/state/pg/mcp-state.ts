@@ -9,12 +9,19 @@ import type { Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js
 import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow } from '../mcp-state.js';
 import { isoTime } from '../../store/time.js';
 import type { PgConnection } from '../../store/pg/connection.js';
+import type { OAuthStore } from '../../oauth/store.js';
+import { pgOAuthStore } from './oauth-store.js';
 
 /** The advisory locks of the money window: this pair's first number, an account's hash the second. */
 const WINDOW_LOCK = 0x776b_6d64;
 
 export class PgMcpState {
   constructor(private readonly c: PgConnection) {}
+
+  /** OAuth sign-in's clients, grants, codes and tokens, shared by every instance on the database. */
+  oauth(): OAuthStore {
+    return pgOAuthStore(this.c);
+  }
 
   /** The idempotency keys of one scope (the owner the server acts for). */
   keys(scope: string) {

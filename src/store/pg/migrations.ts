@@ -316,6 +316,48 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER contact_blocks_update AFTER UPDATE ON contacts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION contact_blocks_update();
   `,
+  // 4: OAuth sign-in (`--auth oauth`, src/oauth/; src/state/pg/oauth-store.ts), shared by
+  // every instance on the database: registered clients, grants holding a person's API key
+  // sealed, and codes and tokens kept only as their SHA-256.
+  `
+  CREATE TABLE mcp_oauth_clients (
+    client_id text COLLATE "C" PRIMARY KEY,
+    metadata text NOT NULL,
+    created_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX mcp_oauth_clients_created ON mcp_oauth_clients (created_at);
+  CREATE TABLE mcp_oauth_grants (
+    id text COLLATE "C" PRIMARY KEY,
+    owner_id bigint NOT NULL,
+    client_id text COLLATE "C" NOT NULL,
+    client_name text NOT NULL,
+    resource text COLLATE "C" NOT NULL,
+    scope text COLLATE "C" NOT NULL,
+    sealed_key text COLLATE "C" NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    last_used_at text COLLATE "C",
+    revoked_at text COLLATE "C",
+    revoked_why text
+  );
+  CREATE TABLE mcp_oauth_codes (
+    code_hash text COLLATE "C" PRIMARY KEY,
+    grant_id text COLLATE "C" NOT NULL,
+    client_id text COLLATE "C" NOT NULL,
+    redirect_uri text COLLATE "C" NOT NULL,
+    challenge text COLLATE "C" NOT NULL,
+    resource text COLLATE "C" NOT NULL,
+    expires_ms bigint NOT NULL,
+    used smallint NOT NULL
+  );
+  CREATE TABLE mcp_oauth_tokens (
+    token_hash text COLLATE "C" PRIMARY KEY,
+    grant_id text COLLATE "C" NOT NULL,
+    kind text COLLATE "C" NOT NULL,
+    expires_ms bigint NOT NULL,
+    used smallint NOT NULL
+  );
+  CREATE INDEX mcp_oauth_tokens_expiry ON mcp_oauth_tokens (expires_ms);
+  `,
 ];
 
 /** The advisory lock of migrations (any fixed pair of numbers, the same for every instance). */

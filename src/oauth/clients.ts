@@ -1,0 +1,256 @@
+/**
+ * Who a `client_id` names: a client registered here (RFC 7591), or the URL of its Client ID
+ * Metadata Document, fetched, checked and cached. The fetch cannot be turned on the server's own
+ * network: only `https` (or `http` on a loopback host, when the deployment itself is on one),
+ * every address the name resolves to is checked, and the connection goes to a checked address
+ * (no second lookup to rebind), without redirects, within a time and a size.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
+import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
+import { Agent, request } from 'undici';
+
+/** A client as sign-in knows it: its id, its name, where it may be sent back to. */
+export interface Client {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+}
+
+export class ClientError extends Error {}
+
+/** A metadata document's largest size; the drafts' own examples are well under 2 KiB. */
+const MAX_DOC_BYTES = 16 * 1024;
+const FETCH_TIMEOUT_MS = 5000;
+/** How long a fetched document is kept: its Cache-Control max-age, within these bounds. */
+const MIN_CACHE_MS = 5 * 60_000;
+const MAX_CACHE_MS = 24 * 60 * 60_000;
+const DEFAULT_CACHE_MS = 60 * 60_000;
+const MAX_CACHED = 500;
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+export const isLoopbackHost = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127\./.test(host);
+
+/** Addresses no metadata document is fetched from: private, shared, link-local (cloud metadata), multicast, reserved. */
+const PRIVATE = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  PRIVATE.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128],
+  ['64:ff9b::', 96],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  PRIVATE.addSubnet(net, bits, 'ipv6');
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:10.0.0.1`), else the address. */
+function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (m) return { address: m[1]!, family: 'ipv4' };
+  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
+}
+
+/** Why an address may not be fetched from; undefined when it may. */
+export function refusedAddress(address: string, loopbackAllowed: boolean): string | undefined {
+  const a = unmapped(address);
+  if (LOOPBACK.check(a.address, a.family)) return loopbackAllowed ? undefined : 'a loopback address';
+  if (PRIVATE.check(a.address, a.family)) return 'a private or reserved address';
+  return undefined;
+}
+
+/** Whether a client_id names a metadata document (an https URL with a path; http on loopback when allowed). */
+export function isDocumentId(clientId: string, loopbackAllowed: boolean): boolean {
+  if (!/^https?:\/\//i.test(clientId)) return false;
+  let u: URL;
+  try {
+    u = new URL(clientId);
+  } catch {
+    return false;
+  }
+  if (u.protocol === 'http:' && !(loopbackAllowed && isLoopbackHost(u.hostname))) return false;
+  return u.pathname !== '/' && !u.hash && !u.username && !u.password && u.href === clientId;
+}
+
+/** A redirect URI a client may register: absolute, no fragment; http only on a loopback host; no script-like scheme. */
+export function redirectRefused(uri: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(uri);
+  } catch {
+    return `${uri} is not an absolute URL`;
+  }
+  if (u.hash) return `${uri} has a fragment`;
+  if (['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:'].includes(u.protocol)) return `${uri} has a refused scheme`;
+  if (u.protocol === 'http:' && !isLoopbackHost(u.hostname)) return `${uri}: http is for loopback hosts only; use https`;
+  return undefined;
+}
+
+/**
+ * Whether `given` is one of a client's redirect URIs: exactly, or (RFC 8252 §7.3) a loopback
+ * http URI that differs only in its port, since a native app takes whatever port is free.
+ */
+export function redirectAllowed(client: Client, given: string): boolean {
+  if (client.redirect_uris.includes(given)) return true;
+  let g: URL;
+  try {
+    g = new URL(given);
+  } catch {
+    return false;
+  }
+  if (g.protocol !== 'http:' || !isLoopbackHost(g.hostname)) return false;
+  return client.redirect_uris.some((r) => {
+    try {
+      const u = new URL(r);
+      return u.protocol === 'http:' && u.hostname === g.hostname && u.pathname === g.pathname && u.search === g.search;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Metadata a client gives (registration or document), checked for what sign-in here supports: public clients, the code flow. */
+export function checkedMetadata(raw: unknown): OAuthClientMetadata {
+  const parsed = OAuthClientMetadataSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new ClientError(`invalid client metadata: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+  const m = parsed.data;
+  if (m.redirect_uris.length === 0) throw new ClientError('redirect_uris must name at least one URI');
+  if (m.redirect_uris.length > 20) throw new ClientError('redirect_uris: at most 20');
+  for (const uri of m.redirect_uris) {
+    const why = redirectRefused(uri);
+    if (why) throw new ClientError(`redirect_uris: ${why}`);
+  }
+  const method = m.token_endpoint_auth_method ?? 'none';
+  if (method !== 'none')
+    throw new ClientError(`token_endpoint_auth_method ${method} is not supported: clients here are public (none), with PKCE`);
+  const grants = m.grant_types ?? ['authorization_code'];
+  const bad = grants.find((g) => g !== 'authorization_code' && g !== 'refresh_token');
+  if (bad) throw new ClientError(`grant_types: ${bad} is not supported (authorization_code, refresh_token)`);
+  if ((m.response_types ?? ['code']).some((t) => t !== 'code')) throw new ClientError('response_types: only code is supported');
+  if ((m.client_name?.length ?? 0) > 200) throw new ClientError('client_name: at most 200 characters');
+  return m;
+}
+
+/** A lookup that answers only addresses `refusedAddress` lets through, so the socket goes where the check looked. */
+function guardedLookup(loopbackAllowed: boolean) {
+  return (
+    hostname: string,
+    options: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const list = addresses;
+      const refused = list.map((a) => refusedAddress(a.address, loopbackAllowed)).find(Boolean);
+      if (refused || list.length === 0) {
+        const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to ${refused ?? 'nothing'}`);
+        e.code = 'EREFUSEDADDRESS';
+        return callback(e, []);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, list);
+      return callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
+/** Fetches and keeps Client ID Metadata Documents. */
+export class ClientDocuments {
+  private readonly cache = new Map<string, { client: Client; until: number }>();
+  private readonly agent: Agent;
+
+  constructor(private readonly loopbackAllowed: boolean) {
+    this.agent = new Agent({
+      connect: { lookup: guardedLookup(loopbackAllowed), timeout: FETCH_TIMEOUT_MS },
+      headersTimeout: FETCH_TIMEOUT_MS,
+      bodyTimeout: FETCH_TIMEOUT_MS,
+    });
+  }
+
+  isDocumentId(clientId: string): boolean {
+    return isDocumentId(clientId, this.loopbackAllowed);
+  }
+
+  /** The client a document URL names; throws ClientError saying why not. */
+  async client(url: string, now = Date.now()): Promise<Client> {
+    const kept = this.cache.get(url);
+    if (kept && kept.until > now) return kept.client;
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) {
+      const why = refusedAddress(host, this.loopbackAllowed);
+      if (why) throw new ClientError(`the client's metadata document is at ${why}`);
+    }
+    let res;
+    try {
+      res = await request(url, {
+        dispatcher: this.agent,
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        maxRedirections: 0,
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      } as Parameters<typeof request>[1]);
+    } catch (e) {
+      throw new ClientError(`the client's metadata document could not be fetched: ${(e as Error).message}`);
+    }
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new ClientError(`the client's metadata document answered ${res.statusCode}`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_DOC_BYTES) {
+        res.body.destroy();
+        throw new ClientError(`the client's metadata document is over ${MAX_DOC_BYTES} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    let doc: unknown;
+    try {
+      doc = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      throw new ClientError("the client's metadata document is not JSON");
+    }
+    if (!doc || typeof doc !== 'object' || (doc as { client_id?: unknown }).client_id !== url)
+      throw new ClientError("the client's metadata document does not name its own URL as client_id");
+    const m = checkedMetadata(doc);
+    const client: Client = { client_id: url, client_name: m.client_name ?? new URL(url).host, redirect_uris: m.redirect_uris };
+    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(url, { client, until: now + cacheMs(res.headers['cache-control']) });
+    return client;
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+/** How long to keep a document, from its Cache-Control: max-age within the bounds; no-store, the least. */
+function cacheMs(header: string | string[] | undefined): number {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  if (/no-store|no-cache/i.test(value)) return MIN_CACHE_MS;
+  const m = /max-age=(\d+)/i.exec(value);
+  if (!m) return DEFAULT_CACHE_MS;
+  return Math.min(MAX_CACHE_MS, Math.max(MIN_CACHE_MS, Number(m[1]) * 1000));
+}

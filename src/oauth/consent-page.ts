@@ -1,0 +1,69 @@
+/**
+ * The consent page of OAuth sign-in: the person sees which application asks and where it will
+ * be sent back to, pastes their Workspace API key, and allows or denies. Plain HTML with no
+ * script, the MCP Apps views' palette (light and dark from the system), labelled fields, one
+ * form posted to the same address. The key is never put back into the page.
+ */
+
+/** The authorization request's fields the form carries back (never the key). */
+export type RequestFields = Record<string, string>;
+
+export interface ConsentPage {
+  clientName: string;
+  /** Where the client will be sent back to: its redirect URI's host (or scheme, for an app's own). */
+  returnsTo: string;
+  fields: RequestFields;
+  csrf: string;
+  /** What went wrong with the last try, said plainly. */
+  problem?: string;
+}
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const STYLE = `
+:root{color-scheme:light;--bg:#fff;--bg2:#f4f4f5;--text:#18181b;--text2:#52525b;--border:#d4d4d8;--accent:#2563eb;--accent-text:#fff;--danger:#b91c1c;--focus:#1d4ed8}
+@media (prefers-color-scheme:dark){:root{color-scheme:dark;--bg:#18181b;--bg2:#27272a;--text:#f4f4f5;--text2:#a1a1aa;--border:#52525b;--accent:#60a5fa;--accent-text:#0b1220;--danger:#fca5a5;--focus:#93c5fd}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg2);color:var(--text);font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}
+main{max-width:28rem;margin:8vh auto;padding:1.5rem;background:var(--bg);border:1px solid var(--border);border-radius:12px}
+h1{font-size:1.25rem;margin:0 0 .75rem}
+p{margin:.5rem 0;color:var(--text2)}
+strong{color:var(--text)}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input[type=password]{width:100%;padding:.6rem .7rem;font:inherit;color:var(--text);background:var(--bg);border:1px solid var(--border);border-radius:8px}
+.hint{font-size:.875rem}
+.problem{color:var(--danger);font-weight:600}
+.actions{display:flex;gap:.75rem;margin-top:1.25rem}
+button{font:inherit;font-weight:600;padding:.6rem 1rem;border-radius:8px;border:1px solid var(--border);background:var(--bg2);color:var(--text);cursor:pointer}
+button.allow{background:var(--accent);border-color:var(--accent);color:var(--accent-text)}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+`;
+
+export function consentPage(p: ConsentPage): string {
+  const hidden = Object.entries(p.fields)
+    .map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>Sign in to your Workspace</title><style>${STYLE}</style></head>
+<body><main>
+<h1>Allow ${escape(p.clientName)} to use your Workspace?</h1>
+<p><strong>${escape(p.clientName)}</strong> will act as you in your Workspace: read and change your lists, contacts, tags, variables and balances, and send messages, within the money limits this server sets. After you allow it you go back to <strong>${escape(p.returnsTo)}</strong>.</p>
+<form method="post" autocomplete="off">
+${hidden}<input type="hidden" name="csrf" value="${escape(p.csrf)}">
+<label for="api_key">Your Workspace API key</label>
+<input type="password" id="api_key" name="api_key" required autocomplete="off" spellcheck="false" aria-describedby="key-hint${p.problem ? ' problem' : ''}"${p.problem ? ' aria-invalid="true" autofocus' : ''}>
+<p class="hint" id="key-hint">Find it in your profile, on the API tab. It is kept encrypted on this server and is never shown again; you can revoke this access at any time.</p>
+${p.problem ? `<p class="problem" id="problem" role="alert">${escape(p.problem)}</p>` : ''}
+<div class="actions"><button class="allow" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny" formnovalidate>Deny</button></div>
+</form>
+</main></body></html>`;
+}
+
+/** A page that says sign-in cannot go on, and why (an unknown client, a redirect URI it did not register). */
+export function problemPage(title: string, message: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escape(title)}</title><style>${STYLE}</style></head>
+<body><main><h1>${escape(title)}</h1><p role="alert">${escape(message)}</p><p>Go back to the application and start again.</p></main></body></html>`;
+}

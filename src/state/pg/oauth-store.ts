@@ -1,0 +1,62 @@
+/** OAuth sign-in's store in the PostgreSQL database (migration 4), shared by every instance on it. */
+import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../../oauth/store.js';
+import { GRANT_COLUMNS, KEEP_SPENT_MS } from '../../oauth/store.js';
+import type { PgConnection } from '../../store/pg/connection.js';
+
+export function pgOAuthStore(c: PgConnection): OAuthStore {
+  return {
+    addClient(id, metadata, at) {
+      c.query('INSERT INTO mcp_oauth_clients (client_id, metadata, created_at) VALUES ($1, $2, $3)', [id, metadata, at]);
+    },
+    client: (id) => c.one<{ metadata: string }>('SELECT metadata FROM mcp_oauth_clients WHERE client_id = $1', [id])?.metadata,
+    clientsSince: (since) => c.one<{ n: number }>('SELECT count(*)::bigint AS n FROM mcp_oauth_clients WHERE created_at >= $1', [since])!.n,
+    addGrant(g) {
+      c.query(
+        `INSERT INTO mcp_oauth_grants (${GRANT_COLUMNS.join(', ')}) VALUES (${GRANT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+        GRANT_COLUMNS.map((k) => g[k]),
+      );
+    },
+    grant: (id) => c.one<GrantRow>('SELECT * FROM mcp_oauth_grants WHERE id = $1', [id]),
+    grants: () => c.query<GrantRow>('SELECT * FROM mcp_oauth_grants ORDER BY created_at DESC, id').rows,
+    revokeGrant: (id, why, at) =>
+      c.query('UPDATE mcp_oauth_grants SET revoked_at = $1, revoked_why = $2 WHERE id = $3 AND revoked_at IS NULL', [at, why, id])
+        .rowCount === 1,
+    touchGrant(id, at) {
+      c.query('UPDATE mcp_oauth_grants SET last_used_at = $1 WHERE id = $2', [at, id]);
+    },
+    addCode(r) {
+      c.query(
+        `INSERT INTO mcp_oauth_codes (code_hash, grant_id, client_id, redirect_uri, challenge, resource, expires_ms, used)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [r.code_hash, r.grant_id, r.client_id, r.redirect_uri, r.challenge, r.resource, r.expires_ms, r.used],
+      );
+    },
+    // One statement: of two exchanges of a code, one reads it unused (the row lock orders them).
+    useCode: (hash) =>
+      c.one<CodeRow>(
+        `UPDATE mcp_oauth_codes n SET used = 1 FROM (SELECT * FROM mcp_oauth_codes WHERE code_hash = $1 FOR UPDATE) o
+         WHERE n.code_hash = o.code_hash
+         RETURNING o.code_hash, o.grant_id, o.client_id, o.redirect_uri, o.challenge, o.resource, o.expires_ms, o.used::int AS used`,
+        [hash],
+      ),
+    addToken(t) {
+      c.query('INSERT INTO mcp_oauth_tokens (token_hash, grant_id, kind, expires_ms, used) VALUES ($1, $2, $3, $4, $5)', [
+        t.token_hash,
+        t.grant_id,
+        t.kind,
+        t.expires_ms,
+        t.used,
+      ]);
+    },
+    token: (hash) =>
+      c.one<TokenRow>('SELECT token_hash, grant_id, kind, expires_ms, used::int AS used FROM mcp_oauth_tokens WHERE token_hash = $1', [
+        hash,
+      ]),
+    useRefresh: (hash) =>
+      c.query("UPDATE mcp_oauth_tokens SET used = 1 WHERE token_hash = $1 AND kind = 'refresh' AND used = 0", [hash]).rowCount === 1,
+    sweep(now) {
+      c.query('DELETE FROM mcp_oauth_codes WHERE expires_ms < $1', [now - KEEP_SPENT_MS]);
+      c.query('DELETE FROM mcp_oauth_tokens WHERE expires_ms < $1', [now - KEEP_SPENT_MS]);
+    },
+  };
+}
