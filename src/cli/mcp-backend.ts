@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { makeDataDir, openChecked, removeMade, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
-import type { AuditTrail, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
+import type { AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
 import { log } from '../log.js';
@@ -30,6 +30,8 @@ const AUDIT_FILE = 'audit.jsonl';
 export interface McpState {
   keys(scope: string): IdempotencyKeys;
   moves(scope: string): MoneyWindow;
+  /** The bulk plans (previewBulk, runBulk). */
+  plans(scope: string): BulkPlans;
   /** OAuth sign-in's store (`--auth oauth`). */
   oauth(): OAuthStore;
   close(): void;
@@ -238,7 +240,13 @@ async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup
   const state = new PgMcpState((store as PgStore).conn);
   // openChecked refused a PostgreSQL database without WORKSPACE_SECRET.
   return {
-    state: { keys: (scope) => state.keys(scope), moves: (scope) => state.moves(scope), oauth: () => state.oauth(), close() {} },
+    state: {
+      keys: (scope) => state.keys(scope),
+      moves: (scope) => state.moves(scope),
+      plans: (scope) => state.plans(scope),
+      oauth: () => state.oauth(),
+      close() {},
+    },
     shared: { questionKey: questionKey(envSecret()!) },
   };
 }

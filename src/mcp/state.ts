@@ -80,3 +80,48 @@ export interface MoneyWindow {
   /** Give a reservation back: the call moved nothing. */
   release(id: number): void;
 }
+
+/** Where one contact's step of a bulk plan stands: `running` and `unknown` are gone on with (and read back) by the next run. */
+export type BulkStepStatus = 'pending' | 'running' | 'unknown' | 'done' | 'failed' | 'skipped';
+
+/** One contact's step of a bulk plan; `note` is what the step knows (the account and its balance before, or why it ended). */
+export interface BulkStep {
+  contact_id: number;
+  status: BulkStepStatus;
+  note: Record<string, unknown>;
+}
+
+/** How a plan was confirmed, or declined, by whom (the person's first answer is final). */
+export interface BulkConfirmation {
+  accepted: boolean;
+  how: string;
+  by: string;
+}
+
+/** A bulk plan as kept: what previewBulk fixed (`body`: selection, action, totals), and its confirmation. */
+export interface BulkPlan {
+  id: string;
+  created_at: string;
+  expires_at: string;
+  body: Record<string, unknown>;
+  confirmation: BulkConfirmation | null;
+}
+
+/** The bulk plans of one scope and their per-contact steps, kept across restarts. */
+export interface BulkPlans {
+  /** Keep a new plan with its steps, in one transaction. */
+  create(plan: Omit<BulkPlan, 'confirmation'>, steps: readonly BulkStep[]): void;
+  get(id: string): BulkPlan | undefined;
+  /** Set the plan's confirmation unless it has one: false when it had (the first answer stands). */
+  confirm(id: string, confirmation: BulkConfirmation): boolean;
+  /** Hold the plan's run for `runner` until `untilMs` when no other runner holds it now; renewing is holding again. */
+  hold(id: string, runner: string, untilMs: number, nowMs: number): boolean;
+  /** Let go of the run (only `runner`'s hold). */
+  letGo(id: string, runner: string): void;
+  /** Steps by contact id from after `after`, at most `limit`; only of these statuses when given. */
+  steps(id: string, o: { after?: number; limit: number; status?: readonly BulkStepStatus[] }): BulkStep[];
+  /** Record a step's new status and note. */
+  mark(id: string, step: BulkStep): void;
+  /** How many steps are in each status. */
+  counts(id: string): Partial<Record<BulkStepStatus, number>>;
+}

@@ -9,6 +9,7 @@ import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';
 import type { OAuthStore } from '../oauth/store.js';
 import { sqliteOAuthStore } from './oauth-store.js';
+import { sqliteBulkPlans } from './bulk-plans.js';
 
 /** Marks a file as this schema (`PRAGMA application_id`), so another SQLite file is refused. */
 const MCP_STATE_APPLICATION_ID = 0x574d4353;
@@ -82,6 +83,29 @@ const MCP_STATE_MIGRATIONS: readonly string[] = [
     used INTEGER NOT NULL
   ) STRICT;
   CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_ms);
+  `,
+  // 4: bulk plans (previewBulk, runBulk; state/bulk-plans.ts): a plan's body, its confirmation,
+  // who holds its run until when, and one step per contact with its status and note.
+  `
+  CREATE TABLE bulk_plans (
+    scope TEXT NOT NULL,
+    id TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    confirmation TEXT,
+    runner TEXT,
+    held_until_ms INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (scope, id)
+  ) STRICT;
+  CREATE TABLE bulk_steps (
+    scope TEXT NOT NULL,
+    plan_id TEXT NOT NULL,
+    contact_id INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    note TEXT NOT NULL,
+    PRIMARY KEY (scope, plan_id, contact_id)
+  ) STRICT;
   `,
 ];
 
@@ -202,6 +226,11 @@ export class McpStateStore {
         s.release.run(scope, key);
       },
     };
+  }
+
+  /** The bulk plans of one scope (previewBulk, runBulk). */
+  plans(scope: string) {
+    return sqliteBulkPlans(this.db, scope);
   }
 
   /** OAuth sign-in's clients, grants, codes and tokens. */

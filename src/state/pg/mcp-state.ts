@@ -9,6 +9,7 @@ import type { Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js
 import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow } from '../mcp-state.js';
 import { isoTime } from '../../store/time.js';
 import type { PgConnection } from '../../store/pg/connection.js';
+import { pgBulkPlans } from './bulk-plans.js';
 import type { OAuthStore } from '../../oauth/store.js';
 import { pgOAuthStore } from './oauth-store.js';
 
@@ -56,6 +57,11 @@ export class PgMcpState {
         c.query('DELETE FROM mcp_idempotency_keys WHERE scope = $1 AND key = $2 AND status = 0', [scope, key]);
       },
     };
+  }
+
+  /** The bulk plans of one scope (previewBulk, runBulk). */
+  plans(scope: string) {
+    return pgBulkPlans(this.c, scope);
   }
 
   /** The money window of one scope: what the caps count. */

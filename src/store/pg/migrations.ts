@@ -358,6 +358,29 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX mcp_oauth_tokens_expiry ON mcp_oauth_tokens (expires_ms);
   `,
+  // 5: bulk plans (previewBulk, runBulk; src/state/pg/bulk-plans.ts), shared by every instance:
+  // a plan's body, its confirmation, who holds its run until when, one step per contact.
+  `
+  CREATE TABLE mcp_bulk_plans (
+    scope text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    body text NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    confirmation text,
+    runner text COLLATE "C",
+    held_until_ms bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (scope, id)
+  );
+  CREATE TABLE mcp_bulk_steps (
+    scope text COLLATE "C" NOT NULL,
+    plan_id text COLLATE "C" NOT NULL,
+    contact_id bigint NOT NULL,
+    status text COLLATE "C" NOT NULL,
+    note text NOT NULL,
+    PRIMARY KEY (scope, plan_id, contact_id)
+  );
+  `,
 ];
 
 /** The advisory lock of migrations (any fixed pair of numbers, the same for every instance). */
