@@ -29,6 +29,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { log } from '../../log.js';
 import { readBody, TooLarge } from '../../read-body.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import { Sessions, type SessionBounds } from './sessions.js';
 import { mcpServerFactory, type McpServerFactory } from './server.js';
 import type { ToolSpec } from '../tool-spec.js';
 import type { McpContext } from '../context.js';
@@ -45,6 +47,8 @@ export interface HttpOptions {
   port: number;
   /** Required as `Authorization: Bearer <token>` when set. */
   token?: string;
+  /** The bounds of 2025-era sessions: how many open at once (overall, per owner) and how long one idles before it is closed. */
+  sessions?: SessionBounds;
 }
 
 export interface McpHttpServer {
@@ -69,7 +73,7 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * A POST's JSON-RPC body, parsed; answers the refusal itself and resolves `undefined` when
  * the body is refused: over the size limit (413), not JSON (415), not valid UTF-8 or not JSON
- * text (400, a JSON-RPC parse error).
+ * text (400, a JSON-RPC parse error), nested deeper than MAX_JSON_DEPTH (400, invalid request).
  */
 async function readJsonRpcBody(req: IncomingMessage, res: ServerResponse): Promise<{ body: unknown } | undefined> {
   if (!isJsonContentType(req.headers['content-type'])) {
@@ -91,12 +95,19 @@ async function readJsonRpcBody(req: IncomingMessage, res: ServerResponse): Promi
     deny(res, 400, 'Parse error: the body is not valid UTF-8', {}, -32700);
     return undefined;
   }
+  let body: unknown;
   try {
-    return { body: JSON.parse(text) };
+    body = JSON.parse(text);
   } catch {
     deny(res, 400, 'Parse error: Invalid JSON', {}, -32700);
     return undefined;
   }
+  // Before anything recursive sees it (the SDK re-serialises the body: 5 000 levels overflowed the stack, a 500).
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    deny(res, 400, `Invalid Request: the body nests deeper than ${MAX_JSON_DEPTH} levels`, {}, -32600);
+    return undefined;
+  }
+  return { body };
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -208,7 +219,7 @@ async function listenOn(
   mode: { kind: 'token'; party: Party } | { kind: 'key'; callers: Callers },
 ): Promise<McpHttpServer> {
   /** 2025-era sessions, each with the owner who opened it (`--auth key`; undefined: `--auth token`'s one owner). */
-  const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; owner: number | undefined }>();
+  const sessions = new Sessions<NodeStreamableHTTPServerTransport>(opts.sessions ?? {}, onerror);
   const kept = new Map<number, Kept>();
   const maxOwners = mode.kind === 'key' ? (mode.callers.maxOwners ?? 500) : 0;
   const idleMs = mode.kind === 'key' ? (mode.callers.idleMs ?? 15 * 60_000) : 0;
@@ -268,18 +279,24 @@ async function listenOn(
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
-      const session = sessions.get(id);
-      if (!session || session.owner !== owner) return deny(res, 404, 'Session not found; initialize a new session');
-      return session.transport.handleRequest(req, res, body);
+      const transport = sessions.get(id, owner);
+      if (!transport) return deny(res, 404, 'Session not found; initialize a new session');
+      res.once('close', sessions.use(id));
+      return transport.handleRequest(req, res, body);
     }
+    if (Array.isArray(body))
+      return deny(res, 400, 'Invalid Request: a JSON-RPC batch needs a session; send initialize alone first', {}, -32600);
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return deny(res, 400, 'Bad Request: no session; send initialize first', req.method === 'POST' ? {} : { Allow: 'POST' });
     }
+    const place = sessions.reserve(owner);
+    if ('retryAfter' in place)
+      return deny(res, 503, 'Too many sessions open; try again later', { 'Retry-After': String(place.retryAfter) });
     const ownSessions = owner === undefined ? undefined : kept.get(owner)?.sessions;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (newId) => {
-        sessions.set(newId, { transport, owner });
+        place.opened(newId, transport);
         ownSessions?.add(newId);
       },
     });
@@ -290,8 +307,14 @@ async function listenOn(
         ownSessions?.delete(transport.sessionId);
       }
     };
-    await party.factory({ era: 'legacy' }, { pushListChanged: true }).connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await party.factory({ era: 'legacy' }, { pushListChanged: true }).connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      place.done();
+      // An initialize refused (not acceptable, not a valid message): no session; its instance is let go.
+      if (transport.sessionId === undefined) await transport.close();
+    }
   }
 
   /** After the checks of who calls: routed by era to `party`'s instances. */
@@ -361,8 +384,7 @@ async function listenOn(
     url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
     async close() {
       if (sweeper) clearInterval(sweeper);
-      for (const s of sessions.values()) await s.transport.close();
-      sessions.clear();
+      await sessions.close();
       if (mode.kind === 'token') await mode.party.close();
       for (const k of kept.values()) await (await k.party.catch(() => undefined))?.close();
       kept.clear();
