@@ -35,8 +35,18 @@ const MCP: Flags = {
   },
   auth: {
     type: 'string',
-    value: 'token|key',
-    help: "--http's callers: token (default: WORKSPACE_MCP_TOKEN, one owner) or key (each request's own API key as its bearer)",
+    value: 'token|key|oauth',
+    help: "--http's callers: token (default: WORKSPACE_MCP_TOKEN, one owner), key (each request's own API key as its bearer) or oauth (each person signs in)",
+  },
+  'public-url': {
+    type: 'string',
+    value: 'URL',
+    help: '--auth oauth: the https:// address people reach the server at (the MCP endpoint is URL/mcp; http:// on loopback, for trials)',
+  },
+  'person-rate': {
+    type: 'string',
+    value: 'N',
+    help: '--auth key|oauth: requests a minute each person may make (default 600; 0: no limit)',
   },
   'read-only': { type: 'boolean', help: 'only the tools that change nothing' },
   tools: { type: 'string', value: 'a,b,...', help: 'only these tools' },
@@ -159,7 +169,10 @@ export type CommandName = keyof typeof COMMANDS;
 const ENVIRONMENT: Array<[string, string]> = [
   ['WORKSPACE_DB', 'the database, when --db is not given (a file or a postgres:// URL)'],
   ['DATABASE_URL', 'a postgres:// URL, used when neither --db nor WORKSPACE_DB is given'],
-  ['WORKSPACE_SECRET', "64 hex characters that open the database's encrypted values (required on PostgreSQL; else kept in FILE.secret)"],
+  [
+    'WORKSPACE_SECRET',
+    "64 hex characters that open the database's encrypted values and seal signed-in keys (required on PostgreSQL and with --auth oauth; else kept in FILE.secret)",
+  ],
   ['WORKSPACE_API_KEY', "mcp: the owner's key to act as (default: the database's default owner); --remote: your key"],
   ['WORKSPACE_BASE_URL', 'mcp: the remote API, when neither --db nor --remote is given'],
   ['WORKSPACE_BOT_ID', 'mcp: the default bot, when --bot is not given'],

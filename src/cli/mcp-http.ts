@@ -64,12 +64,23 @@ async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetu
 
 /**
  * `mcp --http --auth key`: every request carries its caller's own Workspace API key as its
- * bearer and acts as that key's owner (`callers`); no token of the server's own.
+ * bearer and acts as that key's owner (`callers`); no token of the server's own. With
+ * `--auth oauth` (`callers.gate`, `publicUrl`), each person signs in and their grant's key is used.
  */
-export async function startHttpByKey(callers: Callers, setup: BackendSetup, host: string, port: number): Promise<void> {
+export async function startHttpByKey(callers: Callers, setup: BackendSetup, host: string, port: number, publicUrl?: URL): Promise<void> {
   const { serveMcpHttpByKey } = await import('../mcp/serve/http.js');
   const http = await listening(() => serveMcpHttpByKey(callers, { host, port }), setup, host, port);
   const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
+  if (publicUrl) {
+    const endpoint = `${publicUrl.origin}/mcp`;
+    printBanner({
+      ready: `MCP server ready at ${endpoint} (listening on ${url}; each person signs in with OAuth)`,
+      ...setup.banner,
+      config: JSON.stringify({ mcpServers: { workspace: { type: 'http', url: endpoint } } }),
+      connect: `add ${endpoint} as a custom connector (claude.ai: Settings → Connectors → Add custom connector; ChatGPT: Settings → Connectors), or: claude mcp add --transport http workspace ${endpoint}`,
+    });
+    return announced(endpoint, http, setup);
+  }
   printBanner({
     ready: `MCP server ready at ${url}${others.length ? ` (also ${others.join(', ')})` : ''} (Streamable HTTP; each request as the owner of its API key)`,
     ...setup.banner,

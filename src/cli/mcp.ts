@@ -23,6 +23,7 @@ import { withRequestKey } from './request-key.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './open.js';
+import { envSecret } from '../service/secrets.js';
 
 /** The MCP server's own state (idempotency keys), a SQLite file in its data folder. */
 const MCP_STATE_FILE = 'mcp-state.sqlite';
@@ -216,7 +217,7 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
         accountHolder: wired.accountHolder,
         questionKey: setup.shared?.questionKey,
         money: { policy: o.policy, window: state.moves(scope) },
-        startNote: setup.startNote,
+        // No start note: it names the server's database file, which is not theirs to see.
         maxResultChars: o.maxResultChars,
         ui: o.ui,
         seen: search?.seen,
@@ -226,13 +227,31 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
   };
 }
 
-/** `--auth`: token (the default) or key; key only with --http and no default bot or project of one person's. */
-function authOf(values: Values): 'token' | 'key' {
+/** How `--http` knows who calls: one token, each request's own key, or OAuth sign-in (its public URL and the secret that seals keys). */
+type Auth = { kind: 'token' } | { kind: 'key'; perPerson: number } | { kind: 'oauth'; perPerson: number; publicUrl: URL; master: Buffer };
+
+/** `--auth oauth`: the authorization server over the MCP state's grants, checking keys with the backend's getMe. */
+async function signInOver(state: McpState, keyed: Keyed, auth: Auth & { kind: 'oauth' }) {
+  const [{ OAuthServer }, { sealerOf }] = await Promise.all([import('../oauth/server.js'), import('../oauth/secrets.js')]);
+  return new OAuthServer({
+    publicUrl: auth.publicUrl,
+    store: state.oauth(),
+    sealer: sealerOf(auth.master),
+    checkKey: (key) => withRequestKey(key, (ended) => keyed.owner().finally(ended)),
+  });
+}
+
+/** `--auth`: token (the default), key or oauth; key and oauth only with --http and no default bot or project of one person's. */
+function authOf(values: Values): Auth {
   const auth = (values.auth as string | undefined) ?? 'token';
-  if (auth === 'oauth') throw new UsageError('--auth oauth is not served yet: use --auth token or --auth key');
-  if (auth !== 'token' && auth !== 'key') throw new UsageError(`--auth must be token or key, not ${auth}`);
-  if (auth === 'key' && !values.http) throw new UsageError('--auth key needs --http');
-  if (auth === 'key') {
+  if (auth !== 'token' && auth !== 'key' && auth !== 'oauth') throw new UsageError(`--auth must be token, key or oauth, not ${auth}`);
+  if (auth === 'token') {
+    if (values['public-url'] !== undefined) throw new UsageError('--public-url needs --auth oauth');
+    if (values['person-rate'] !== undefined) throw new UsageError('--person-rate needs --auth key or --auth oauth');
+    return { kind: 'token' };
+  }
+  if (!values.http) throw new UsageError(`--auth ${auth} needs --http`);
+  {
     const one = [
       ['--bot', values.bot],
       ['WORKSPACE_BOT_ID', process.env.WORKSPACE_BOT_ID || undefined],
@@ -241,16 +260,58 @@ function authOf(values: Values): 'token' | 'key' {
     ].find(([, v]) => v !== undefined);
     if (one)
       throw new UsageError(
-        `${one[0]} names one person's bot or project, and --auth key serves everyone: leave it out (each person's default bot is their only bot)`,
+        `${one[0]} names one person's bot or project, and --auth ${auth} serves everyone: leave it out (each person's default bot is their only bot)`,
       );
   }
-  return auth;
+  const perPerson =
+    intFlag(values['person-rate'], 'person-rate', 0, 1_000_000, 'requests a minute per person; 0 turns the limit off') ?? 600;
+  if (auth === 'key') {
+    if (values['public-url'] !== undefined) throw new UsageError('--public-url needs --auth oauth');
+    return { kind: 'key', perPerson };
+  }
+  return { kind: 'oauth', perPerson, publicUrl: publicUrlOf(values['public-url']), master: oauthSecret() };
+}
+
+/** `--public-url`: https (http on a loopback host, for trials), an origin without a path, query or fragment. */
+function publicUrlOf(v: unknown): URL {
+  if (typeof v !== 'string' || v === '')
+    throw new UsageError(
+      '--auth oauth needs --public-url URL: the https:// address people reach this server at (e.g. https://mcp.example.com)',
+    );
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new UsageError(`--public-url ${v} is not a URL: give https://your.host`);
+  }
+  const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(u.hostname);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback))
+    throw new UsageError(`--public-url ${v} must be https:// (http:// only on a loopback host, for trials): hosts sign in only over TLS`);
+  if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || u.username || u.password)
+    throw new UsageError(`--public-url ${v} must be an origin alone (https://your.host), without a path: the MCP endpoint is its /mcp`);
+  return u;
+}
+
+/** WORKSPACE_SECRET, which seals the keys people sign in with: required with --auth oauth. */
+function oauthSecret(): Buffer {
+  let master: Buffer | undefined;
+  try {
+    master = envSecret();
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (!master)
+    throw new UsageError(
+      '--auth oauth needs WORKSPACE_SECRET (it seals the API keys people sign in with; the same on every instance): set it, e.g. to the output of "openssl rand -hex 32"',
+    );
+  return master;
 }
 
 export async function runMcp(args: string[]): Promise<void> {
   const { values } = parse(args, COMMANDS.mcp.flags);
   const flags = startFlags(values);
-  const keyed = authOf(values) === 'key';
+  const auth = authOf(values);
+  const keyed = auth.kind !== 'token';
   const isServed = await servedTools(flags.filter);
   const configured = configuredOf(values);
   const policy = moneyPolicy(values, flags.remote !== undefined);
@@ -268,7 +329,13 @@ export async function runMcp(args: string[]): Promise<void> {
     filter: flags.filter,
     ui: values['no-ui'] !== true,
   };
-  if (setup.keyed) return startHttpByKey(callersOver(setup, state, setup.keyed, options), setup, flags.host, flags.port);
+  if (setup.keyed) {
+    const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };
+    if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, flags.host, flags.port);
+    const gate = await signInOver(state, setup.keyed, auth);
+    const closing: BackendSetup = { ...setup, close: () => gate.close().then(() => setup.close()) };
+    return startHttpByKey({ ...callers, gate }, closing, flags.host, flags.port, auth.publicUrl);
+  }
   const serving = servingOver(setup, state, options);
   if (values.http) return startHttp(serving, setup, flags.host, flags.port);
   const wiring = async () => {

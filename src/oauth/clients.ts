@@ -72,7 +72,7 @@ function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' }
 }
 
 /** Why an address may not be fetched from; undefined when it may. */
-export function refusedAddress(address: string, loopbackAllowed: boolean): string | undefined {
+function refusedAddress(address: string, loopbackAllowed: boolean): string | undefined {
   const a = unmapped(address);
   if (LOOPBACK.check(a.address, a.family)) return loopbackAllowed ? undefined : 'a loopback address';
   if (PRIVATE.check(a.address, a.family)) return 'a private or reserved address';
@@ -80,7 +80,7 @@ export function refusedAddress(address: string, loopbackAllowed: boolean): strin
 }
 
 /** Whether a client_id names a metadata document (an https URL with a path; http on loopback when allowed). */
-export function isDocumentId(clientId: string, loopbackAllowed: boolean): boolean {
+function isDocumentId(clientId: string, loopbackAllowed: boolean): boolean {
   if (!/^https?:\/\//i.test(clientId)) return false;
   let u: URL;
   try {
@@ -93,7 +93,7 @@ export function isDocumentId(clientId: string, loopbackAllowed: boolean): boolea
 }
 
 /** A redirect URI a client may register: absolute, no fragment; http only on a loopback host; no script-like scheme. */
-export function redirectRefused(uri: string): string | undefined {
+function redirectRefused(uri: string): string | undefined {
   let u: URL;
   try {
     u = new URL(uri);

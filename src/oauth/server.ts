@@ -24,7 +24,7 @@ import { hashToken, newToken, pkceMatches, sameSecret, type Sealer } from './sec
 import type { GrantRow, OAuthStore } from './store.js';
 
 /** What a key check answers: its owner, or the backend's refusal. */
-export type KeyCheck = { id: number } | { status: number; message: string };
+type KeyCheck = { id: number } | { status: number; message: string };
 
 export interface OAuthOptions {
   /** Where people reach the server: an origin (`https://mcp.example.com`), no path. */

@@ -118,19 +118,27 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The Host check alone (see checkHostAndOrigin); `publicName`, the public URL's host, is allowed too. */
+function checkHost(req: IncomingMessage, bound: string, publicName?: string): string | undefined {
+  const host = req.headers.host;
+  if (!host) return 'Missing Host header';
+  const name = hostnameOf(host).toLowerCase();
+  const wildcard = bound === '0.0.0.0' || bound === '::' || bound === '';
+  if (!wildcard && !isLoopback(name) && name !== bound.toLowerCase() && name !== `[${bound.toLowerCase()}]` && name !== publicName) {
+    return `Host not allowed: ${host}`;
+  }
+  return undefined;
+}
+
 /**
  * Host check: bound to loopback, only loopback names; bound to one address, that address or
  * loopback names; bound to every interface (0.0.0.0, ::), any name (the token guards it).
  * Origin check: a browser page may call only from a loopback origin or the same host.
  */
-function checkHostAndOrigin(req: IncomingMessage, bound: string): string | undefined {
-  const host = req.headers.host;
-  if (!host) return 'Missing Host header';
-  const name = hostnameOf(host).toLowerCase();
-  const wildcard = bound === '0.0.0.0' || bound === '::' || bound === '';
-  if (!wildcard && !isLoopback(name) && name !== bound.toLowerCase() && name !== `[${bound.toLowerCase()}]`) {
-    return `Host not allowed: ${host}`;
-  }
+function checkHostAndOrigin(req: IncomingMessage, bound: string, publicName?: string): string | undefined {
+  const bad = checkHost(req, bound, publicName);
+  if (bad) return bad;
+  const name = hostnameOf(req.headers.host!).toLowerCase();
   const origin = req.headers.origin;
   if (origin !== undefined) {
     let originHost: string;
@@ -191,6 +199,66 @@ export interface Callers {
   /** Most owners kept at once (default 500), and how long an owner without a session is kept unused (default 15 min). */
   maxOwners?: number;
   idleMs?: number;
+  /** Requests a minute one person may make (after who they are is known), so no one starves the others; 0: no bound. Default 600. */
+  perPersonPerMinute?: number;
+  /** `--auth oauth`: sign-in's own addresses, and a request's key from its access token instead of its bearer. */
+  gate?: Gate;
+}
+
+/** An answer to send as it is (status, headers, body). */
+interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A grant of OAuth sign-in as the endpoint needs it: whose, and through which client. */
+interface Grant {
+  id: string;
+  owner_id: number;
+  client_id: string;
+  client_name: string;
+}
+
+/** `--auth oauth` (src/oauth/server.ts): the sign-in's own addresses and the key behind an access token. */
+interface Gate {
+  /** The public URL's host name: requests through the TLS proxy carry it. */
+  readonly hostName: string;
+  /** Answers a request for one of sign-in's addresses (metadata, registration, consent, token, revocation); false for any other path. */
+  serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+  /** The grant and key behind an Authorization header, or the 401 (with its `resource_metadata` challenge) to send. */
+  signedIn(header: string | undefined): Promise<{ grant: Grant; key: string } | Refusal>;
+  /** The backend refused the grant's key: the grant is revoked; the 401 that makes the client sign in again. */
+  keyRefused(grant: Grant, why: string): Refusal;
+}
+
+function send(res: ServerResponse, r: Refusal): void {
+  res.writeHead(r.status, r.headers);
+  res.end(r.body);
+}
+
+/** Requests per person in the current and the last minute: a sliding window's count, for `perPersonPerMinute`. */
+class PersonRate {
+  private minute = 0;
+  private now = new Map<number, number>();
+  private last = new Map<number, number>();
+  constructor(private readonly perMinute: number) {}
+
+  /** Counts a request of `owner`; the seconds to wait when over the bound, else undefined. */
+  take(owner: number, at = Date.now()): number | undefined {
+    if (this.perMinute <= 0) return undefined;
+    const minute = Math.floor(at / 60_000);
+    if (minute !== this.minute) {
+      this.last = minute === this.minute + 1 ? this.now : new Map();
+      this.now = new Map();
+      this.minute = minute;
+    }
+    const into = (at % 60_000) / 60_000;
+    const count = (this.now.get(owner) ?? 0) + (this.last.get(owner) ?? 0) * (1 - into);
+    if (count >= this.perMinute) return Math.max(1, Math.ceil(60 - (at % 60_000) / 1000));
+    this.now.set(owner, (this.now.get(owner) ?? 0) + 1);
+    return undefined;
+  }
 }
 
 /** An owner's party as kept: when last used, their requests under way and open 2025-era sessions (kept while any is). */
@@ -239,6 +307,7 @@ async function listenOn(
     }
   }
   const sweeper = mode.kind === 'key' ? setInterval(() => sweep(Date.now()), 60_000) : undefined;
+  const rate = mode.kind === 'key' ? new PersonRate(mode.callers.perPersonPerMinute ?? 600) : undefined;
   sweeper?.unref();
 
   /**
@@ -327,30 +396,60 @@ async function listenOn(
     return party.modernNode(req, res, parsed.body);
   }
 
-  /** `--auth key`: the request's owner from its key, within the key's scope, which ends with the response. */
+  /**
+   * `--auth key` and `--auth oauth`: the request's owner from its key (its bearer, or the key its
+   * access token's grant holds), within the key's scope, which ends with the response.
+   */
   async function asOwner(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, callers: Callers): Promise<void> {
     const unauthorized = (why: string) => deny(res, 401, `Unauthorized: ${why}`, { 'WWW-Authenticate': 'Bearer' });
-    const key = bearerOf(req.headers.authorization);
-    if (key === undefined) return unauthorized('send your Workspace API key as Authorization: Bearer <key>');
+    let key: string | undefined;
+    let grant: Grant | undefined;
+    if (callers.gate) {
+      const signed = await callers.gate.signedIn(req.headers.authorization);
+      if ('status' in signed) return send(res, signed);
+      ({ key, grant } = signed);
+    } else {
+      key = bearerOf(req.headers.authorization);
+      if (key === undefined) return unauthorized('send your Workspace API key as Authorization: Bearer <key>');
+    }
     return callers.within(key, async (ended) => {
       res.once('close', ended);
+      // The key is checked on every request: a grant whose key stopped working stops at once.
       const who = await callers.owner();
       if (!('id' in who)) {
-        if (who.status === 401 || who.status === 402 || who.status === 403) return unauthorized(`the key was refused (${who.message})`);
-        return deny(res, who.status >= 500 ? who.status : 503, `The key's owner could not be learnt: ${who.message}`);
+        if (who.status === 401 || who.status === 402 || who.status === 403) {
+          if (grant) return send(res, callers.gate!.keyRefused(grant, who.message));
+          return unauthorized(`the key was refused (${who.message})`);
+        }
+        return deny(res, who.status >= 500 ? who.status : 503, `The key's owner could not be learnt: ${who.message}`, {
+          'Retry-After': '30',
+        });
       }
+      if (grant && grant.owner_id !== who.id) return send(res, callers.gate!.keyRefused(grant, 'the key now belongs to someone else'));
+      const wait = rate?.take(who.id);
+      if (wait !== undefined)
+        return deny(res, 429, `Too many requests from you: at most ${callers.perPersonPerMinute ?? 600} a minute; try again in ${wait} s`, {
+          'Retry-After': String(wait),
+        });
       const party = partyOf(callers, who.id, res);
       if (!party) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
-      // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the owner, never the key.
-      req.auth = { token: '', clientId: `owner ${who.id}`, scopes: [] };
+      // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the owner (and the OAuth client), never the key.
+      req.auth = grant
+        ? { token: '', clientId: grant.client_id, scopes: [], extra: { owner: who.id, client: grant.client_name, grant: grant.id } }
+        : { token: '', clientId: `owner ${who.id}`, scopes: [] };
       return route(req, res, await party, who.id);
     });
   }
 
   async function handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path !== MCP_PATH) return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}`);
-    const bad = checkHostAndOrigin(req, opts.host);
+    const gate = mode.kind === 'key' ? mode.callers.gate : undefined;
+    if (path !== MCP_PATH) {
+      // Sign-in's addresses are for other sites' pages and servers too: the Host is checked, not the Origin.
+      if (gate && !checkHost(req, opts.host, gate.hostName) && (await gate.serve(req, res, path))) return;
+      return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}`);
+    }
+    const bad = checkHostAndOrigin(req, opts.host, gate?.hostName);
     if (bad) return deny(res, 403, bad);
     if (mode.kind === 'key') return asOwner(req, res, mode.callers);
     if (opts.token !== undefined) {
