@@ -6,6 +6,7 @@
  * retry with backoff. Requests are paced below the per-key limit. The key never appears in a
  * log line or an error text.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { ApiResponse, Backend, CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
@@ -82,6 +83,13 @@ export class RemoteBackend implements Backend {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly pacer: Pacer;
+  /**
+   * A key per request (`--auth key|oauth`): the service's 120 a minute is per key, so each key
+   * is paced on its own, named by an HMAC under a secret of this process alone (never the key),
+   * and forgotten two minutes after its last request.
+   */
+  private readonly pacers = new Map<string, { pacer: Pacer; last: number }>();
+  private readonly pacerSecret = randomBytes(32);
   private readonly sleep: NonNullable<RemoteOptions['sleep']>;
 
   constructor(private readonly o: RemoteOptions) {
@@ -98,6 +106,19 @@ export class RemoteBackend implements Backend {
     });
     this.sleep = o.sleep ?? sleep;
     this.pacer = new Pacer(o.pacePerMinute ?? 110, 60_000, this.sleep, o.now);
+  }
+
+  /** The pacer of this call's key: the one pacer, or (a key per request) that key's own. */
+  private pacerOf(): Pacer {
+    const key = typeof this.o.apiKey === 'function' ? this.o.apiKey() : undefined;
+    if (key === undefined) return this.pacer;
+    const now = Date.now();
+    if (this.pacers.size > 1000) for (const [name, p] of this.pacers) if (now - p.last > 120_000) this.pacers.delete(name);
+    const name = createHmac('sha256', this.pacerSecret).update(key).digest('base64url');
+    let kept = this.pacers.get(name);
+    if (!kept) this.pacers.set(name, (kept = { pacer: new Pacer(this.pacer.limit, 60_000, this.sleep, this.o.now), last: now }));
+    kept.last = now;
+    return kept.pacer;
   }
 
   /** The key of this call. */
@@ -139,7 +160,7 @@ export class RemoteBackend implements Backend {
     const isRead = def?.annotations.readOnlyHint ?? false;
     const attempts = isRead ? (this.o.readAttempts ?? 3) : 1;
     for (let attempt = 1; ; attempt++) {
-      await this.pacer.take(opts.signal, (ms) => opts.onProgress?.(`pacing requests: waiting ${Math.ceil(ms / 1000)} s`));
+      await this.pacerOf().take(opts.signal, (ms) => opts.onProgress?.(`pacing requests: waiting ${Math.ceil(ms / 1000)} s`));
       const outcome = await this.send(method, verb, params, opts.signal);
       if ('response' in outcome) {
         const r = outcome.response;

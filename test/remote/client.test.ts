@@ -88,6 +88,35 @@ describe('against our own service, answers pass through unchanged', () => {
     }
   });
 
+  it('a key per request (--auth key|oauth) is paced on its own: one person at the limit does not hold back another', async () => {
+    // The service's limit is per key (spec: 120 requests a minute per owner), so one shared pacer would make a team share one owner's minute.
+    let t = 0;
+    const waits: Array<{ key: string; ms: number }> = [];
+    let current = 'alice-key';
+    const r = new RemoteBackend({
+      baseUrl: w.baseUrl,
+      apiKey: () => current,
+      pacePerMinute: 2,
+      now: () => t,
+      sleep: async (ms) => {
+        waits.push({ key: current, ms });
+        t += ms;
+      },
+    });
+    try {
+      for (const key of ['alice-key', 'alice-key', 'bob-key', 'bob-key']) {
+        current = key;
+        expect((await r.call('getMe', {})).status).toBe(200);
+      }
+      expect(waits).toEqual([]);
+      current = 'alice-key';
+      expect((await r.call('getMe', {})).status).toBe(200);
+      expect(waits.map((x) => x.key)).toEqual(['alice-key']);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('a good key still starts when getMe itself is past its sunset (410)', async () => {
     w.store.settings.setDeprecation('getMe', '2020-01-01T00:00:00+00:00');
     const r = new RemoteBackend({ baseUrl: w.baseUrl, apiKey: 'alice-key', pacePerMinute: 0 });
