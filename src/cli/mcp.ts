@@ -178,6 +178,7 @@ function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () 
       accountHolder: wired.accountHolder,
       questionKey: setup.shared?.questionKey,
       money: { policy: o.policy, window: state.moves(setup.scope) },
+      plans: state.plans(setup.scope),
       defaultBotId: o.defaultBotId,
       startNote: setup.startNote,
       seen: o.seen,
@@ -217,6 +218,7 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
         accountHolder: wired.accountHolder,
         questionKey: setup.shared?.questionKey,
         money: { policy: o.policy, window: state.moves(scope) },
+        plans: state.plans(scope),
         // No start note: it names the server's database file, which is not theirs to see.
         maxResultChars: o.maxResultChars,
         ui: o.ui,
@@ -334,7 +336,9 @@ export async function runMcp(args: string[]): Promise<void> {
     if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, flags.host, flags.port);
     const gate = await signInOver(state, setup.keyed, auth);
     const closing: BackendSetup = { ...setup, close: () => gate.close().then(() => setup.close()) };
-    return startHttpByKey({ ...callers, gate }, closing, flags.host, flags.port, auth.publicUrl);
+    // On a remote API each getMe counts against the person's 120 a minute: their key is asked about at most every 30 s.
+    const keyRecheckMs = flags.remote !== undefined ? 30_000 : 0;
+    return startHttpByKey({ ...callers, gate, keyRecheckMs }, closing, flags.host, flags.port, auth.publicUrl);
   }
   const serving = servingOver(setup, state, options);
   if (values.http) return startHttp(serving, setup, flags.host, flags.port);

@@ -203,6 +203,12 @@ export interface Callers {
   perPersonPerMinute?: number;
   /** `--auth oauth`: sign-in's own addresses, and a request's key from its access token instead of its bearer. */
   gate?: Gate;
+  /**
+   * `--auth oauth`: how long a grant's key, once getMe accepted it, is taken as working without
+   * asking again (default 0: every request asks). A remote API counts each getMe against the
+   * person's 120 a minute; their calls in between still fail on their own if the key stopped.
+   */
+  keyRecheckMs?: number;
 }
 
 /** An answer to send as it is (status, headers, body). */
@@ -308,6 +314,8 @@ async function listenOn(
   }
   const sweeper = mode.kind === 'key' ? setInterval(() => sweep(Date.now()), 60_000) : undefined;
   const rate = mode.kind === 'key' ? new PersonRate(mode.callers.perPersonPerMinute ?? 600) : undefined;
+  /** `--auth oauth`: grants whose key getMe accepted lately (keyRecheckMs), by grant id. */
+  const checkedKeys = new Map<string, { owner: number; until: number }>();
   sweeper?.unref();
 
   /**
@@ -414,8 +422,9 @@ async function listenOn(
     }
     return callers.within(key, async (ended) => {
       res.once('close', ended);
-      // The key is checked on every request: a grant whose key stopped working stops at once.
-      const who = await callers.owner();
+      // The key is checked on every request (or every keyRecheckMs): a grant whose key stopped working stops.
+      const known = grant ? checkedKeys.get(grant.id) : undefined;
+      const who = known && known.until > Date.now() ? { id: known.owner } : await callers.owner();
       if (!('id' in who)) {
         if (who.status === 401 || who.status === 402 || who.status === 403) {
           if (grant) return send(res, callers.gate!.keyRefused(grant, who.message));
@@ -426,6 +435,10 @@ async function listenOn(
         });
       }
       if (grant && grant.owner_id !== who.id) return send(res, callers.gate!.keyRefused(grant, 'the key now belongs to someone else'));
+      if (grant && !known && callers.keyRecheckMs) {
+        if (checkedKeys.size >= 10_000) checkedKeys.delete(checkedKeys.keys().next().value!);
+        checkedKeys.set(grant.id, { owner: who.id, until: Date.now() + callers.keyRecheckMs });
+      }
       const wait = rate?.take(who.id);
       if (wait !== undefined)
         return deny(res, 429, `Too many requests from you: at most ${callers.perPersonPerMinute ?? 600} a minute; try again in ${wait} s`, {
