@@ -154,6 +154,8 @@ interface ServeOptions {
   policy: MoneyPolicy;
   defaultBotId: number | undefined;
   seen: SeenIds;
+  /** Served over HTTP: answers name no path of this machine. */
+  http: boolean;
   maxResultChars: number;
   filter: ToolFilter;
   ui: boolean;
@@ -181,6 +183,7 @@ function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () 
       plans: state.plans(setup.scope),
       defaultBotId: o.defaultBotId,
       startNote: setup.startNote,
+      localPaths: !o.http,
       seen: o.seen,
       maxResultChars: o.maxResultChars,
       ui: o.ui,
@@ -219,6 +222,7 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
         questionKey: setup.shared?.questionKey,
         money: { policy: o.policy, window: state.moves(scope) },
         plans: state.plans(scope),
+        localPaths: false,
         // No start note: it names the server's database file, which is not theirs to see.
         maxResultChars: o.maxResultChars,
         ui: o.ui,
@@ -327,6 +331,7 @@ export async function runMcp(args: string[]): Promise<void> {
     policy,
     defaultBotId: configured.botId,
     seen,
+    http: values.http === true,
     maxResultChars: flags.maxResultChars,
     filter: flags.filter,
     ui: values['no-ui'] !== true,

@@ -52,6 +52,11 @@ export interface McpContextOptions {
   ui?: boolean;
   /** A start-up fact the model must see (the database was created empty): in warnings, see `startNotes`. */
   startNote?: string;
+  /**
+   * Whether answers may name files by their path on this machine (an export's `file`): yes over
+   * stdio, where the person is on it; over HTTP only the file's name (the path is the server's).
+   */
+  localPaths?: boolean;
 }
 
 export class McpContext {
@@ -73,6 +78,7 @@ export class McpContext {
   private readonly defaultBotId?: number;
   private readonly accountHolder?: (accountId: number) => number | undefined;
   private ownerId: number | undefined;
+  readonly localPaths: boolean;
   readonly maxResultChars: number;
   private readonly listeners = new Set<() => void>();
   private startNote?: string;
@@ -97,6 +103,7 @@ export class McpContext {
   }
 
   /** The start-up note for a result's warnings: on every getWorkspace answer, and on the first result of any other tool. */
+    this.localPaths = opts.localPaths ?? true;
   startNotes(tool: string): string[] {
     if (this.startNote === undefined || (this.startNoteGiven && tool !== 'getWorkspace')) return [];
     this.startNoteGiven = true;

@@ -161,16 +161,24 @@ describe('mcp --http --auth key on the built-in service', () => {
     expect(data(await again.callTool({ name: 'getMe', arguments: {} })).name).toBe('Alice');
   });
 
-  test("--auth is checked at start: key needs --http and no one person's bot; oauth is not served yet", () => {
+  test("--auth is checked at start: key and oauth need --http and no one person's bot; oauth an https origin and WORKSPACE_SECRET", () => {
     const dbFile = seedDb(twoOwners());
-    const cases: Array<[string[], RegExp]> = [
+    const secret = { WORKSPACE_SECRET: 'ab'.repeat(32) };
+    const cases: Array<[string[], RegExp, Record<string, string>?]> = [
       [['--auth', 'key'], /--auth key needs --http/],
-      [['--http', '--auth', 'oauth'], /--auth oauth is not served yet/],
-      [['--http', '--auth', 'sesame'], /--auth must be token or key, not sesame/],
+      [['--auth', 'oauth', '--public-url', 'https://mcp.example.com'], /--auth oauth needs --http/, secret],
+      [['--http', '--auth', 'oauth'], /--auth oauth needs --public-url URL/, secret],
+      [['--http', '--auth', 'oauth', '--public-url', 'https://mcp.example.com'], /--auth oauth needs WORKSPACE_SECRET/],
+      [['--http', '--auth', 'oauth', '--public-url', 'http://mcp.example.com'], /must be https:\/\//, secret],
+      [['--http', '--auth', 'oauth', '--public-url', 'https://mcp.example.com/team'], /an origin alone/, secret],
+      [['--http', '--auth', 'key', '--public-url', 'https://mcp.example.com'], /--public-url needs --auth oauth/],
+      [['--http', '--person-rate', '10'], /--person-rate needs --auth key or --auth oauth/],
+      [['--http', '--auth', 'sesame'], /--auth must be token, key or oauth, not sesame/],
       [['--http', '--auth', 'key', '--bot', '10'], /--bot names one person's bot/],
+      [['--http', '--auth', 'oauth', '--public-url', 'https://mcp.example.com', '--bot', '10'], /--bot names one person's bot/, secret],
     ];
-    for (const [args, message] of cases) {
-      const r = runCli(['mcp', '--db', dbFile, ...args]);
+    for (const [args, message, env] of cases) {
+      const r = runCli(['mcp', '--db', dbFile, ...args], env);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }

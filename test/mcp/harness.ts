@@ -142,6 +142,8 @@ export interface StartOptions {
   client?: Omit<ConnectOptions, 'budget'>;
   /** The MCP Apps views (`--no-ui` is false); on by default, as in the CLI. */
   ui?: boolean;
+  /** Answers may name files by their path (stdio); false: by name only, as over HTTP. */
+  localPaths?: boolean;
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
@@ -190,6 +192,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     ownerId,
     maxResultChars: o.maxResultChars,
     ui: o.ui,
+    localPaths: o.localPaths,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
   });
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];

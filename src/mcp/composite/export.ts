@@ -71,7 +71,7 @@ function csvRow(contact: Record<string, unknown>): string {
 
 const ResultSchema = z.object({
   count: z.number().int().describe('How many contacts were written'),
-  file: z.string().describe('Path of the file on the machine running the MCP server'),
+  file: z.string().describe('The file on the machine running the MCP server: its path over stdio, its name over HTTP'),
   uri: z.string().describe('Resource URI to read the file through MCP, in parts'),
   format: z.enum(['jsonl', 'csv']),
   date_to: z.number().int().describe('The creation-time cap (Unix seconds) the export used'),
@@ -88,7 +88,7 @@ export function exportTool(ctx: McpContext): ToolSpec {
     name: EXPORT_TOOL_INFO.name,
     title: EXPORT_TOOL_INFO.title,
     description:
-      "Writes every contact getContacts would list (bot_id, date_from, date_to as there) to a file in the server's data folder, " +
+      "Writes every contact getContacts would list (bot_id, date_from, date_to as there) to a file of the server's, " +
       'JSONL or CSV, and answers the count, the path and the resource to read it in parts. Contacts made after it starts are left out.',
     get inputSchema() {
       return schemas.input();
@@ -128,7 +128,7 @@ export function exportTool(ctx: McpContext): ToolSpec {
         const read =
           `resources/read ${uri} gives part 1 of ${parts}, within the result budget; each part names the next ` +
           `(${uri}?offset=N, lines from 0).`;
-        const body = { count: outcome, file, uri, format, date_to: cap, parts, read };
+        const body = { count: outcome, file: ctx.localPaths ? file : name, uri, format, date_to: cap, parts, read };
         const result = toolResult({ status: 200, headers: {}, body }, { budget: ctx.maxResultChars });
         result.content.push({
           type: 'resource_link',
