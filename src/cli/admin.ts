@@ -1,10 +1,20 @@
 /** `workspace-mcp admin`: the dashboard operations that are not API methods. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { findMethod } from '../api/catalog.js';
 import { openStore } from './open.js';
 import { locateDb } from './paths.js';
 import { normalizeTime } from '../store/time.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { ADMIN_COMMANDS as COMMANDS, COMMANDS as HELP } from './help.js';
+import { dataDirFor, MCP_STATE_FILE } from './mcp-backend.js';
+import type { StoreApi } from '../store/store-api.js';
+import type { PgStore } from '../store/pg/index.js';
+import type { GrantRow, OAuthStore } from '../oauth/store.js';
+
+/** What the grant commands use of OAuth sign-in's store. */
+type Grants = Pick<OAuthStore, 'grants' | 'grant' | 'revokeGrant'>;
+import { McpStateStore } from '../state/mcp-state.js';
 
 function out(line: string): void {
   process.stdout.write(line + '\n'); // stdout-ok: admin command output
@@ -20,7 +30,8 @@ export async function runAdmin(argv: string[]): Promise<void> {
     return v;
   };
   if (values.db === '') throw new UsageError('--db needs a file path');
-  const store = await openStore(locateDb(values.db as string | undefined), { create: false });
+  const loc = locateDb(values.db as string | undefined);
+  const store = await openStore(loc, { create: false });
   const found = (ok: boolean | undefined, what: string) => {
     if (!ok) throw new UsageError(`${what} not found`);
   };
@@ -97,6 +108,13 @@ export async function runAdmin(argv: string[]): Promise<void> {
         for (const e of entries.reverse()) out(JSON.stringify(e));
         break;
       }
+      case 'grants':
+      case 'revoke-grant':
+        await withGrants(store, loc.url === undefined ? loc.file : undefined, (grants) => {
+          if (command === 'grants') for (const g of grants.grants()) out(grantLine(g));
+          else for (const g of revokeGrants(grants, values)) out(grantLine(g));
+        });
+        break;
       case 'deprecate': {
         const method = values.method;
         if (typeof method !== 'string' || !method) throw new UsageError('admin deprecate needs --method NAME');
@@ -115,4 +133,55 @@ export async function runAdmin(argv: string[]): Promise<void> {
   } finally {
     store.close();
   }
+}
+
+/**
+ * OAuth sign-in's grants (`mcp --http --auth oauth`), in the MCP server's own state: on
+ * PostgreSQL the database's, on SQLite the state file in the data folder (WORKSPACE_DATA_DIR,
+ * else the database's folder). No state file yet: no grant.
+ */
+async function withGrants(store: StoreApi, dbFile: string | undefined, use: (grants: Grants) => void): Promise<void> {
+  if (dbFile === undefined) {
+    const { PgMcpState } = await import('../state/pg/mcp-state.js');
+    return use(new PgMcpState((store as PgStore).conn).oauth());
+  }
+  const file = join(dataDirFor(dbFile), MCP_STATE_FILE);
+  if (!existsSync(file)) return use(NO_GRANTS);
+  const state = McpStateStore.open(file);
+  try {
+    use(state.oauth());
+  } finally {
+    state.close();
+  }
+}
+
+/** The grants of a server that never kept any. */
+const NO_GRANTS: Grants = { grants: () => [], grant: () => undefined, revokeGrant: () => false };
+
+/** `revoke-grant --grant ID` or `--owner ID` (every grant of theirs not yet revoked): the grants revoked, as they are now. */
+function revokeGrants(grants: Grants, values: Record<string, unknown>): GrantRow[] {
+  const at = new Date().toISOString();
+  const why = 'revoked by an administrator';
+  if (values.grant !== undefined && values.owner !== undefined)
+    throw new UsageError('admin revoke-grant takes --grant ID or --owner ID, not both');
+  if (typeof values.grant === 'string' && values.grant) {
+    const id = values.grant;
+    const g = grants.grant(id);
+    if (!g) throw new UsageError(`grant ${id} not found (admin grants lists them)`);
+    if (g.revoked_at !== null) throw new UsageError(`grant ${id} was already revoked at ${g.revoked_at} (${g.revoked_why})`);
+    grants.revokeGrant(id, why, at);
+    return [grants.grant(id)!];
+  }
+  const owner = intFlag(values.owner, 'owner', 1);
+  if (owner === undefined) throw new UsageError('admin revoke-grant needs --grant ID or --owner ID');
+  const open = grants.grants().filter((g) => g.owner_id === owner && g.revoked_at === null);
+  if (open.length === 0) throw new UsageError(`owner ${owner} has no grant to revoke`);
+  for (const g of open) grants.revokeGrant(g.id, why, at);
+  return open.map((g) => grants.grant(g.id)!);
+}
+
+/** A grant as `admin grants` prints it: never its sealed key. */
+function grantLine(g: GrantRow): string {
+  const { id, owner_id, client_id, client_name, created_at, last_used_at, revoked_at, revoked_why } = g;
+  return JSON.stringify({ id, owner_id, client_id, client_name, created_at, last_used_at, revoked_at, revoked_why });
 }

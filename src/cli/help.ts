@@ -82,7 +82,12 @@ const SEED: Flags = {
 
 const ADMIN: Flags = {
   db: db('the database (an existing one; default: workspace.db in the data folder)'),
-  owner: { type: 'string', value: 'ID', help: 'the owner (regenerate-key, reset-password, set-plan, block-owner, unblock-owner)' },
+  owner: {
+    type: 'string',
+    value: 'ID',
+    help: 'the owner (regenerate-key, reset-password, set-plan, block-owner, unblock-owner; revoke-grant: all their grants)',
+  },
+  grant: { type: 'string', value: 'ID', help: 'the OAuth grant (revoke-grant)' },
   account: { type: 'string', value: 'ID', help: 'the contact account (block-account, unblock-account, journal)' },
   contact: { type: 'string', value: 'ID', help: 'the contact (delete-contact, conversation; audit: only its entries)' },
   bot: { type: 'string', value: 'ID', help: 'the bot (delete-bot)' },
@@ -110,6 +115,8 @@ export const ADMIN_COMMANDS = [
   'conversation',
   'deprecate',
   'audit',
+  'grants',
+  'revoke-grant',
 ] as const;
 
 export interface Command {
@@ -159,6 +166,8 @@ export const COMMANDS = {
       "  conversation --contact ID                   a contact's messages, JSON lines",
       '  audit [--contact ID] [--since ISO8601]      the MCP audit trail, JSON lines',
       '  deprecate --method NAME --sunset ISO8601    the method answers with Deprecation and Sunset, then 410',
+      "  grants                                      mcp --auth oauth's grants (who signed in, through which app), JSON lines",
+      "  revoke-grant --grant ID | --owner ID        the grant (or all of an owner's) stops; its app must sign in again",
     ],
   },
 } satisfies Record<string, Command>;

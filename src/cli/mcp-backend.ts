@@ -106,11 +106,14 @@ async function createRemoteBackend(baseUrl: string, apiKey: string | (() => stri
   }
 }
 
+/** The MCP server's own state (idempotency keys, money window, OAuth grants) on SQLite: a file in its data folder. */
+export const MCP_STATE_FILE = 'mcp-state.sqlite';
+
 /**
  * The data folder of the MCP server's own files (exports, its state file), absolute.
  * `$WORKSPACE_DATA_DIR` must exist; the default one is made (owner-only) when first needed.
  */
-function dataDirFor(dbFile: string | undefined): string {
+export function dataDirFor(dbFile: string | undefined): string {
   const named = process.env.WORKSPACE_DATA_DIR;
   if (named) {
     const dir = resolve(expandHome(named));

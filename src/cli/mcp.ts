@@ -17,16 +17,13 @@ import type { ToolSpec } from '../mcp/tool-spec.js';
 import { McpStateStore } from '../state/mcp-state.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { COMMANDS } from './help.js';
-import { openLocal, openRemote, type BackendSetup, type Configured, type Keyed, type McpState } from './mcp-backend.js';
+import { MCP_STATE_FILE, openLocal, openRemote, type BackendSetup, type Configured, type Keyed, type McpState } from './mcp-backend.js';
 import { startHttp, startHttpByKey } from './mcp-http.js';
 import { withRequestKey } from './request-key.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './open.js';
 import { envSecret } from '../service/secrets.js';
-
-/** The MCP server's own state (idempotency keys), a SQLite file in its data folder. */
-const MCP_STATE_FILE = 'mcp-state.sqlite';
 
 type Values = Record<string, string | boolean | undefined>;
 
