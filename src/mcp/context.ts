@@ -17,7 +17,7 @@ import { toolResult } from './result/results.js';
 import type { ContactIndex } from './contact-search.js';
 import { contactsIn, SeenIds } from './seen.js';
 import type { MoneyPolicy } from './money/caps.js';
-import type { AuditTrail, IdempotencyKeys, MoneyWindow, WorkspaceDirectory } from './state.js';
+import type { AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow, WorkspaceDirectory } from './state.js';
 
 export interface McpContextOptions {
   backend: Backend;
@@ -39,6 +39,8 @@ export interface McpContextOptions {
   audit?: AuditTrail;
   /** The money caps and the window they count in (no caps when absent). */
   money?: { policy: MoneyPolicy; window: MoneyWindow };
+  /** The bulk plans of the owner (or key) this server acts for (previewBulk and runBulk are served with them). */
+  plans?: BulkPlans;
   /**
    * Who holds an account, when no answer showed it (behind a balancer another instance may
    * have): asked before the money path refuses an account it has not seen.
@@ -50,13 +52,13 @@ export interface McpContextOptions {
   maxResultChars?: number;
   /** MCP Apps views (apps.ts); on unless `--no-ui`. */
   ui?: boolean;
-  /** A start-up fact the model must see (the database was created empty): in warnings, see `startNotes`. */
-  startNote?: string;
   /**
    * Whether answers may name files by their path on this machine (an export's `file`): yes over
    * stdio, where the person is on it; over HTTP only the file's name (the path is the server's).
    */
   localPaths?: boolean;
+  /** A start-up fact the model must see (the database was created empty): in warnings, see `startNotes`. */
+  startNote?: string;
 }
 
 export class McpContext {
@@ -67,6 +69,7 @@ export class McpContext {
   readonly directory?: WorkspaceDirectory;
   readonly audit?: AuditTrail;
   readonly money?: { policy: MoneyPolicy; window: MoneyWindow };
+  readonly plans?: BulkPlans;
   /** Ids seen in the API's answers. */
   readonly seen: SeenIds;
   /** Which contact holds which account, as answers showed it (the money path reads accounts back). */
@@ -75,10 +78,10 @@ export class McpContext {
   readonly questions: QuestionSeal;
   /** Serve the MCP Apps views (`--no-ui` turns them off). */
   readonly ui: boolean;
+  readonly localPaths: boolean;
   private readonly defaultBotId?: number;
   private readonly accountHolder?: (accountId: number) => number | undefined;
   private ownerId: number | undefined;
-  readonly localPaths: boolean;
   readonly maxResultChars: number;
   private readonly listeners = new Set<() => void>();
   private startNote?: string;
@@ -96,14 +99,15 @@ export class McpContext {
     this.seen = opts.seen ?? new SeenIds();
     this.audit = opts.audit;
     this.money = opts.money;
+    this.plans = opts.plans;
     this.questions = new QuestionSeal(opts.questionKey);
     this.maxResultChars = opts.maxResultChars ?? RESULT_BUDGET;
     this.ui = opts.ui ?? true;
+    this.localPaths = opts.localPaths ?? true;
     this.startNote = opts.startNote;
   }
 
   /** The start-up note for a result's warnings: on every getWorkspace answer, and on the first result of any other tool. */
-    this.localPaths = opts.localPaths ?? true;
   startNotes(tool: string): string[] {
     if (this.startNote === undefined || (this.startNoteGiven && tool !== 'getWorkspace')) return [];
     this.startNoteGiven = true;

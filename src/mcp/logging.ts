@@ -71,6 +71,17 @@ export function logWithin<T>(signal: AbortSignal | undefined, fn: () => T): T {
   }
 }
 
+/**
+ * A signal that is never aborted but logs to the same request as `signal`: for work that must
+ * finish once begun even when the request is cancelled (a bulk step under way).
+ */
+export function uncancellable(signal: AbortSignal): AbortSignal {
+  const own = new AbortController().signal;
+  const sink = sinks.get(signal);
+  if (sink) sinks.set(own, sink);
+  return own;
+}
+
 /** Run a request's handler with the lines logged meanwhile (see above) sent to its client. */
 export async function withRequestLog<T>(ctx: ServerContext, run: () => Promise<T>): Promise<T> {
   if (!tapped) {

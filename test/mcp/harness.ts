@@ -194,6 +194,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     ui: o.ui,
     localPaths: o.localPaths,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
+    plans: state.plans(scopeOf(o)),
   });
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];
   const factory = mcpServerFactory(context, tools);

@@ -8,6 +8,7 @@ export interface SampleState {
   itemId?: string;
   accountId?: number;
   shortLink?: string;
+  planId?: string;
 }
 
 export interface Sample {
@@ -77,4 +78,11 @@ export const SAMPLES: Sample[] = [
   { name: 'exportContacts', args: () => ({ bot_id: 10 }) },
   { name: 'findContacts', args: () => ({ query: 'Ann' }) },
   { name: 'getWorkspace', args: () => ({}) },
+  // A plan of no contact: runBulk then has nothing to do and asks nothing.
+  {
+    name: 'previewBulk',
+    args: () => ({ selection: { bot_id: 10, contact_ids: [999_999] }, action: { type: 'attachTag', name: 'gold' } }),
+    keep: (s, b: any) => (s.planId = b.data.plan_id),
+  },
+  { name: 'runBulk', args: (s) => ({ plan_id: s.planId ?? 'none' }) },
 ];

@@ -32,14 +32,10 @@ const FIND_BUDGET = 20_000;
 const LIVE_ACCOUNTS = 3;
 
 const FIND_PARAMS = {
-  query: r
-    .string()
-    .required()
-    .between(1, 200)
-    .describe('A name or part of one, a phone, an email, a @username, a messenger id or a contact id'),
+  query: r.string().required().between(1, 200).describe('A name (or part), phone, email, @username, messenger id or contact id'),
   bot_id: r.integer().describe('Default: the default bot, else all your bots'),
   limit: r.integer().between(1, 50).describe('Default 10'),
-  refresh: r.boolean().describe('Remote API only: sync the search index again first'),
+  refresh: r.boolean().describe('Remote only: resync the index first'),
 };
 
 const AccountSchema = z.object({
@@ -78,7 +74,6 @@ const ResultSchema = z.object({
       })
       .describe('How fresh and complete the search index is'),
   }),
-  warnings: z.array(z.string()).optional(),
 });
 
 /** The contact's accounts read live; undefined when it is gone (404/403), or the error result. */

@@ -13,3 +13,13 @@ export const FIND_TOOL_INFO = { name: 'findContacts', title: 'Find contacts', an
 
 /** getWorkspace's name, title and annotations. */
 export const WORKSPACE_TOOL_INFO = { name: 'getWorkspace', title: 'Your workspace: owner, projects, bots', annotations: OWN_TOOL } as const;
+
+/** previewBulk's name, title and annotations: it keeps a plan in the server's state and changes no data. */
+export const PREVIEW_BULK_TOOL_INFO = { name: 'previewBulk', title: 'Plan an action on a segment', annotations: OWN_TOOL } as const;
+
+/** runBulk's name, title and annotations: it carries out a plan (money, messages); called again it goes on, never repeating a step. */
+export const RUN_BULK_TOOL_INFO = {
+  name: 'runBulk',
+  title: 'Carry out a bulk plan',
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+} as const;

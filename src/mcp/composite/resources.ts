@@ -19,6 +19,7 @@ import { AUDIT_RESOURCE, AUDIT_TEMPLATE, auditBody, auditPageUri, auditQueryOf, 
 import { fitStrings, longestPrefix, PROTOCOL_ROOM, resultSize, shortenStrings } from '../result/budget.js';
 import { EXPORT_NAME, EXPORT_URI_PREFIX } from './export.js';
 import { readView, uiResources } from './apps.js';
+import { BULK_TEMPLATE, isBulkUri, readBulk } from './bulk.js';
 import { partRoom, readPart, type Part } from '../result/parts.js';
 
 import type { McpContext } from '../context.js';
@@ -47,6 +48,7 @@ export const TEMPLATES: ResourceTemplate[] = [
       'each part names the next.',
   },
   AUDIT_TEMPLATE,
+  BULK_TEMPLATE,
 ];
 
 interface ListSchemaLike {
@@ -135,6 +137,7 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(data) }] };
   }
   if (uri.startsWith(EXPORT_URI_PREFIX)) return readExport(ctx, uri);
+  if (isBulkUri(uri) && ctx.plans) return readBulk(ctx, uri);
   throw new ResourceNotFoundError(uri);
 }
 

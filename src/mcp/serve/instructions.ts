@@ -23,6 +23,11 @@ export function instructionsFor(tools: readonly string[] | ((name: string) => bo
       'To find a person (by name, phone, email, @username or id) call findContacts: it gives their contact_id and accounts with balances.',
     );
   }
+  // Said on the first line: the instructions stay within a few lines.
+  if (has('previewBulk') && has('runBulk'))
+    lines[0] +=
+      ' To act on many contacts at once (everyone tagged vip, a bot since a date) use previewBulk, then runBulk with its plan_id: ' +
+      'one confirmation, each contact once, not a tool call per contact.';
   const ids = [
     ...(has('getContactAccounts') ? ['account_id from getContactAccounts'] : []),
     ...(has('getContacts') && !has('findContacts') ? ['contact_id from getContacts'] : []),

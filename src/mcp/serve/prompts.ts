@@ -1,6 +1,7 @@
 /**
  * Prompts for the jobs people bring: set up a loyalty balance for a contact, export a bot's
- * contacts, design a list for orders. Each is a user message that names the tools to use, in order.
+ * contacts, design a list for orders, reward every contact of a segment. Each is a user message
+ * that names the tools to use, in order.
  * Arguments are checked as a tool's are: a name where an id belongs is refused with where to
  * find the id, before any text is built.
  */
@@ -82,6 +83,32 @@ const PROMPTS: PromptDef[] = [
         .join('\n');
     },
   },
+  // Reward every contact of a segment at once: one plan, one confirmation (previewBulk, runBulk).
+  {
+    name: 'rewardSegment',
+    title: 'Reward a segment',
+    description: 'Credit the same amount to every contact with a tag, confirmed once, each contact exactly once.',
+    arguments: [
+      { name: 'tag', description: 'The tag every rewarded contact has, e.g. vip', required: true },
+      { name: 'amount', description: 'Per contact, in MAJOR units, e.g. 5.00', required: true },
+      { name: 'currency', description: 'ISO 4217 code, e.g. USD (default USD)', required: false },
+      { name: 'bot_id', description: 'The bot (default: the default bot)', required: false },
+    ],
+    build: (a) => {
+      const currency = (a.currency || 'USD').toUpperCase();
+      const bot = a.bot_id ? `, bot_id: ${a.bot_id}` : '';
+      return [
+        `Give every contact tagged "${a.tag}" ${a.amount} ${currency}.`,
+        `1. Call previewBulk with selection {tags: ["${a.tag}"]${bot}} and action {type: "deposit", currency: "${currency}", ` +
+          `amount: ${a.amount} in MINOR units (cents for USD: multiply by 100), description: "Reward: ${a.tag}"}, ` +
+          'open_missing_accounts: true. Do not call addFundsToContactAccount per contact.',
+        '2. Tell the person how many contacts, the total (total_note) and who is skipped and why; ask whether to go ahead.',
+        '3. If they agree, call runBulk with the plan_id (they confirm once more in their client). If it stops midway, call runBulk ' +
+          'again with the same plan_id: no contact is paid twice.',
+        '4. Report done, failed and skipped, and the report resource for the details.',
+      ].join('\n');
+    },
+  },
 ];
 
 const WHOLE = /^\d{1,15}$/;
@@ -98,6 +125,7 @@ const CHECKS: Record<string, (v: string) => string | undefined> = {
   currency: (v) => (isCurrency(v.toUpperCase()) ? undefined : `currency must be an ISO 4217 code such as USD, not ${JSON.stringify(v)}.`),
   amount: (v) =>
     /^\d{1,14}(\.\d{1,4})?$/.test(v) ? undefined : `amount must be a number in major units such as 5.00, not ${JSON.stringify(v)}.`,
+  tag: (v) => (v.length <= 255 ? undefined : 'tag must be a tag name of at most 255 characters.'),
   format: (v) => (v === 'jsonl' || v === 'csv' ? undefined : `format must be jsonl or csv, not ${JSON.stringify(v)}.`),
   since: (v) => (Number.isNaN(Date.parse(v)) ? `since must be an ISO 8601 date such as 2026-01-31, not ${JSON.stringify(v)}.` : undefined),
   where: (v) =>

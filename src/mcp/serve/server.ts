@@ -30,6 +30,8 @@ import { complete } from './completions.js';
 import { workspaceTool } from '../composite/workspace.js';
 import { exportTool } from '../composite/export.js';
 import { findContactsTool } from '../composite/find-contacts.js';
+import { runBulkTool } from '../composite/bulk.js';
+import { previewBulkTool } from '../composite/bulk-plan.js';
 import { pick, type ToolFilter } from './tool-filter.js';
 import { instanceFactory, type InstanceOptions, type McpServerFactory, type Wiring } from './instance.js';
 import { instructionsFor } from './instructions.js';
@@ -49,7 +51,12 @@ export { type ToolFilter } from './tool-filter.js';
  * `_meta`, and the Account view's commit tool when a money tool is served.
  */
 export function selectTools(ctx: McpContext, filter: ToolFilter = {}): ToolSpec[] {
-  const composite = [exportTool(ctx), ...(ctx.contacts ? [findContactsTool(ctx)] : []), ...(ctx.directory ? [workspaceTool(ctx)] : [])];
+  const composite = [
+    exportTool(ctx),
+    ...(ctx.contacts ? [findContactsTool(ctx)] : []),
+    ...(ctx.directory ? [workspaceTool(ctx)] : []),
+    ...(ctx.plans ? [previewBulkTool(ctx, ctx.plans), runBulkTool(ctx, ctx.plans)] : []),
+  ];
   const picked = pick([...methodTools(ctx), ...composite], filter);
   if (!ctx.ui) return picked;
   // Set on the tool itself: a spread would read its lazy schemas now.

@@ -5,7 +5,13 @@
  */
 import { METHODS } from '../../api/catalog.js';
 import type { MethodDef } from '../../api/define.js';
-import { EXPORT_TOOL_INFO, FIND_TOOL_INFO, WORKSPACE_TOOL_INFO } from '../composite/identities.js';
+import {
+  EXPORT_TOOL_INFO,
+  FIND_TOOL_INFO,
+  PREVIEW_BULK_TOOL_INFO,
+  RUN_BULK_TOOL_INFO,
+  WORKSPACE_TOOL_INFO,
+} from '../composite/identities.js';
 
 export interface ToolFilter {
   /** Only tools that change nothing (readOnlyHint). */
@@ -58,5 +64,6 @@ export function pick<T extends Described>(all: readonly T[], filter: ToolFilter)
  * names of the tools they leave (of a server with search and the directory, as the CLI's).
  */
 export function checkToolFilter(filter: ToolFilter): string[] {
-  return pick([...(METHODS as readonly MethodDef[]), EXPORT_TOOL_INFO, FIND_TOOL_INFO, WORKSPACE_TOOL_INFO], filter).map((t) => t.name);
+  const own = [EXPORT_TOOL_INFO, FIND_TOOL_INFO, WORKSPACE_TOOL_INFO, PREVIEW_BULK_TOOL_INFO, RUN_BULK_TOOL_INFO];
+  return pick([...(METHODS as readonly MethodDef[]), ...own], filter).map((t) => t.name);
 }

@@ -26,10 +26,7 @@ import { toolResult } from '../result/results.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
 const IDEMPOTENCY_KEY = 'idempotency_key';
-const idempotencyRule = r
-  .string()
-  .between(1, 255)
-  .describe('A new key (e.g. a UUID) per move, the same on a retry: the money moves once (the retry answers "replayed": true)');
+const idempotencyRule = r.string().between(1, 255).describe('A new key (a UUID) per move, the same on its retry');
 
 /** The tool's parameter shape: the method's, its parameter aliases, and the server's own extras. */
 function toolShape(def: MethodDef): Shape {
@@ -248,6 +245,21 @@ export function moneyCall(
   const def = findMethod(method);
   // Only a method whose definition says it moves money takes this path (a bug of ours otherwise).
   if (!def || !isMoney(def)) throw new Error(`moneyCall: ${method} moves no money`);
+  return methodTool(def, ctx).run(args, { ...extra, confirmed });
+}
+
+/**
+ * Any method's call as tools/call makes it (its checks, a money call's gate and idempotency key,
+ * the audit trail), for the server's own tools acting per contact (runBulk's steps); `confirmed`
+ * as moneyCall's.
+ */
+export function methodCall(
+  ctx: McpContext,
+  def: MethodDef,
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  confirmed?: Confirmation,
+): Promise<ToolOutcome> {
   return methodTool(def, ctx).run(args, { ...extra, confirmed });
 }
 

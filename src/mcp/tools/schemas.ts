@@ -101,16 +101,20 @@ function isNode(v: unknown): v is Node {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** What an output schema leaves out: prose and the rules on values (it gives the shape). */
+const OUTPUT_RULES = new Set(['description', 'enum', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'format']);
+
 /**
  * One node made compact, children first: zod's ±(2^53 − 1) bounds of every integer dropped
  * (they say "a JSON integer"), `{anyOf: [{type: t}, {type: "null"}]}` as `type: [t, "null"]`,
  * `propertyNames: {type: "string"}` dropped (JSON keys are strings); for an output schema,
- * descriptions and the `required` lists below the top dropped too (the shape, not every rule).
+ * descriptions, the rules on values (enums, bounds, patterns) and the `required` lists below the
+ * top dropped too (the shape, not every rule).
  */
 function compactNode(node: Node, output: boolean, top = true): Node {
   const out: Node = {};
   for (const [k, v] of Object.entries(node)) {
-    if (k === '$schema' || (output && (k === 'description' || (k === 'required' && !top)))) continue;
+    if (k === '$schema' || (output && (OUTPUT_RULES.has(k) || (k === 'required' && !top)))) continue;
     if ((k === 'minimum' && v === -SAFE) || (k === 'maximum' && v === SAFE)) continue;
     if (k === 'propertyNames' && isNode(v) && v.type === 'string' && Object.keys(v).length === 1) continue;
     if (k === 'properties' && isNode(v)) {

@@ -188,7 +188,7 @@ describe('prompts', () => {
   test('prompts for a loyalty balance, a bot export and an orders list', async () => {
     const world = await startMcp();
     const { prompts } = await world.client.listPrompts();
-    expect(prompts.map((p) => p.name)).toEqual(['setupLoyaltyBalance', 'exportBotContacts', 'designOrdersList']);
+    expect(prompts.map((p) => p.name)).toEqual(['setupLoyaltyBalance', 'exportBotContacts', 'designOrdersList', 'rewardSegment']);
     const p = await world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: '100', amount: '5.00' } });
     expect((p.messages[0]!.content as { text: string }).text).toMatch(/addFundsToContactAccount[\s\S]*idempotency_key/);
     const e = await world.client.getPrompt({ name: 'exportBotContacts', arguments: { bot_id: '10' } });
@@ -196,6 +196,9 @@ describe('prompts', () => {
     const d = await world.client.getPrompt({ name: 'designOrdersList', arguments: { where: '10' } });
     expect((d.messages[0]!.content as { text: string }).text).toMatch(/createListSchema \(bot_id=10\)/);
     await expect(world.client.getPrompt({ name: 'exportBotContacts', arguments: {} })).rejects.toThrow(/bot_id/);
+    const reward = await world.client.getPrompt({ name: 'rewardSegment', arguments: { tag: 'vip', amount: '5.00' } });
+    expect((reward.messages[0]!.content as { text: string }).text).toMatch(/previewBulk[\s\S]*tags: \["vip"\][\s\S]*runBulk/);
+    await expect(world.client.getPrompt({ name: 'rewardSegment', arguments: { tag: 'vip', amount: 'five' } })).rejects.toThrow(/amount/);
   });
 });
 
