@@ -151,11 +151,11 @@ interface ServeOptions {
   policy: MoneyPolicy;
   defaultBotId: number | undefined;
   seen: SeenIds;
-  /** Served over HTTP: answers name no path of this machine. */
-  http: boolean;
   maxResultChars: number;
   filter: ToolFilter;
   ui: boolean;
+  /** Served over HTTP: answers name no path of this machine. */
+  http: boolean;
 }
 
 /** Makes the context and the tools over the wired backend when first called; the MCP layer's code is loaded then. */
@@ -180,10 +180,10 @@ function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () 
       plans: state.plans(setup.scope),
       defaultBotId: o.defaultBotId,
       startNote: setup.startNote,
-      localPaths: !o.http,
       seen: o.seen,
       maxResultChars: o.maxResultChars,
       ui: o.ui,
+      localPaths: !o.http,
     });
     return { ctx, tools: selectTools(ctx, o.filter), wiringOf };
   };
@@ -219,10 +219,10 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
         questionKey: setup.shared?.questionKey,
         money: { policy: o.policy, window: state.moves(scope) },
         plans: state.plans(scope),
-        localPaths: false,
         // No start note: it names the server's database file, which is not theirs to see.
         maxResultChars: o.maxResultChars,
         ui: o.ui,
+        localPaths: false,
         seen: search?.seen,
       });
       return { ctx, tools: selectTools(ctx, o.filter), close: search?.close };
@@ -328,10 +328,10 @@ export async function runMcp(args: string[]): Promise<void> {
     policy,
     defaultBotId: configured.botId,
     seen,
-    http: values.http === true,
     maxResultChars: flags.maxResultChars,
     filter: flags.filter,
     ui: values['no-ui'] !== true,
+    http: values.http === true,
   };
   if (setup.keyed) {
     const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };

@@ -10,12 +10,15 @@ import { BlockList, isIP } from 'node:net';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
 import { Agent, request } from 'undici';
+import { log } from '../log.js';
 
 /** A client as sign-in knows it: its id, its name, where it may be sent back to. */
 export interface Client {
   client_id: string;
   client_name: string;
   redirect_uris: string[];
+  /** A metadata document's host (the name is the document's word, the host is where it was fetched); none: registered here, the name unverified. */
+  documentHost?: string;
 }
 
 export class ClientError extends Error {}
@@ -29,8 +32,13 @@ const MAX_CACHE_MS = 24 * 60 * 60_000;
 const DEFAULT_CACHE_MS = 60 * 60_000;
 const MAX_CACHED = 500;
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-export const isLoopbackHost = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127\./.test(host);
+const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1']);
+/** A loopback host: localhost, ::1, or an IPv4 literal in 127/8 (not a name that begins with 127.). */
+export const isLoopbackHost = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+/** Documents fetched at once (each up to 5 s): a bound, so sign-in pages cannot be used to probe the network in bulk. */
+const MAX_FETCHES_AT_ONCE = 8;
+/** A failed fetch is not tried again for this long. */
+const FAILED_CACHE_MS = 5 * 60_000;
 
 /** Addresses no metadata document is fetched from: private, shared, link-local (cloud metadata), multicast, reserved. */
 const PRIVATE = new BlockList();
@@ -51,8 +59,10 @@ for (const [net, bits] of [
 ] as const)
   PRIVATE.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128],
+  ['::', 96],
   ['64:ff9b::', 96],
+  ['fec0::', 10],
+  ['2002::', 16],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],
@@ -141,8 +151,10 @@ export function checkedMetadata(raw: unknown): OAuthClientMetadata {
     const why = redirectRefused(uri);
     if (why) throw new ClientError(`redirect_uris: ${why}`);
   }
+  // A client asking for a secret (claude.ai asks for client_secret_post) is registered as public
+  // all the same, and the answer says none (RFC 7591 §3.2.1): PKCE is what binds its code.
   const method = m.token_endpoint_auth_method ?? 'none';
-  if (method !== 'none')
+  if (!['none', 'client_secret_post', 'client_secret_basic'].includes(method))
     throw new ClientError(`token_endpoint_auth_method ${method} is not supported: clients here are public (none), with PKCE`);
   const grants = m.grant_types ?? ['authorization_code'];
   const bad = grants.find((g) => g !== 'authorization_code' && g !== 'refresh_token');
@@ -176,7 +188,8 @@ function guardedLookup(loopbackAllowed: boolean) {
 
 /** Fetches and keeps Client ID Metadata Documents. */
 export class ClientDocuments {
-  private readonly cache = new Map<string, { client: Client; until: number }>();
+  private readonly cache = new Map<string, { client: Client; until: number } | { failed: string; until: number }>();
+  private fetching = 0;
   private readonly agent: Agent;
 
   constructor(private readonly loopbackAllowed: boolean) {
@@ -194,7 +207,33 @@ export class ClientDocuments {
   /** The client a document URL names; throws ClientError saying why not. */
   async client(url: string, now = Date.now()): Promise<Client> {
     const kept = this.cache.get(url);
-    if (kept && kept.until > now) return kept.client;
+    if (kept && kept.until > now) {
+      if ('failed' in kept) throw new ClientError(kept.failed);
+      return kept.client;
+    }
+    if (this.fetching >= MAX_FETCHES_AT_ONCE)
+      throw new ClientError("the application's metadata document cannot be fetched just now; try again in a minute");
+    this.fetching++;
+    try {
+      return await this.fetched(url, now);
+    } catch (e) {
+      // Said in general terms (no network detail to an outsider), logged in full, and kept a while.
+      const said = e instanceof ClientError ? e.message : "the application's metadata document could not be fetched";
+      log.info({ client_id: url, err: e }, 'OAuth: a client metadata document was refused');
+      this.keep(url, { failed: said, until: now + FAILED_CACHE_MS });
+      throw new ClientError(said);
+    } finally {
+      this.fetching--;
+    }
+  }
+
+  private keep(url: string, entry: { client: Client; until: number } | { failed: string; until: number }): void {
+    this.cache.delete(url);
+    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(url, entry);
+  }
+
+  private async fetched(url: string, now: number): Promise<Client> {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) {
       const why = refusedAddress(host, this.loopbackAllowed);
@@ -210,7 +249,8 @@ export class ClientDocuments {
         signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       } as Parameters<typeof request>[1]);
     } catch (e) {
-      throw new ClientError(`the client's metadata document could not be fetched: ${(e as Error).message}`);
+      log.info({ client_id: url, err: e }, 'OAuth: fetching a client metadata document failed');
+      throw new ClientError("the application's metadata document could not be fetched");
     }
     if (res.statusCode !== 200) {
       await res.body.dump();
@@ -235,9 +275,9 @@ export class ClientDocuments {
     if (!doc || typeof doc !== 'object' || (doc as { client_id?: unknown }).client_id !== url)
       throw new ClientError("the client's metadata document does not name its own URL as client_id");
     const m = checkedMetadata(doc);
-    const client: Client = { client_id: url, client_name: m.client_name ?? new URL(url).host, redirect_uris: m.redirect_uris };
-    if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
-    this.cache.set(url, { client, until: now + cacheMs(res.headers['cache-control']) });
+    const shown = new URL(url).host;
+    const client: Client = { client_id: url, client_name: m.client_name ?? shown, redirect_uris: m.redirect_uris, documentHost: shown };
+    this.keep(url, { client, until: now + cacheMs(res.headers['cache-control']) });
     return client;
   }
 

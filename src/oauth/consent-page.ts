@@ -10,6 +10,8 @@ export type RequestFields = Record<string, string>;
 
 export interface ConsentPage {
   clientName: string;
+  /** A metadata document's host (where the name was read); none: a registration here, the name the application's own word. */
+  documentHost?: string;
   /** Where the client will be sent back to: its redirect URI's host (or scheme, for an app's own). */
   returnsTo: string;
   fields: RequestFields;
@@ -45,9 +47,10 @@ export function consentPage(p: ConsentPage): string {
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>Sign in to your Workspace</title><style>${STYLE}</style></head>
+<meta name="referrer" content="same-origin"><title>Sign in to your Workspace</title><style>${STYLE}</style></head>
 <body><main>
 <h1>Allow ${escape(p.clientName)} to use your Workspace?</h1>
+<p class="hint">${p.documentHost ? `The application is described at <strong>${escape(p.documentHost)}</strong>.` : 'The application named itself; this server has not verified the name.'}</p>
 <p><strong>${escape(p.clientName)}</strong> will act as you in your Workspace: read and change your lists, contacts, tags, variables and balances, and send messages, within the money limits this server sets. After you allow it you go back to <strong>${escape(p.returnsTo)}</strong>.</p>
 <form method="post" autocomplete="off">
 ${hidden}<input type="hidden" name="csrf" value="${escape(p.csrf)}">

@@ -32,9 +32,11 @@ export function sealerOf(master: Uint8Array): Sealer {
       const [v, iv, body, tag] = sealed.split('.');
       if (v !== 'v1' || iv === undefined || body === undefined || tag === undefined) return undefined;
       try {
-        const decipher = createDecipheriv('aes-256-gcm', keyKey, Buffer.from(iv, 'base64url'));
+        const tagBytes = Buffer.from(tag, 'base64url');
+        if (tagBytes.length !== 16) return undefined;
+        const decipher = createDecipheriv('aes-256-gcm', keyKey, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
         decipher.setAAD(Buffer.from(context));
-        decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+        decipher.setAuthTag(tagBytes);
         return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
       } catch {
         return undefined;

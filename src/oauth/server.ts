@@ -42,8 +42,13 @@ export interface OAuthOptions {
 const ACCESS_TTL_MS = 60 * 60_000;
 const REFRESH_TTL_MS = 30 * 24 * 60 * 60_000;
 const CODE_TTL_MS = 60_000;
-/** Registrations taken an hour, all clients together (a flood of them fills nothing). */
-const REGISTRATIONS_PER_HOUR = 1000;
+/** Registrations taken an hour, all clients together, and from one address (a host's servers share a few). */
+const REGISTRATIONS_PER_HOUR = 10_000;
+const REGISTRATIONS_PER_ADDRESS = 200;
+/** Key checks of the consent page under way at once. */
+const MAX_CHECKS_AT_ONCE = 32;
+/** The one scope: everything the person's key may do. */
+const SCOPE = 'workspace';
 /** Failed key checks on the consent page, per address, in ten minutes. */
 const KEY_TRIES = 20;
 const MAX_FORM_BYTES = 16 * 1024;
@@ -80,7 +85,11 @@ export class OAuthServer {
   private readonly refreshTtl: number;
   private readonly asMetadata: OAuthMetadata;
   private readonly prMetadata: object;
-  private readonly tries = new Map<string, { n: number; since: number }>();
+  /** Refused key checks per address (KEY_TRIES in ten minutes), and registrations per address (an hour). */
+  private readonly tries = new Counts(KEY_TRIES, 10 * 60_000);
+  private readonly registrations = new Counts(REGISTRATIONS_PER_ADDRESS, 60 * 60_000);
+  /** Key checks under way: a bound, so a flood of pasted keys cannot queue up against the backend. */
+  private checking = 0;
   private readonly touched = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -203,7 +212,9 @@ export class OAuthServer {
   /** A 401 with `WWW-Authenticate: Bearer resource_metadata=…` (and the error when a token was sent). */
   private challenge(e: OAuthError, tokenSent: boolean): Refusal {
     const parts = [`resource_metadata="${this.resourceMetadataUrl}"`];
-    if (tokenSent) parts.push(`error="${e.code}"`, `error_description="${e.message.replace(/["\\]/g, '')}"`);
+    parts.push(`scope="${SCOPE}"`);
+    // A header takes printable ASCII only: an upstream's message may hold more (a dash, a line break).
+    if (tokenSent) parts.push(`error="${e.code}"`, `error_description="${e.message.replace(/[^\x20-\x7e]|["\\]/g, ' ')}"`);
     return {
       status: 401,
       headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': `Bearer ${parts.join(', ')}` },
@@ -260,6 +271,10 @@ export class OAuthServer {
       return oauthError(res, 400, redirect ? 'invalid_redirect_uri' : 'invalid_client_metadata', (e as Error).message);
     }
     const now = this.now();
+    if (!this.registrations.take(addressOf(req), now))
+      return oauthError(res, 429, 'temporarily_unavailable', 'too many registrations from here this hour; try again later', {
+        'Retry-After': '600',
+      });
     if (this.o.store.clientsSince(new Date(now - 60 * 60_000).toISOString()) >= REGISTRATIONS_PER_HOUR)
       return oauthError(res, 429, 'temporarily_unavailable', 'too many registrations this hour; try again later', { 'Retry-After': '600' });
     const clientId = `wmc_${randomBytes(16).toString('hex')}`;
@@ -322,8 +337,11 @@ export class OAuthServer {
       return undefined;
     }
     const state = params.get('state') ?? undefined;
+    // Before the person has seen the page, a fault is shown here, never redirected: anyone may
+    // register a redirect URI, and a redirect no one clicked would make this server an open
+    // redirector (RFC 9700 §4.11.2).
     const back = (error: string, description: string) => {
-      redirect(res, redirectUri, { error, error_description: description, ...(state !== undefined ? { state } : {}), iss: this.issuer });
+      sendPage(res, 400, problemPage('Sign-in cannot go on', `The application's request is not valid (${error}): ${description}.`));
       return undefined;
     };
     if (params.get('response_type') !== 'code') return back('unsupported_response_type', 'response_type must be code');
@@ -340,7 +358,8 @@ export class OAuthServer {
       code_challenge: challenge,
       code_challenge_method: 'S256',
       resource: this.resource,
-      scope: params.get('scope') ?? '',
+      // One scope, whatever was asked: everything the person's key may do.
+      scope: SCOPE,
       ...(state !== undefined ? { state } : {}),
     };
     return { client, redirectUri, fields };
@@ -365,6 +384,7 @@ export class OAuthServer {
   ): void {
     const page = consentPage({
       clientName: client.client_name,
+      documentHost: client.documentHost,
       returnsTo: returnsTo(fields.redirect_uri!),
       fields,
       csrf: this.csrf(nonce, fields),
@@ -414,20 +434,28 @@ export class OAuthServer {
         ...(state !== undefined ? { state } : {}),
         iss: this.issuer,
       });
-    const who = addressOf(req);
-    if (!this.mayTry(who))
-      return this.consent(res, ok.client, ok.fields, nonce, 'Too many keys were refused from here. Wait ten minutes and try again.', 429);
     const key = (form.get('api_key') ?? '').trim();
     if (!key) return this.consent(res, ok.client, ok.fields, nonce, 'Paste your API key first.', 400);
+    const who = addressOf(req);
+    // Counted before the check (tries sent together count together), given back when the key is accepted.
+    if (!this.tries.take(who, this.now()))
+      return this.consent(res, ok.client, ok.fields, nonce, 'Too many keys were refused from here. Wait ten minutes and try again.', 429);
+    if (this.checking >= MAX_CHECKS_AT_ONCE) {
+      this.tries.giveBack(who);
+      return this.consent(res, ok.client, ok.fields, nonce, 'Many people are signing in just now. Try again in a minute.', 503);
+    }
     let checked: KeyCheck;
+    this.checking++;
     try {
       checked = await this.o.checkKey(key);
     } catch (e) {
       log.warn({ err: e }, 'OAuth consent: the key could not be checked');
       checked = { status: 503, message: 'the Workspace could not be reached' };
+    } finally {
+      this.checking--;
     }
+    if (!('id' in checked) && !(checked.status === 401 || checked.status === 403 || checked.status === 402)) this.tries.giveBack(who);
     if (!('id' in checked)) {
-      if (checked.status === 401 || checked.status === 403 || checked.status === 402) this.failed(who);
       const problem =
         checked.status === 401
           ? 'That key was not accepted: it is wrong, or it was regenerated. Copy it again from your profile, API tab.'
@@ -438,6 +466,7 @@ export class OAuthServer {
               : `The key could not be checked just now (${checked.message}). Try again in a minute.`;
       return this.consent(res, ok.client, ok.fields, nonce, problem, checked.status >= 500 ? 503 : 400);
     }
+    this.tries.giveBack(who);
     const now = this.now();
     const grantId = randomUUID();
     const at = new Date(now).toISOString();
@@ -470,20 +499,6 @@ export class OAuthServer {
     redirect(res, ok.redirectUri, { code, ...(state !== undefined ? { state } : {}), iss: this.issuer });
   }
 
-  /** Failed key checks: at most KEY_TRIES from one address in ten minutes. */
-  private mayTry(who: string): boolean {
-    const t = this.tries.get(who);
-    return !t || this.now() - t.since > 10 * 60_000 || t.n < KEY_TRIES;
-  }
-
-  private failed(who: string): void {
-    const now = this.now();
-    const t = this.tries.get(who);
-    if (!t || now - t.since > 10 * 60_000) this.tries.set(who, { n: 1, since: now });
-    else t.n++;
-    if (this.tries.size > 10_000) this.tries.delete(this.tries.keys().next().value!);
-  }
-
   // ---- the token endpoint ----
 
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -493,7 +508,7 @@ export class OAuthServer {
     if (raw === undefined) return;
     const form = new URLSearchParams(raw);
     for (const [k] of form) if (form.getAll(k).length > 1) return oauthError(res, 400, 'invalid_request', `${k} is given more than once`);
-    const clientId = form.get('client_id');
+    const clientId = form.get('client_id') ?? basicClientId(req.headers.authorization);
     if (!clientId) return oauthError(res, 401, 'invalid_client', 'client_id is required (clients here are public, with PKCE)');
     const resource = form.get('resource');
     if (resource !== null && !sameResource(resource, this.resource))
@@ -508,20 +523,26 @@ export class OAuthServer {
     const code = form.get('code');
     const verifier = form.get('code_verifier');
     if (!code || !verifier) return oauthError(res, 400, 'invalid_request', 'code and code_verifier are required');
-    const row = this.o.store.useCode(hashToken(code));
+    const hash = hashToken(code);
+    const row = this.o.store.code(hash);
     const now = this.now();
-    if (!row) return oauthError(res, 400, 'invalid_grant', 'the code is unknown or expired');
-    if (row.used) {
+    const replayed = (grantId: string) => {
       // A code used twice: whoever holds it is not to be trusted with the grant (RFC 9700 §4.2.4).
-      this.o.store.revokeGrant(row.grant_id, 'an authorization code was used twice', new Date(now).toISOString());
+      this.o.store.revokeGrant(grantId, 'an authorization code was used twice', new Date(now).toISOString());
       return oauthError(res, 400, 'invalid_grant', 'the code was already used; the access it gave is revoked');
-    }
+    };
+    if (!row) return oauthError(res, 400, 'invalid_grant', 'the code is unknown or expired');
+    if (row.used) return replayed(row.grant_id);
+    // Checked before the code is used: a wrong try by whoever holds a copy does not spend it.
     if (row.expires_ms <= now) return oauthError(res, 400, 'invalid_grant', 'the code expired; sign in again');
     if (row.client_id !== clientId) return oauthError(res, 400, 'invalid_grant', 'the code was issued to another client');
     if ((form.get('redirect_uri') ?? row.redirect_uri) !== row.redirect_uri)
       return oauthError(res, 400, 'invalid_grant', 'redirect_uri differs from the authorization request');
     if (!pkceMatches(verifier, row.challenge))
       return oauthError(res, 400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+    // One exchange wins; one that comes second is a replay.
+    const used = this.o.store.useCode(hash);
+    if (!used || used.used) return replayed(row.grant_id);
     const grant = this.o.store.grant(row.grant_id);
     if (!grant || grant.revoked_at !== null) return oauthError(res, 400, 'invalid_grant', 'the access was revoked; sign in again');
     this.issue(res, grant);
@@ -586,7 +607,7 @@ export class OAuthServer {
     if (!token) return oauthError(res, 400, 'invalid_request', 'token is required');
     const row = this.o.store.token(hashToken(token));
     const grant = row ? this.o.store.grant(row.grant_id) : undefined;
-    const clientId = form.get('client_id');
+    const clientId = form.get('client_id') ?? basicClientId(req.headers.authorization) ?? null;
     if (grant && (clientId === null || clientId === grant.client_id))
       this.o.store.revokeGrant(grant.id, 'revoked by the client', new Date(this.now()).toISOString());
     send(res, 200, 'application/json', '{}', { ...CORS, ...NO_STORE });
@@ -633,23 +654,70 @@ function oauthError(res: ServerResponse, status: number, error: string, descript
   send(res, status, 'application/json', JSON.stringify({ error, error_description: description }), { ...CORS, ...NO_STORE, ...headers });
 }
 
-/** The consent and problem pages: no caching, no framing, no script, no referrer. */
+/**
+ * The consent and problem pages: no caching, no framing, no script, no referrer to other sites.
+ * same-origin, not no-referrer: under no-referrer a browser sends the form's POST with
+ * `Origin: null`, which the origin check refuses (every person clicking Allow saw "sent from
+ * another site").
+ */
 function sendPage(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
   send(res, status, 'text/html', html, {
     ...NO_STORE,
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    'Referrer-Policy': 'same-origin',
     ...headers,
   });
 }
 
+/** A redirect to `to` with `params` added to its query, which is otherwise kept as registered. */
 function redirect(res: ServerResponse, to: string, params: Record<string, string>): void {
   const u = new URL(to);
-  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  const added = new URLSearchParams(params).toString();
+  u.search = u.search ? `${u.search}&${added}` : `?${added}`;
   res.writeHead(302, { Location: u.href, ...NO_STORE, 'Referrer-Policy': 'no-referrer' });
   res.end();
+}
+
+/** The client_id of an `Authorization: Basic` header (clients that send one; any secret is ignored: clients here are public). */
+function basicClientId(header: string | undefined): string | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!m) return undefined;
+  const id = Buffer.from(m[1]!, 'base64').toString('utf8').split(':')[0];
+  try {
+    return id ? decodeURIComponent(id.replace(/\+/g, ' ')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Counts per address in a window (key tries, registrations); bounded, the oldest address forgotten first. */
+class Counts {
+  private readonly seen = new Map<string, { n: number; since: number }>();
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Counts one for `who`: false (and nothing counted) when the window already holds the limit. */
+  take(who: string, now: number): boolean {
+    let t = this.seen.get(who);
+    if (!t || now - t.since > this.windowMs) {
+      this.seen.delete(who);
+      t = { n: 0, since: now };
+      this.seen.set(who, t);
+      if (this.seen.size > 50_000) this.seen.delete(this.seen.keys().next().value!);
+    }
+    if (t.n >= this.limit) return false;
+    t.n++;
+    return true;
+  }
+
+  giveBack(who: string): void {
+    const t = this.seen.get(who);
+    if (t && t.n > 0) t.n--;
+  }
 }
 
 /** A body of at most 16 KiB as text; answers 413 itself and gives undefined past it. */
@@ -683,8 +751,18 @@ function cookieOf(header: string | undefined, name: string): string | undefined 
   return undefined;
 }
 
-/** Who sent a request, for counting failed key checks: the socket's address (and the proxy's forwarded one, when behind one). */
+/**
+ * Who sent a request, for the counts per address: the socket's address; behind a proxy on this
+ * machine (the TLS proxy), the last X-Forwarded-For entry, which that proxy itself wrote (any
+ * earlier one is the client's own word).
+ */
 function addressOf(req: IncomingMessage): string {
+  const socket = req.socket.remoteAddress ?? '';
   const forwarded = req.headers['x-forwarded-for'];
-  return `${req.socket.remoteAddress ?? ''} ${Array.isArray(forwarded) ? forwarded[0] : (forwarded ?? '')}`.trim();
+  const list = Array.isArray(forwarded) ? forwarded.join(',') : forwarded;
+  if (list && /^(127\.|::1$|::ffff:127\.)/.test(socket)) {
+    const last = list.split(',').pop()!.trim();
+    if (last) return last;
+  }
+  return socket;
 }

@@ -55,17 +55,23 @@ export interface OAuthStore {
   grant(id: string): GrantRow | undefined;
   /** Every grant, newest first (`admin grants`). */
   grants(): GrantRow[];
-  /** Marks a grant revoked (its tokens stop working); false when none is there or it was already. */
+  /** Marks a grant revoked (its tokens stop working) and drops its sealed key; false when none is there or it was already. */
   revokeGrant(id: string, why: string, at: string): boolean;
   touchGrant(id: string, at: string): void;
   addCode(c: CodeRow): void;
+  /** A code's row, changing nothing. */
+  code(codeHash: string): CodeRow | undefined;
   /** Marks the code used, atomically; its row as it was before (`used` 1: it had been), or undefined. */
   useCode(codeHash: string): CodeRow | undefined;
   addToken(t: TokenRow): void;
   token(tokenHash: string): TokenRow | undefined;
   /** Marks a refresh token used, atomically: true when this call did. */
   useRefresh(tokenHash: string): boolean;
-  /** Drops codes and tokens past their time (kept a day longer, so a late replay is still told apart). */
+  /**
+   * Drops codes and tokens past their time (kept a day longer, so a late replay is still told
+   * apart); grants left with neither (abandoned sign-ins, lapsed refresh tokens; a revoked one
+   * after 30 days); registrations older than a day that no grant names.
+   */
   sweep(nowMs: number): void;
 }
 
@@ -86,3 +92,5 @@ export const GRANT_COLUMNS = [
 
 /** How long a used or expired code or token row is kept before it is swept: a day. */
 export const KEEP_SPENT_MS = 24 * 60 * 60 * 1000;
+/** How long a revoked grant stays listed (`admin grants`) once it holds nothing: 30 days. */
+export const KEEP_REVOKED_MS = 30 * KEEP_SPENT_MS;

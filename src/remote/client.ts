@@ -90,6 +90,7 @@ export class RemoteBackend implements Backend {
    */
   private readonly pacers = new Map<string, { pacer: Pacer; last: number }>();
   private readonly pacerSecret = randomBytes(32);
+  private swept = 0;
   private readonly sleep: NonNullable<RemoteOptions['sleep']>;
 
   constructor(private readonly o: RemoteOptions) {
@@ -113,11 +114,17 @@ export class RemoteBackend implements Backend {
     const key = typeof this.o.apiKey === 'function' ? this.o.apiKey() : undefined;
     if (key === undefined) return this.pacer;
     const now = Date.now();
-    if (this.pacers.size > 1000) for (const [name, p] of this.pacers) if (now - p.last > 120_000) this.pacers.delete(name);
+    // Swept at most every 10 s, and bounded (least recently used first): keys no one accepted cost nothing for long.
+    if (now - this.swept > 10_000) {
+      this.swept = now;
+      for (const [name, p] of this.pacers) if (now - p.last > 120_000) this.pacers.delete(name);
+    }
     const name = createHmac('sha256', this.pacerSecret).update(key).digest('base64url');
-    let kept = this.pacers.get(name);
-    if (!kept) this.pacers.set(name, (kept = { pacer: new Pacer(this.pacer.limit, 60_000, this.sleep, this.o.now), last: now }));
+    const kept = this.pacers.get(name) ?? { pacer: new Pacer(this.pacer.limit, 60_000, this.sleep, this.o.now), last: now };
     kept.last = now;
+    this.pacers.delete(name);
+    this.pacers.set(name, kept);
+    if (this.pacers.size > 10_000) this.pacers.delete(this.pacers.keys().next().value!);
     return kept.pacer;
   }
 

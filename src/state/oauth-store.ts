@@ -1,6 +1,6 @@
 /** OAuth sign-in's store in the MCP server's SQLite state file (migration 3 of `mcp-state.ts`). */
 import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../oauth/store.js';
-import { GRANT_COLUMNS, KEEP_SPENT_MS } from '../oauth/store.js';
+import { GRANT_COLUMNS, KEEP_REVOKED_MS, KEEP_SPENT_MS } from '../oauth/store.js';
 import type { Db } from '../store/db.js';
 
 export function sqliteOAuthStore(db: Db): OAuthStore {
@@ -12,7 +12,7 @@ export function sqliteOAuthStore(db: Db): OAuthStore {
     grant: db.prepare<[string], GrantRow>('SELECT * FROM oauth_grants WHERE id = ?'),
     grants: db.prepare<[], GrantRow>('SELECT * FROM oauth_grants ORDER BY created_at DESC, id'),
     revoke: db.prepare<[string, string, string]>(
-      'UPDATE oauth_grants SET revoked_at = ?, revoked_why = ? WHERE id = ? AND revoked_at IS NULL',
+      "UPDATE oauth_grants SET revoked_at = ?, revoked_why = ?, sealed_key = '' WHERE id = ? AND revoked_at IS NULL",
     ),
     touch: db.prepare<[string, string]>('UPDATE oauth_grants SET last_used_at = ? WHERE id = ?'),
     addCode: db.prepare(
@@ -28,6 +28,14 @@ export function sqliteOAuthStore(db: Db): OAuthStore {
     useRefresh: db.prepare<[string]>("UPDATE oauth_tokens SET used = 1 WHERE token_hash = ? AND kind = 'refresh' AND used = 0"),
     sweepCodes: db.prepare<[number]>('DELETE FROM oauth_codes WHERE expires_ms < ?'),
     sweepTokens: db.prepare<[number]>('DELETE FROM oauth_tokens WHERE expires_ms < ?'),
+    sweepGrants: db.prepare<[string, string]>(
+      `DELETE FROM oauth_grants WHERE created_at < ? AND (revoked_at IS NULL OR revoked_at < ?)
+         AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = oauth_grants.id)
+         AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.grant_id = oauth_grants.id)`,
+    ),
+    sweepClients: db.prepare<[string]>(
+      'DELETE FROM oauth_clients WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id = oauth_clients.client_id)',
+    ),
   };
   // Read and mark in one IMMEDIATE transaction: of two exchanges of a code, one sees it unused.
   const useCode = db.transaction((hash: string): CodeRow | undefined => {
@@ -45,6 +53,7 @@ export function sqliteOAuthStore(db: Db): OAuthStore {
     revokeGrant: (id, why, at) => s.revoke.run(at, why, id).changes === 1,
     touchGrant: (id, at) => void s.touch.run(at, id),
     addCode: (c) => void s.addCode.run(c),
+    code: (hash) => s.code.get(hash),
     useCode: (hash) => useCode.immediate(hash),
     addToken: (t) => void s.addToken.run(t),
     token: (hash) => s.token.get(hash),
@@ -52,6 +61,9 @@ export function sqliteOAuthStore(db: Db): OAuthStore {
     sweep(now) {
       s.sweepCodes.run(now - KEEP_SPENT_MS);
       s.sweepTokens.run(now - KEEP_SPENT_MS);
+      const dayAgo = new Date(now - KEEP_SPENT_MS).toISOString();
+      s.sweepGrants.run(dayAgo, new Date(now - KEEP_REVOKED_MS).toISOString());
+      s.sweepClients.run(dayAgo);
     },
   };
 }

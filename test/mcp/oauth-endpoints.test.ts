@@ -85,7 +85,7 @@ function suite(dbOf: () => Promise<string>): void {
   });
 
   test('/mcp without a valid token: 401 with the challenge that starts sign-in (error="invalid_token" once a token was sent)', async () => {
-    const challenge = `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`;
+    const challenge = `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="workspace"`;
     const none = await mcpInit(run.mcp, undefined);
     expect([none.status, none.headers.get('www-authenticate')]).toEqual([401, challenge]);
     for (const token of ['wmo_at_nothing', 'alice-key', '']) {
@@ -106,14 +106,30 @@ function suite(dbOf: () => Promise<string>): void {
     });
     expect(ok.status, ok.text).toBe(201);
     expect(jsonOf(ok.text)).toMatchObject({ client_id: expect.stringMatching(/^wmc_[0-9a-f]{32}$/), token_endpoint_auth_method: 'none' });
+    // claude.ai's registration asks for client_secret_post: registered as public all the same, the answer saying none (RFC 7591 §3.2.1).
+    const claude = await http(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Claude',
+        redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_post',
+        scope: 'workspace',
+      }),
+    });
+    expect(claude.status, claude.text).toBe(201);
+    expect(jsonOf(claude.text)).toMatchObject({ token_endpoint_auth_method: 'none', client_name: 'Claude' });
+    expect(jsonOf(claude.text)).not.toHaveProperty('client_secret');
     const before = (await kept(run)).clients;
     const refused: Array<[object, string]> = [
       [{ redirect_uris: ['http://app.example/cb'] }, 'invalid_redirect_uri'],
       [{ redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
       [{ redirect_uris: ['https://app.example/cb#x'] }, 'invalid_redirect_uri'],
       [{ redirect_uris: [] }, 'invalid_redirect_uri'],
-      [{ redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
-      [{ redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_post' }, 'invalid_client_metadata'],
+      [{ redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
+      [{ redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'tls_client_auth' }, 'invalid_client_metadata'],
       [{ redirect_uris: ['https://app.example/cb'], grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
       [{ client_name: 'no uris' }, 'invalid_redirect_uri'],
     ];
@@ -148,13 +164,12 @@ function suite(dbOf: () => Promise<string>): void {
     twice.append('redirect_uri', 'https://evil.example/cb');
     const dup = await http(`${base}/oauth/authorize?${twice}`);
     expect([dup.status, dup.location]).toEqual([400, undefined]);
+    // Before the person has seen the page a fault is a page too, never a redirect: anyone may register
+    // a redirect URI, and a redirect no one clicked would make the server an open redirector (RFC 9700 §4.11.2).
     const back = async (over: Record<string, string | undefined>, error: string) => {
-      const params = p(over);
-      const r = await authorizeGet(base, params);
-      expect(r.status, JSON.stringify(over)).toBe(302);
-      expect(`${r.location!.origin}${r.location!.pathname}`).toBe(REDIRECT);
-      expect(Object.fromEntries(r.location!.searchParams)).toMatchObject({ error, state: params.state, iss: base });
-      expect(r.location!.searchParams.has('code')).toBe(false);
+      const r = await authorizeGet(base, p(over));
+      expect([r.status, r.location], JSON.stringify(over)).toEqual([400, undefined]);
+      expect(r.text).toContain(`(${error})`);
     };
     await back({ code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request');
     await back({ code_challenge_method: 'plain' }, 'invalid_request');
@@ -255,6 +270,39 @@ function suite(dbOf: () => Promise<string>): void {
     }
   });
 
+  test('a wrong try does not spend the code: the right exchange after it still works (client_id from Basic auth too)', async () => {
+    const c = await codeFor(base, 'alice-key');
+    const wrong = await exchange(base, { code: c.code, code_verifier: pkce().verifier, client_id: c.clientId });
+    expect(jsonOf(wrong.text).error).toBe('invalid_grant');
+    // A client that authenticates with Basic (its secret, if any, is not needed: clients here are public).
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:unused`).toString('base64')}`;
+    const f = new URLSearchParams({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: REDIRECT });
+    const right = await http(`${base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: basic },
+      body: f.toString(),
+    });
+    expect(right.status, right.text).toBe(200);
+    expect(jsonOf(right.text)).toMatchObject({ token_type: 'Bearer', scope: 'workspace' });
+  });
+
+  test('refused keys are counted per address, before the check: a client cannot spread them over X-Forwarded-For entries of its own', async () => {
+    const clientId = await register(base);
+    const page = await authorizeGet(base, authorizeParams(base, clientId, pkce().challenge));
+    const c = consentForm(page);
+    const statuses: number[] = [];
+    // Behind the TLS proxy on loopback, the proxy's own last entry names the client; what the client wrote before it changes nothing.
+    const tries = Array.from({ length: 24 }, (_, i) =>
+      consentPost(base, c, { key: `wrong-key-${i}`, headers: { 'X-Forwarded-For': `10.0.0.${i}, 203.0.113.7` } }),
+    );
+    for (const r of await Promise.all(tries)) statuses.push(r.status);
+    expect(statuses.filter((s) => s === 400).length).toBe(20);
+    expect(statuses.filter((s) => s === 429).length).toBe(4);
+    // Another address still signs in.
+    const other = await consentPost(base, c, { key: 'alice-key', headers: { 'X-Forwarded-For': '203.0.113.8' } });
+    expect(other.status).toBe(302);
+  });
+
   test('refresh tokens rotate: the new pair works, an old refresh token is invalid_grant and revokes the grant', async () => {
     const { clientId, tokens } = await signIn(base, 'alice-key');
     const refresh = (token: string, client = clientId) =>
@@ -348,9 +396,11 @@ function suite(dbOf: () => Promise<string>): void {
       tokens.refresh_token,
     ];
     for (const s of secrets) expect(k.raw.includes(s), s).toBe(false);
+    // A live grant holds its key sealed; a revoked one holds nothing.
+    expect(k.grants.filter((g) => g.sealed_key.length > 20).length).toBeGreaterThan(0);
     for (const g of k.grants) {
       expect(g.sealed_key).not.toMatch(/alice|bob-key/);
-      expect(g.sealed_key.length).toBeGreaterThan(20);
+      expect(g.sealed_key.length > 20 || g.revoked_at !== null, g.id).toBe(true);
     }
     // Codes and tokens by hash only (64 hex characters).
     for (const row of [...k.codes.map((c) => c.code_hash), ...k.tokens.map((t) => t.token_hash)]) expect(row).toMatch(/^[0-9a-f]{64}$/);

@@ -482,6 +482,9 @@ async function listenOn(
       else res.end();
     });
   });
+  // A request (headers and body; not the answer, which may stream for long) must arrive within a minute: no slow drip holds a socket.
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

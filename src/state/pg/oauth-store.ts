@@ -1,6 +1,6 @@
 /** OAuth sign-in's store in the PostgreSQL database (migration 4), shared by every instance on it. */
 import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../../oauth/store.js';
-import { GRANT_COLUMNS, KEEP_SPENT_MS } from '../../oauth/store.js';
+import { GRANT_COLUMNS, KEEP_REVOKED_MS, KEEP_SPENT_MS } from '../../oauth/store.js';
 import type { PgConnection } from '../../store/pg/connection.js';
 
 export function pgOAuthStore(c: PgConnection): OAuthStore {
@@ -19,8 +19,11 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
     grant: (id) => c.one<GrantRow>('SELECT * FROM mcp_oauth_grants WHERE id = $1', [id]),
     grants: () => c.query<GrantRow>('SELECT * FROM mcp_oauth_grants ORDER BY created_at DESC, id').rows,
     revokeGrant: (id, why, at) =>
-      c.query('UPDATE mcp_oauth_grants SET revoked_at = $1, revoked_why = $2 WHERE id = $3 AND revoked_at IS NULL', [at, why, id])
-        .rowCount === 1,
+      c.query("UPDATE mcp_oauth_grants SET revoked_at = $1, revoked_why = $2, sealed_key = '' WHERE id = $3 AND revoked_at IS NULL", [
+        at,
+        why,
+        id,
+      ]).rowCount === 1,
     touchGrant(id, at) {
       c.query('UPDATE mcp_oauth_grants SET last_used_at = $1 WHERE id = $2', [at, id]);
     },
@@ -31,6 +34,12 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
         [r.code_hash, r.grant_id, r.client_id, r.redirect_uri, r.challenge, r.resource, r.expires_ms, r.used],
       );
     },
+    code: (hash) =>
+      c.one<CodeRow>(
+        `SELECT code_hash, grant_id, client_id, redirect_uri, challenge, resource, expires_ms, used::int AS used
+         FROM mcp_oauth_codes WHERE code_hash = $1`,
+        [hash],
+      ),
     // One statement: of two exchanges of a code, one reads it unused (the row lock orders them).
     useCode: (hash) =>
       c.one<CodeRow>(
@@ -57,6 +66,17 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
     sweep(now) {
       c.query('DELETE FROM mcp_oauth_codes WHERE expires_ms < $1', [now - KEEP_SPENT_MS]);
       c.query('DELETE FROM mcp_oauth_tokens WHERE expires_ms < $1', [now - KEEP_SPENT_MS]);
+      const dayAgo = new Date(now - KEEP_SPENT_MS).toISOString();
+      c.query(
+        `DELETE FROM mcp_oauth_grants g WHERE created_at < $1 AND (revoked_at IS NULL OR revoked_at < $2)
+           AND NOT EXISTS (SELECT 1 FROM mcp_oauth_tokens t WHERE t.grant_id = g.id)
+           AND NOT EXISTS (SELECT 1 FROM mcp_oauth_codes c WHERE c.grant_id = g.id)`,
+        [dayAgo, new Date(now - KEEP_REVOKED_MS).toISOString()],
+      );
+      c.query(
+        'DELETE FROM mcp_oauth_clients o WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM mcp_oauth_grants g WHERE g.client_id = o.client_id)',
+        [dayAgo],
+      );
     },
   };
 }
