@@ -2,8 +2,11 @@
 // (spawn → the answer to `initialize`, and to a 2026-07-28 client's `server/discover` probe), for
 // the built CLI (local backend, rate limit off) calling getMe, beside a bare SDK (v2) server with
 // one tool answering the same JSON (mcp-bare-server.mjs), in the same run, alternating rounds
-// after a warm-up; medians shown.
+// after a warm-up; medians shown. Then short blocks, as real clients call: both servers kept
+// running, one client session each, blocks of `block` calls taking turns between them with a
+// pause of `pause` ms before each block (the server that waits is idle all that time).
 // Usage: npm run build && node tools/bench/mcp.mjs [rounds=5] [calls-per-round=2000] [cold-starts=10]
+//   [blocks=20] [block=125] [pause-ms=1000]
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +16,9 @@ import { CLI, fmt, median, seedDb, tempDir } from './lib.mjs';
 const rounds = Number(process.argv[2] ?? 5);
 const calls = Number(process.argv[3] ?? 2000);
 const colds = Number(process.argv[4] ?? 10);
+const blocks = Number(process.argv[5] ?? 20);
+const block = Number(process.argv[6] ?? 125);
+const pause = Number(process.argv[7] ?? 1000);
 const dir = tempDir();
 const db = seedDb(dir, 'bench.db');
 const baseEnv = { ...process.env, WORKSPACE_API_KEY: 'bench-key', WORKSPACE_LOG_LEVEL: 'warn' };
@@ -22,10 +28,15 @@ const SERVERS = {
   bare: { args: [join(import.meta.dirname, 'mcp-bare-server.mjs')], tool: 'getMe', arguments: {}, env: baseEnv },
 };
 
-/** Sequential tool calls through the SDK client: calls/s, p50, p99 (ms); the last result's text. */
-async function callRound(s, n = calls) {
+/** A connected SDK client of a fresh server process. */
+async function connect(s) {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: s.args, env: s.env, stderr: 'ignore' }));
+  return client;
+}
+
+/** `n` sequential tool calls on a connected client: calls/s, every latency (ms, in order), the last result's text. */
+async function timedCalls(client, s, n) {
   const lat = [];
   let text;
   const t0 = process.hrtime.bigint();
@@ -36,10 +47,18 @@ async function callRound(s, n = calls) {
     lat.push(Number(process.hrtime.bigint() - t) / 1e6);
     text = r.content[0].text;
   }
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { cps: n / (Number(process.hrtime.bigint() - t0) / 1e9), lat, text };
+}
+
+const pct = (sorted, p) => sorted[Math.floor(sorted.length * p)];
+
+/** Sequential tool calls of a fresh server through the SDK client: calls/s, p50, p99 (ms); the last result's text. */
+async function callRound(s, n = calls) {
+  const client = await connect(s);
+  const { cps, lat, text } = await timedCalls(client, s, n);
   await client.close();
   lat.sort((a, b) => a - b);
-  return { cps: n / secs, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], text };
+  return { cps, p50: pct(lat, 0.5), p99: pct(lat, 0.99), text };
 }
 
 // The bare server answers exactly what ours answers.
@@ -93,6 +112,18 @@ for (let i = 0; i < rounds + 1; i++) {
     if (i > 0) res[k].push(r); // round 0 warms up
   }
 }
+// Short blocks: both servers up, one session each; a block of one, then of the other, a pause before each.
+const sessions = { ours: await connect(SERVERS.ours), bare: await connect(SERVERS.bare) };
+const short = { ours: [], bare: [] };
+for (let i = 0; i < blocks + 1; i++) {
+  for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
+    await new Promise((r) => setTimeout(r, pause));
+    const r = await timedCalls(sessions[k], SERVERS[k], block);
+    if (i > 0) short[k].push(r); // the first pair warms up
+  }
+}
+for (const c of Object.values(sessions)) await c.close();
+
 const cold = { ours: [], bare: [] };
 const discover = { ours: [], bare: [] };
 for (let i = 0; i < colds; i++) {
@@ -112,8 +143,18 @@ const row = (k) => {
     discover: median(discover[k]),
   };
 };
-const ours = row('ours');
-const bare = row('bare');
+const shortRow = (k) => {
+  const lat = short[k].flatMap((r) => r.lat).sort((a, b) => a - b);
+  return {
+    cps: median(short[k].map((r) => r.cps)),
+    p50: pct(lat, 0.5),
+    p99: pct(lat, 0.99),
+    first: median(short[k].map((r) => r.lat[0])),
+    rest: median(short[k].map((r) => median(r.lat.slice(1)))),
+  };
+};
+const ours = { ...row('ours'), short: shortRow('ours') };
+const bare = { ...row('bare'), short: shortRow('bare') };
 console.log(`MCP over stdio, node ${process.version}; ${rounds} rounds x ${calls} sequential calls; ${colds} cold starts; medians`);
 console.log('server                          calls/s   p50 ms   p99 ms   cold start ms (initialize / server/discover)');
 for (const [name, r] of [
@@ -124,12 +165,25 @@ for (const [name, r] of [
     `${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)} / ${fmt(r.discover, 0)}`,
   );
 }
+console.log(
+  `short blocks: ${blocks} blocks x ${block} calls each way, taking turns, ${pause} ms pause before each block, one session each; medians`,
+);
+console.log('server                          calls/s   p50 ms   p99 ms   1st call of a block ms   the rest ms (medians)');
+for (const [name, r] of [
+  [`ours (${SERVERS.ours.tool})`, ours.short],
+  ['bare SDK v2 server (same JSON)', bare.short],
+]) {
+  console.log(
+    `${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.first, 3).padStart(24)} ${fmt(r.rest, 3).padStart(13)}`,
+  );
+}
 const ratio = {
   calls: median(res.ours.map((o, i) => o.cps / res.bare[i].cps)),
+  short: median(short.ours.map((o, i) => o.cps / short.bare[i].cps)),
   cold: median(cold.ours.map((o, i) => o / cold.bare[i])),
   discover: median(discover.ours.map((o, i) => o / discover.bare[i])),
 };
 console.log(
-  `ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.calls, 2)}, cold start ${fmt(ratio.cold, 2)}, server/discover ${fmt(ratio.discover, 2)}`,
+  `ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.calls, 2)}, short blocks ${fmt(ratio.short, 2)}, cold start ${fmt(ratio.cold, 2)}, server/discover ${fmt(ratio.discover, 2)}`,
 );
-console.log(`BENCH_JSON ${JSON.stringify({ bench: 'mcp', rounds, calls, colds, ours, bare, ratio })}`);
+console.log(`BENCH_JSON ${JSON.stringify({ bench: 'mcp', rounds, calls, colds, blocks, block, pause, ours, bare, ratio })}`);

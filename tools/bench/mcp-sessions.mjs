@@ -1,0 +1,261 @@
+// MCP over Streamable HTTP with many people: `workspace-mcp mcp --http --auth key` (each
+// request's bearer its caller's own API key; every session a different owner's) beside a bare
+// SDK (v2) HTTP server with one tool answering the same JSON (mcp-bare-server.mjs --http), each
+// in its own process, in the same run, alternating rounds.
+// - `sessions` concurrent 2025-era sessions (default 50), each calling getMe (a read) one call
+//   after another for `seconds`: calls/s and p99 of each server, ratios the medians of the
+//   per-round ratios;
+// - resident memory (VmRSS) per idle session: the growth from `many` more sessions opened
+//   (initialize and notifications/initialized, then nothing) over the server with none open;
+// - what happens at `many` (default 500) sessions: the calls of `sessions` of them meanwhile,
+//   then one more owner's initialize, and one owner's sessions past its bound (100 by default).
+// A raw JSON-RPC client over node:http with keep-alive (no client library's cost in the way),
+// in this process on the same cores.
+// Usage: npm run build && node tools/bench/mcp-sessions.mjs [--sessions 50] [--seconds 5]
+//   [--rounds 3] [--many 500]
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CLI, fmt, median, seedDb, tempDir } from './lib.mjs';
+
+const { values } = parseArgs({
+  options: {
+    sessions: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    many: { type: 'string', default: '500' },
+  },
+});
+const SESSIONS = Number(values.sessions);
+const SECONDS = Number(values.seconds);
+const ROUNDS = Number(values.rounds);
+const MANY = Number(values.many);
+const VERSION = '2025-11-25';
+
+// Owners 1…MANY+1, each with a key, a project and a bot; names of one length, so every getMe
+// answer is as long as the bare server's.
+const owners = MANY + 1;
+const dir = tempDir();
+const uuid = (i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+const db = seedDb(dir, 'sessions.db', {
+  owners: Array.from({ length: owners }, (_, i) => ({
+    id: i + 1,
+    name: `Owner ${String(i + 1).padStart(4, '0')}`,
+    email: `o${i + 1}@example.com`,
+    plan: 'pro',
+    api_key: `owner-key-${i + 1}`,
+  })),
+  projects: Array.from({ length: owners }, (_, i) => ({ uuid: uuid(i + 1), owner_id: i + 1, name: 'P' })),
+  bots: Array.from({ length: owners }, (_, i) => ({ id: 10 + i, project_uuid: uuid(i + 1), name: 'B' })),
+});
+const keyOf = (i) => `owner-key-${i + 1}`;
+
+const agent = new Agent({ keepAlive: true, maxSockets: MANY + 50 });
+let nextId = 0;
+
+/** One JSON-RPC message POSTed: { status, headers, message } (the answer, from JSON or the SSE stream; none for a notification). */
+function post(url, body, headers) {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(data),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => {
+          let message;
+          if (text && (res.headers['content-type'] ?? '').includes('text/event-stream')) {
+            for (const line of text.split('\n')) if (line.startsWith('data: ')) message = JSON.parse(line.slice(6));
+          } else if (text) message = JSON.parse(text);
+          resolve({ status: res.statusCode, headers: res.headers, message });
+        });
+      },
+    );
+    req.once('error', reject);
+    req.end(data);
+  });
+}
+
+/** A 2025-era session opened with `key` as the bearer: { call() → latency ms } or { status, retryAfter } when refused. */
+async function open(url, key) {
+  const auth = { authorization: `Bearer ${key}` };
+  const init = await post(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: ++nextId,
+      method: 'initialize',
+      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    },
+    auth,
+  );
+  if (init.status !== 200) return { status: init.status, retryAfter: init.headers['retry-after'] };
+  const headers = { ...auth, 'mcp-session-id': init.headers['mcp-session-id'], 'mcp-protocol-version': VERSION };
+  const note = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  if (note.status !== 202) throw new Error(`notifications/initialized: ${note.status}`);
+  return {
+    headers,
+    async call() {
+      const t = performance.now();
+      const r = await post(url, { jsonrpc: '2.0', id: ++nextId, method: 'tools/call', params: { name: 'getMe', arguments: {} } }, headers);
+      if (r.status !== 200 || !r.message?.result || r.message.result.isError)
+        throw new Error(`getMe: ${r.status} ${JSON.stringify(r.message)}`);
+      return { ms: performance.now() - t, text: r.message.result.content[0].text };
+    },
+  };
+}
+
+function close(url, s) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'DELETE', agent, headers: s.headers }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/** Every session calls one call after another for `seconds`: calls/s, p50, p99 (ms). */
+async function load(list, seconds) {
+  const lat = [];
+  const until = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    list.map(async (s) => {
+      while (performance.now() < until) lat.push((await s.call()).ms);
+    }),
+  );
+  const secs = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  return { cps: lat.length / secs, p50: lat[Math.floor(lat.length / 2)], p99: lat[Math.floor(lat.length * 0.99)] };
+}
+
+function rssMb(pid) {
+  return Number(/VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+}
+
+const children = new Set();
+process.once('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+function announce(args, env) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn', ...env },
+    });
+    children.add(proc);
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/\S+)/.exec(out);
+      if (m) resolve({ proc, url: m[1].endsWith('/mcp') ? m[1] : `${m[1].replace(/\/$/, '')}/mcp` });
+    });
+    proc.once('exit', (c) => reject(new Error(`${args.join(' ')} exited ${c}`)));
+  });
+}
+
+const ours = await announce([CLI, 'mcp', '--db', db, '--http', '--port', '0', '--auth', 'key', '--rate-limit', '0', '--person-rate', '0']);
+const probe = await open(ours.url, keyOf(0));
+const text = (await probe.call()).text;
+await close(ours.url, probe);
+const bare = await announce([join(import.meta.dirname, 'mcp-bare-server.mjs'), '--http'], { BARE_TOOL_TEXT: text });
+const servers = { ours, bare };
+const openAll = (k, from, n) => Promise.all(Array.from({ length: n }, (_, i) => open(servers[k].url, keyOf(from + i))));
+
+// Concurrent sessions, alternating rounds after a warm-up round.
+const res = { ours: [], bare: [] };
+for (let i = 0; i < ROUNDS + 1; i++) {
+  for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
+    const list = await openAll(k, 0, SESSIONS);
+    const r = await load(list, i === 0 ? Math.min(2, SECONDS) : SECONDS);
+    await Promise.all(list.map((s) => close(servers[k].url, s)));
+    if (i > 0) res[k].push(r);
+  }
+}
+
+// Idle sessions: memory, then calls among them, then the bounds.
+const many = {};
+for (const k of ['ours', 'bare']) {
+  const before = rssMb(servers[k].proc.pid);
+  const first = await openAll(k, 0, SESSIONS);
+  const atFew = rssMb(servers[k].proc.pid);
+  const rest = [];
+  for (let i = SESSIONS; i < MANY; i += 50) rest.push(...(await openAll(k, i, Math.min(50, MANY - i))));
+  const atMany = rssMb(servers[k].proc.pid);
+  const busy = await load(first, SECONDS);
+  const after = rssMb(servers[k].proc.pid);
+  const extraOwner = await open(servers[k].url, keyOf(MANY));
+  // One owner's own sessions until refused (at most 150).
+  let ownerRefused;
+  const own = [];
+  for (let i = 0; i < 150 && !ownerRefused; i++) {
+    const s = await open(servers[k].url, keyOf(0));
+    // Refused: its sessions open are those opened here and the one among the idle ones.
+    if (s.call) own.push(s);
+    else ownerRefused = { open: own.length + 1, status: s.status, retryAfter: s.retryAfter };
+  }
+  many[k] = {
+    before,
+    atFew,
+    atMany,
+    perSession: ((atMany - before) * 1024) / MANY,
+    busy,
+    after,
+    extraOwner: extraOwner.call ? { status: 200 } : { status: extraOwner.status, retryAfter: extraOwner.retryAfter },
+    ownerRefused,
+  };
+  for (const s of [...first, ...rest, ...own, ...(extraOwner.call ? [extraOwner] : [])]) await close(servers[k].url, s);
+}
+
+const fig = (k) => ({
+  cps: median(res[k].map((r) => r.cps)),
+  p50: median(res[k].map((r) => r.p50)),
+  p99: median(res[k].map((r) => r.p99)),
+});
+const out = { ours: fig('ours'), bare: fig('bare') };
+const ratio = {
+  cps: median(res.ours.map((o, i) => o.cps / res.bare[i].cps)),
+  p99: median(res.ours.map((o, i) => o.p99 / res.bare[i].p99)),
+};
+console.log(
+  `MCP over Streamable HTTP, ${SESSIONS} concurrent sessions (ours: each its own owner's key), getMe one call after another each, ${ROUNDS} rounds x ${SECONDS} s, alternating; medians`,
+);
+console.log('server                              calls/s   p50 ms   p99 ms');
+for (const [name, r] of [
+  ['ours (--auth key, getMe)', out.ours],
+  ['bare SDK v2 HTTP server (same JSON)', out.bare],
+])
+  console.log(`${name.padEnd(35)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 2).padStart(8)} ${fmt(r.p99, 2).padStart(8)}`);
+console.log(`ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.cps, 2)}, p99 ${fmt(ratio.p99, 2)}`);
+for (const k of ['ours', 'bare']) {
+  const m = many[k];
+  console.log(
+    `${k}: VmRSS ${fmt(m.before)} MB with none open, ${fmt(m.atFew)} MB with ${SESSIONS} idle, ` +
+      `${fmt(m.atMany)} MB with ${MANY} (${fmt(m.perSession, 0)} KB a session), ${fmt(m.after)} MB after ${SESSIONS} of them called for ${SECONDS} s ` +
+      `(${fmt(m.busy.cps, 0)} calls/s, p99 ${fmt(m.busy.p99, 2)} ms); one more owner's initialize: ${m.extraOwner.status}` +
+      `${m.extraOwner.retryAfter ? ` Retry-After ${m.extraOwner.retryAfter}` : ''}; one owner's own sessions: ` +
+      (m.ownerRefused
+        ? `refused with ${m.ownerRefused.open} open, ${m.ownerRefused.status} Retry-After ${m.ownerRefused.retryAfter}`
+        : 'none refused of 150 more'),
+  );
+}
+console.log(
+  `BENCH_JSON ${JSON.stringify({ bench: 'mcp-sessions', sessions: SESSIONS, seconds: SECONDS, rounds: ROUNDS, many: MANY, ...out, ratio, idle: many })}`,
+);
+agent.destroy();
+for (const c of children) c.kill();
