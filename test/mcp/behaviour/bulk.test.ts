@@ -292,3 +292,25 @@ test('a move whose answer was lost is read back before it is tried again: made (
   expect(report.data.find((s: any) => s.contact_id === 1000)).toMatchObject({ status: 'done', verified: true });
   expect(report.data.find((s: any) => s.contact_id === 1001)).toMatchObject({ status: 'done', after: 600 });
 });
+
+test('workspace://bulk/{plan_id} pages the outcomes by contact id, within the result budget; an unknown plan is not found', async () => {
+  const world = await startMcp({ fixture: segmentWorld(), maxResultChars: 5000 });
+  const plan = await preview(world, { selection: { bot_id: 10 }, action: { type: 'setVariable', name: 'note', value: 'x'.repeat(1500) } });
+  const { resourceTemplates } = await world.client.listResourceTemplates();
+  expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('workspace://bulk/{plan_id}{?after,limit}');
+  const ids: number[] = [];
+  let uri: string | null = `workspace://bulk/${plan.plan_id}?limit=4`;
+  let pages = 0;
+  while (uri) {
+    const res = await world.client.readResource({ uri });
+    const body = JSON.parse((res.contents[0] as { text: string }).text);
+    expect(body.plan).toMatchObject({ id: plan.plan_id, count: 11, action: { type: 'setVariable', name: 'note' } });
+    ids.push(...body.data.map((s: any) => s.contact_id));
+    uri = body.next;
+    pages++;
+  }
+  expect(ids).toEqual([100, 101, 102, ...Array.from({ length: 8 }, (_, i) => 1000 + i)]);
+  expect(pages).toBeGreaterThanOrEqual(3);
+  await expect(world.client.readResource({ uri: 'workspace://bulk/no-such-plan' })).rejects.toThrow();
+  await expect(world.client.readResource({ uri: `workspace://bulk/${plan.plan_id}?limit=0` })).rejects.toThrow(/limit/);
+});
