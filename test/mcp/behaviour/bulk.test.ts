@@ -314,3 +314,26 @@ test('workspace://bulk/{plan_id} pages the outcomes by contact id, within the re
   await expect(world.client.readResource({ uri: 'workspace://bulk/no-such-plan' })).rejects.toThrow();
   await expect(world.client.readResource({ uri: `workspace://bulk/${plan.plan_id}?limit=0` })).rejects.toThrow(/limit/);
 });
+
+test('two runBulk calls at once on one plan: one carries it out, the other says so; each contact is paid once', async () => {
+  // Each move takes a moment, so the two calls overlap.
+  const world = await startMcp({
+    fixture: segmentWorld(),
+    wrap: (b): Backend => ({
+      call: async (m, p, o) => {
+        if (m === 'addFundsToContactAccount') await new Promise((resolve) => setTimeout(resolve, 30));
+        return b.call(m, p, o);
+      },
+      close: () => b.close(),
+    }),
+  });
+  world.client.answer(accept);
+  const plan = await preview(world, { selection: { bot_id: 10, tags: ['vip'] }, action: BONUS });
+  const start = balances(world);
+  const both = await Promise.all([run(world, plan.plan_id), run(world, plan.plan_id)]);
+  const warned = both.filter((b) => (b.r.structuredContent as any)?.warnings?.[0]?.startsWith('Another runBulk call'));
+  expect(warned).toHaveLength(1);
+  expect((await run(world, plan.plan_id)).data).toMatchObject({ done: 6, remaining: 0 });
+  for (const id of VIP_ACCOUNTS) expect(balances(world)[id]).toBe(start[id]! + 500);
+  expect(Object.values(journal(world, 'VIP bonus'))).toEqual(Array(6).fill(1));
+});
