@@ -169,11 +169,13 @@ function announce(args, env) {
   });
 }
 
-const ours = await announce([CLI, 'mcp', '--db', db, '--http', '--port', '0', '--auth', 'key', '--rate-limit', '0', '--person-rate', '0']);
+const OURS = [CLI, 'mcp', '--db', db, '--http', '--port', '0', '--auth', 'key', '--rate-limit', '0', '--person-rate', '0'];
+const BARE = [join(import.meta.dirname, 'mcp-bare-server.mjs'), '--http'];
+const ours = await announce(OURS);
 const probe = await open(ours.url, keyOf(0));
 const text = (await probe.call()).text;
 await close(ours.url, probe);
-const bare = await announce([join(import.meta.dirname, 'mcp-bare-server.mjs'), '--http'], { BARE_TOOL_TEXT: text });
+const bare = await announce(BARE, { BARE_TOOL_TEXT: text });
 const servers = { ours, bare };
 const openAll = (k, from, n) => Promise.all(Array.from({ length: n }, (_, i) => open(servers[k].url, keyOf(from + i))));
 
@@ -188,9 +190,17 @@ for (let i = 0; i < ROUNDS + 1; i++) {
   }
 }
 
-// Idle sessions: memory, then calls among them, then the bounds.
+// Idle sessions on fresh servers (the load above grew their heaps, which would hide the
+// sessions' own growth): memory after one session's call, then with many, calls among them
+// meanwhile, then the bounds.
+for (const k of ['ours', 'bare']) servers[k].proc.kill();
+servers.ours = await announce(OURS);
+servers.bare = await announce(BARE, { BARE_TOOL_TEXT: text });
 const many = {};
 for (const k of ['ours', 'bare']) {
+  const one = await open(servers[k].url, keyOf(MANY));
+  await one.call();
+  await close(servers[k].url, one);
   const before = rssMb(servers[k].proc.pid);
   const first = await openAll(k, 0, SESSIONS);
   const atFew = rssMb(servers[k].proc.pid);
@@ -245,7 +255,7 @@ console.log(`ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.
 for (const k of ['ours', 'bare']) {
   const m = many[k];
   console.log(
-    `${k}: VmRSS ${fmt(m.before)} MB with none open, ${fmt(m.atFew)} MB with ${SESSIONS} idle, ` +
+    `${k}, a fresh process: VmRSS ${fmt(m.before)} MB after one session's call and none open, ${fmt(m.atFew)} MB with ${SESSIONS} idle, ` +
       `${fmt(m.atMany)} MB with ${MANY} (${fmt(m.perSession, 0)} KB a session), ${fmt(m.after)} MB after ${SESSIONS} of them called for ${SECONDS} s ` +
       `(${fmt(m.busy.cps, 0)} calls/s, p99 ${fmt(m.busy.p99, 2)} ms); one more owner's initialize: ${m.extraOwner.status}` +
       `${m.extraOwner.retryAfter ? ` Retry-After ${m.extraOwner.retryAfter}` : ''}; one owner's own sessions: ` +

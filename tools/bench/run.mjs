@@ -1200,7 +1200,7 @@ async function benchMcpSessions(ctx) {
     `\`workspace-mcp mcp --http --auth key --rate-limit 0 --person-rate 0\` on a database of ${many + 1} owners, every 2025-era session opened with a different owner's API key as its bearer, ` +
       `beside \`mcp-bare-server.mjs --http\` (a bare SDK \`McpServer\`, one \`getMe\` tool answering owner 1's JSON, no auth), each in its own process. ` +
       `${sessions} sessions at once, each calling \`getMe\` one call after another for ${seconds} s; ${rounds} rounds after a warm-up, the servers alternating; a raw JSON-RPC client over keep-alive \`node:http\` in the bench process, on the same cores. ` +
-      `Then ${many} idle sessions (initialize and \`notifications/initialized\`, nothing after): the growth of the server's VmRSS over none open, the calls of ${sessions} of them meanwhile, one more owner's initialize, and one owner's own sessions until refused.`,
+      `Then, on both servers started afresh, ${many} idle sessions (initialize and \`notifications/initialized\`, nothing after): the growth of the server's VmRSS over one session's call and none open, the calls of ${sessions} of them meanwhile, one more owner's initialize, and one owner's own sessions until refused.`,
     '',
     'Its output, unchanged:',
     '',
