@@ -41,6 +41,12 @@ export const stepOf = (row: StepRow): BulkStep => ({
 export const countsOf = (rows: Array<{ status: string; n: number | string }>): Partial<Record<BulkStepStatus, number>> =>
   Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 
+/** How long a plan and its outcomes are kept: a new plan of the scope sweeps older ones away. */
+const KEEP_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Plans made before this are swept when a new one is made (`created_at` is ISO 8601, which sorts as time). */
+export const sweptBefore = (plan: { created_at: string }): string => new Date(Date.parse(plan.created_at) - KEEP_MS).toISOString();
+
 /** The statuses a query keeps (all of them when none are given). */
 export const ALL_STATUSES: readonly BulkStepStatus[] = ['pending', 'running', 'unknown', 'done', 'failed', 'skipped'];
 
@@ -65,11 +71,18 @@ export function sqliteBulkPlans(db: Db, scope: string): BulkPlans {
     mark: db.prepare<[string, string, string, string, number]>(
       'UPDATE bulk_steps SET status = ?, note = ? WHERE scope = ? AND plan_id = ? AND contact_id = ?',
     ),
+    sweepSteps: db.prepare<[string, string, string]>(
+      'DELETE FROM bulk_steps WHERE scope = ? AND plan_id IN (SELECT id FROM bulk_plans WHERE scope = ? AND created_at < ?)',
+    ),
+    sweepPlans: db.prepare<[string, string]>('DELETE FROM bulk_plans WHERE scope = ? AND created_at < ?'),
     counts: db.prepare<[string, string], { status: string; n: number }>(
       'SELECT status, count(*) AS n FROM bulk_steps WHERE scope = ? AND plan_id = ? GROUP BY status',
     ),
   };
   const create = db.transaction((plan: Omit<BulkPlan, 'confirmation'>, steps: readonly BulkStep[]) => {
+    const old = sweptBefore(plan);
+    s.sweepSteps.run(scope, scope, old);
+    s.sweepPlans.run(scope, old);
     s.addPlan.run(scope, plan.id, JSON.stringify(plan.body), plan.created_at, plan.expires_at);
     for (const st of steps) s.addStep.run(scope, plan.id, st.contact_id, st.status, JSON.stringify(st.note));
   });

@@ -27,10 +27,13 @@ const STEPS = [
   { contact_id: 40, status: 'pending' as const, note: {} },
 ];
 
-/** The shared behaviour; `reopen` gives the same scope's plans over a new connection to the same state. */
-function behaves(open: (scope: string) => Promise<{ plans: BulkPlans; reopen: () => BulkPlans }>) {
+/**
+ * The shared behaviour; `reopen` gives the same scope's plans over a new connection to the same
+ * state, `scoped` another scope's on the same state.
+ */
+function behaves(open: (scope: string) => Promise<{ plans: BulkPlans; reopen: () => BulkPlans; scoped: (scope: string) => BulkPlans }>) {
   it('keeps a plan with its steps, by scope, across a reopen', async () => {
-    const { plans, reopen } = await open('owner 1');
+    const { plans, reopen, scoped } = await open('owner 1');
     plans.create(PLAN, STEPS);
     const again = reopen();
     expect(again.get('p1')).toEqual({ ...PLAN, confirmation: null });
@@ -40,9 +43,23 @@ function behaves(open: (scope: string) => Promise<{ plans: BulkPlans; reopen: ()
     expect(again.counts('p1')).toEqual({ pending: 2, skipped: 1 });
     again.mark('p1', { contact_id: 12, status: 'done', note: { before: 5 } });
     expect(plans.steps('p1', { limit: 1, status: ['done'] })).toEqual([{ contact_id: 12, status: 'done', note: { before: 5 } }]);
-    expect((await open('owner 2')).plans.get('p1')).toBeUndefined();
+    expect(scoped('owner 2').get('p1')).toBeUndefined();
     // A second plan of the same id in the scope is refused, steps and all.
     expect(() => plans.create(PLAN, [])).toThrow();
+  });
+
+  it("a new plan sweeps away the scope's plans made over 30 days before it, steps and all", async () => {
+    const { plans, scoped } = await open('owner 4');
+    plans.create({ ...PLAN, id: 'old', created_at: '2026-10-26T09:59:59.000Z' }, STEPS);
+    plans.create({ ...PLAN, id: 'recent', created_at: '2026-10-27T10:00:00.000Z' }, STEPS);
+    const other = scoped('owner 5');
+    other.create({ ...PLAN, id: 'old', created_at: '2026-10-26T09:59:59.000Z' }, STEPS);
+    plans.create(PLAN, STEPS);
+    expect(plans.get('old')).toBeUndefined();
+    expect(plans.counts('old')).toEqual({});
+    expect(plans.get('recent')).toBeDefined();
+    expect(plans.counts('recent')).toEqual({ pending: 2, skipped: 1 });
+    expect(other.get('old')).toBeDefined(); // another scope's, until one of its own plans sweeps
   });
 
   it('the first confirmation stands; one runner holds a run until its hold lapses', async () => {
@@ -69,6 +86,7 @@ describe('bulk plans in the SQLite state file', () => {
     return {
       plans: state.plans(scope),
       reopen: () => McpStateStore.open(file).plans(scope),
+      scoped: (other: string) => state.plans(other),
     };
   });
 });
@@ -80,6 +98,7 @@ describe('bulk plans on PostgreSQL', () => {
     return {
       plans: new PgMcpState(store.conn).plans(scope),
       reopen: () => new PgMcpState(pg.keep(PgStore.open(url)).conn).plans(scope),
+      scoped: (other: string) => new PgMcpState(store.conn).plans(other),
     };
   });
 });

@@ -4,12 +4,18 @@
  */
 import type { BulkPlans } from '../../mcp/state.js';
 import type { PgConnection } from '../../store/pg/connection.js';
-import { ALL_STATUSES, countsOf, planOf, stepOf, type PlanRow, type StepRow } from '../bulk-plans.js';
+import { ALL_STATUSES, countsOf, planOf, stepOf, sweptBefore, type PlanRow, type StepRow } from '../bulk-plans.js';
 
 export function pgBulkPlans(c: PgConnection, scope: string): BulkPlans {
   return {
     create(plan, steps) {
       c.tx(() => {
+        const old = sweptBefore(plan);
+        c.query(
+          'DELETE FROM mcp_bulk_steps WHERE scope = $1 AND plan_id IN (SELECT id FROM mcp_bulk_plans WHERE scope = $1 AND created_at < $2)',
+          [scope, old],
+        );
+        c.query('DELETE FROM mcp_bulk_plans WHERE scope = $1 AND created_at < $2', [scope, old]);
         c.query('INSERT INTO mcp_bulk_plans (scope, id, body, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
           scope,
           plan.id,
