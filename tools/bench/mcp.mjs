@@ -8,6 +8,7 @@
 // Usage: npm run build && node tools/bench/mcp.mjs [rounds=5] [calls-per-round=2000] [cold-starts=10]
 //   [blocks=20] [block=125] [pause-ms=1000]
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -28,37 +29,58 @@ const SERVERS = {
   bare: { args: [join(import.meta.dirname, 'mcp-bare-server.mjs')], tool: 'getMe', arguments: {}, env: baseEnv },
 };
 
-/** A connected SDK client of a fresh server process. */
+/** A connected SDK client of a fresh server process, and the server's pid. */
 async function connect(s) {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: s.args, env: s.env, stderr: 'ignore' }));
-  return client;
+  const transport = new StdioClientTransport({ command: process.execPath, args: s.args, env: s.env, stderr: 'ignore' });
+  await client.connect(transport);
+  return { client, pid: transport.pid };
 }
 
-/** `n` sequential tool calls on a connected client: calls/s, every latency (ms, in order), the last result's text. */
-async function timedCalls(client, s, n) {
+/**
+ * The CPU time the server's main thread has run so far, in µs (the kernel's run time of the
+ * thread, /proc/PID/schedstat: it counts no time spent waiting for a core, so it hardly moves
+ * with the machine's load); undefined off Linux.
+ */
+function threadCpuUs(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `n` sequential tool calls on a connected session: calls/s, every latency (ms, in order), the
+ * server's main-thread CPU of every call (µs, in order; empty off Linux), the last result's text.
+ */
+async function timedCalls({ client, pid }, s, n) {
   const lat = [];
+  const cpu = [];
   let text;
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < n; i++) {
+    const c = threadCpuUs(pid);
     const t = process.hrtime.bigint();
     const r = await client.callTool({ name: s.tool, arguments: s.arguments });
     if (r.isError) throw new Error(`${s.tool}: ${r.content[0].text}`);
     lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (c !== undefined) cpu.push(threadCpuUs(pid) - c);
     text = r.content[0].text;
   }
-  return { cps: n / (Number(process.hrtime.bigint() - t0) / 1e9), lat, text };
+  return { cps: n / (Number(process.hrtime.bigint() - t0) / 1e9), lat, cpu, text };
 }
 
 const pct = (sorted, p) => sorted[Math.floor(sorted.length * p)];
+const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : undefined);
 
 /** Sequential tool calls of a fresh server through the SDK client: calls/s, p50, p99 (ms); the last result's text. */
 async function callRound(s, n = calls) {
-  const client = await connect(s);
-  const { cps, lat, text } = await timedCalls(client, s, n);
-  await client.close();
+  const session = await connect(s);
+  const { cps, lat, cpu, text } = await timedCalls(session, s, n);
+  await session.client.close();
   lat.sort((a, b) => a - b);
-  return { cps, p50: pct(lat, 0.5), p99: pct(lat, 0.99), text };
+  return { cps, p50: pct(lat, 0.5), p99: pct(lat, 0.99), cpu: mean(cpu), text };
 }
 
 // The bare server answers exactly what ours answers.
@@ -122,7 +144,7 @@ for (let i = 0; i < blocks + 1; i++) {
     if (i > 0) short[k].push(r); // the first pair warms up
   }
 }
-for (const c of Object.values(sessions)) await c.close();
+for (const c of Object.values(sessions)) await c.client.close();
 
 const cold = { ours: [], bare: [] };
 const discover = { ours: [], bare: [] };
@@ -139,6 +161,7 @@ const row = (k) => {
     cps,
     p50: median(res[k].map((r) => r.p50)),
     p99: median(res[k].map((r) => r.p99)),
+    cpu: median(res[k].map((r) => r.cpu)),
     cold: median(cold[k]),
     discover: median(discover[k]),
   };
@@ -151,39 +174,54 @@ const shortRow = (k) => {
     p99: pct(lat, 0.99),
     first: median(short[k].map((r) => r.lat[0])),
     rest: median(short[k].map((r) => median(r.lat.slice(1)))),
+    // the server's main-thread CPU a call, µs: the whole block, its first call, calls 2-5, the rest
+    cpu: median(short[k].map((r) => mean(r.cpu))),
+    cpuFirst: median(short[k].map((r) => r.cpu[0])),
+    cpuNext: median(short[k].map((r) => mean(r.cpu.slice(1, 5)))),
+    cpuRest: median(short[k].map((r) => mean(r.cpu.slice(5)))),
   };
 };
 const ours = { ...row('ours'), short: shortRow('ours') };
 const bare = { ...row('bare'), short: shortRow('bare') };
 console.log(`MCP over stdio, node ${process.version}; ${rounds} rounds x ${calls} sequential calls; ${colds} cold starts; medians`);
-console.log('server                          calls/s   p50 ms   p99 ms   cold start ms (initialize / server/discover)');
+console.log(
+  'server                          calls/s   p50 ms   p99 ms   server CPU µs a call   cold start ms (initialize / server/discover)',
+);
 for (const [name, r] of [
   [`ours (${SERVERS.ours.tool})`, ours],
   ['bare SDK v2 server (same JSON)', bare],
 ]) {
   console.log(
-    `${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cold, 0).padStart(15)} / ${fmt(r.discover, 0)}`,
+    `${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.cpu, 0).padStart(22)} ${fmt(r.cold, 0).padStart(15)} / ${fmt(r.discover, 0)}`,
   );
 }
 console.log(
   `short blocks: ${blocks} blocks x ${block} calls each way, taking turns, ${pause} ms pause before each block, one session each; medians`,
 );
-console.log('server                          calls/s   p50 ms   p99 ms   1st call of a block ms   the rest ms (medians)');
+console.log(
+  'server                          calls/s   p50 ms   p99 ms   1st call ms   the rest ms   server CPU µs a call: block / 1st / 2nd-5th / the rest',
+);
 for (const [name, r] of [
   [`ours (${SERVERS.ours.tool})`, ours.short],
   ['bare SDK v2 server (same JSON)', bare.short],
 ]) {
   console.log(
-    `${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.first, 3).padStart(24)} ${fmt(r.rest, 3).padStart(13)}`,
+    `${name.padEnd(30)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 3).padStart(8)} ${fmt(r.p99, 3).padStart(8)} ${fmt(r.first, 3).padStart(13)} ${fmt(r.rest, 3).padStart(13)}   ${[r.cpu, r.cpuFirst, r.cpuNext, r.cpuRest].map((c) => fmt(c, 0)).join(' / ')}`,
   );
 }
 const ratio = {
   calls: median(res.ours.map((o, i) => o.cps / res.bare[i].cps)),
   short: median(short.ours.map((o, i) => o.cps / short.bare[i].cps)),
+  // bare ÷ ours of the server's main-thread CPU a call (higher is better for ours, as calls/s)
+  cpu: median(res.ours.map((o, i) => res.bare[i].cpu / o.cpu)),
+  shortCpu: median(short.ours.map((o, i) => mean(short.bare[i].cpu) / mean(o.cpu))),
   cold: median(cold.ours.map((o, i) => o / cold.bare[i])),
   discover: median(discover.ours.map((o, i) => o / discover.bare[i])),
 };
 console.log(
   `ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.calls, 2)}, short blocks ${fmt(ratio.short, 2)}, cold start ${fmt(ratio.cold, 2)}, server/discover ${fmt(ratio.discover, 2)}`,
+);
+console.log(
+  `server CPU a call, bare / ours (medians of per-round ratios; higher is better for ours): long rounds ${fmt(ratio.cpu, 2)}, short blocks ${fmt(ratio.shortCpu, 2)}`,
 );
 console.log(`BENCH_JSON ${JSON.stringify({ bench: 'mcp', rounds, calls, colds, blocks, block, pause, ours, bare, ratio })}`);
