@@ -10,10 +10,12 @@
  * sequential calls) profiled the same way, with the server's CPU a call beside the bare SDK
  * server of mcp-bare-server.mjs answering the same JSON; `mcpStart`, the server's CPU from spawn
  * to its answer to `initialize` beside the bare server's (median of --starts), and a profile of
- * one start of ours.
+ * one start of ours; `mcpBlocks`, getMe in blocks of 125 calls with a 1 s pause before each,
+ * ours and the bare server taking turns: a profile of ours (shares of its busy time) and the
+ * main-thread CPU a call of each.
  *
- *   npm run build && node tools/bench/profile.mjs [--cases getMe,debit,getContacts,mcpGetMe,mcpStart]
- *     [--seconds 10] [--requests 20000] [--starts 15] [--top 20] [--keep DIR]   (--keep: leave the .cpuprofile files in DIR)
+ *   npm run build && node tools/bench/profile.mjs [--cases getMe,debit,getContacts,mcpGetMe,mcpBlocks,mcpStart]
+ *     [--seconds 10] [--requests 20000] [--starts 15] [--blocks 20] [--top 20] [--keep DIR]   (--keep: leave the .cpuprofile files in DIR)
  *   node tools/bench/profile.mjs --summary FILE.cpuprofile [--top 20]
  *
  * Percentages are of all samples the server took while the load ran, idle included (a server
@@ -37,6 +39,7 @@ const { values } = parseArgs({
     summary: { type: 'string' },
     requests: { type: 'string', default: '20000' },
     starts: { type: 'string', default: '15' },
+    blocks: { type: 'string', default: '20' },
   },
 });
 const TOP = Number(values.top);
@@ -61,7 +64,7 @@ const CASES = {
  * `fromUs` on (the monotonic clock in microseconds, as `process.hrtime` and the profile keep it):
  * start-up and warm-up left out.
  */
-export function summarize(profile, top = TOP, fromUs = 0, requests = 0) {
+export function summarize(profile, top = TOP, fromUs = 0, requests = 0, ofBusy = false) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -93,12 +96,15 @@ export function summarize(profile, top = TOP, fromUs = 0, requests = 0) {
       id = parent.get(id);
     }
   }
-  const pct = (us) => `${((100 * us) / all).toFixed(1).padStart(5)} %`;
   const idle = self.get('(idle)') ?? 0;
+  // ofBusy: shares of the busy time (a profile mostly idle by design, as short blocks with pauses)
+  const pct = (us) => `${((100 * us) / (ofBusy ? all - idle : all)).toFixed(1).padStart(5)} %`;
   const perRequest = requests > 0 ? `; busy ${((all - idle) / requests).toFixed(1)} µs a request (${requests} requests)` : '';
-  const lines = [`${(all / 1e6).toFixed(2)} s sampled, ${pct(all - idle).trim()} busy${perRequest}`, '', 'self time:'];
-  for (const [k, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
-  lines.push('', 'total time, our code (dist/):');
+  const busy = `${((100 * (all - idle)) / all).toFixed(1)} % busy`;
+  const lines = [`${(all / 1e6).toFixed(2)} s sampled, ${busy}${perRequest}`, '', ofBusy ? 'self time (of the busy time):' : 'self time:'];
+  const shown = [...self].filter(([k]) => !ofBusy || k !== '(idle)');
+  for (const [k, us] of shown.sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
+  lines.push('', ofBusy ? 'total time, our code (dist/), of the busy time:' : 'total time, our code (dist/):');
   const ours = [...total].filter(([k]) => k.includes('dist/') && !k.includes('node_modules')).sort((a, b) => b[1] - a[1]);
   for (const [k, us] of ours.slice(0, top)) lines.push(`  ${pct(us)}  ${k}`);
   return lines.join('\n');
@@ -281,6 +287,53 @@ async function profileMcpGetMe(dir) {
   return { calls, profile, from, cpu: perCall.ours.length ? { ours: median(perCall.ours), bare: median(perCall.bare) } : undefined };
 }
 
+const BLOCK = 125;
+const PAUSE_MS = 1000;
+
+/** The kernel's run time of a process's main thread so far, µs (/proc/PID/schedstat). */
+function threadCpuUs(pid) {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
+}
+
+/**
+ * getMe over stdio as real clients call, in short blocks with a pause before each, ours and the
+ * bare server taking turns: a profile of ours (after 300 calls of warm-up), then without the
+ * profiler the main-thread CPU a call of each, medians of `--blocks` blocks.
+ */
+async function profileMcpBlocks(dir) {
+  const db = seedDb(dir, 'blocks.db');
+  const blocks = Number(values.blocks);
+  const probe = await mcpSession([CLI, 'mcp', '--db', db, '--rate-limit', '0'], MCP_ENV);
+  const text = (await probe.request('tools/call', GETME)).result.content[0].text;
+  await probe.end();
+  const servers = mcpServers(db, text);
+  const sleep = () => new Promise((r) => setTimeout(r, PAUSE_MS));
+  const run = async (profiled) => {
+    const profDir = join(dir, 'mcpBlocks-prof');
+    const peers = {
+      ours: await mcpSession([...(profiled ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), ...servers.ours.args], servers.ours.env),
+      bare: await mcpSession(servers.bare.args, servers.bare.env),
+    };
+    for (const k of ['ours', 'bare']) for (let i = 0; i < 300; i++) await peers[k].request('tools/call', GETME);
+    const from = Number(process.hrtime.bigint() / 1000n);
+    const cpu = { ours: [], bare: [] };
+    for (let b = 0; b < blocks; b++) {
+      for (const k of b % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
+        await sleep();
+        const c0 = threadCpuUs(peers[k].proc.pid);
+        for (let i = 0; i < BLOCK; i++) await peers[k].request('tools/call', GETME);
+        cpu[k].push((threadCpuUs(peers[k].proc.pid) - c0) / BLOCK);
+      }
+    }
+    for (const p of Object.values(peers)) await p.end();
+    if (!profiled) return { ours: median(cpu.ours), bare: median(cpu.bare) };
+    const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+    return { from, profile: JSON.parse(readFileSync(join(profDir, file), 'utf8')) };
+  };
+  const { from, profile } = await run(true);
+  return { calls: blocks * BLOCK, profile, from, cpu: await run(false) };
+}
+
 /** Spawn → the answer to initialize: the server's CPU (ms) at that moment, ours beside the bare server, alternating; one profiled start of ours. */
 async function profileMcpStart(dir) {
   const db = seedDb(dir, 'start.db');
@@ -328,6 +381,17 @@ if (values.summary) {
               `bare SDK server ${cpu.bare.toFixed(0)} µs (one tool answering the same JSON); bare / ours ${(cpu.bare / cpu.ours).toFixed(2)}\n`,
           );
         process.stdout.write(summarize(profile, TOP, from, calls) + '\n\n');
+        continue;
+      }
+      if (name === 'mcpBlocks') {
+        const { calls, profile, from, cpu } = await profileMcpBlocks(dir);
+        process.stdout.write(
+          `## mcpBlocks (tools/call getMe over stdio in blocks of ${BLOCK} calls, a ${PAUSE_MS} ms pause before each, taking turns with the bare SDK server), ${calls} calls of ours under the profiler\n\n`,
+        );
+        process.stdout.write(
+          `server main-thread CPU a call, no profiler (medians of the blocks): ours ${cpu.ours.toFixed(0)} µs, bare SDK server ${cpu.bare.toFixed(0)} µs; bare / ours ${(cpu.bare / cpu.ours).toFixed(2)}; shares below are of the busy time (idle left out)\n`,
+        );
+        process.stdout.write(summarize(profile, TOP, from, calls, true) + '\n\n');
         continue;
       }
       if (name === 'mcpStart') {

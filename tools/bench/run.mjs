@@ -1474,7 +1474,7 @@ async function benchProfile(ctx) {
     [
       join(HERE, 'profile.mjs'),
       '--cases',
-      'getMe,getListSchema,debit,getContacts,mcpGetMe,mcpStart',
+      'getMe,getListSchema,debit,getContacts,mcpGetMe,mcpBlocks,mcpStart',
       '--seconds',
       String(seconds),
       '--top',
