@@ -19,6 +19,13 @@ import { contactsIn, SeenIds } from './seen.js';
 import type { MoneyPolicy } from './money/caps.js';
 import type { AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow, WorkspaceDirectory } from './state.js';
 
+/**
+ * How long one runBulk call goes on before it answers with the plan's progress: within the minute
+ * many clients give a tool call, so a long plan (a remote API's pace: 2 500 steps take about 42
+ * minutes) is carried out over several calls, each going on where the last stopped.
+ */
+const BULK_CALL_MS = 45_000;
+
 export interface McpContextOptions {
   backend: Backend;
   /** The money tools' idempotency keys, of the owner (or key) this server acts for. */
@@ -41,6 +48,8 @@ export interface McpContextOptions {
   money?: { policy: MoneyPolicy; window: MoneyWindow };
   /** The bulk plans of the owner (or key) this server acts for (previewBulk and runBulk are served with them). */
   plans?: BulkPlans;
+  /** How long one runBulk call carries a plan out before it answers with the plan's progress (BULK_CALL_MS by default). */
+  bulkCallMs?: number;
   /**
    * Who holds an account, when no answer showed it (behind a balancer another instance may
    * have): asked before the money path refuses an account it has not seen.
@@ -70,6 +79,7 @@ export class McpContext {
   readonly audit?: AuditTrail;
   readonly money?: { policy: MoneyPolicy; window: MoneyWindow };
   readonly plans?: BulkPlans;
+  readonly bulkCallMs: number;
   /** Ids seen in the API's answers. */
   readonly seen: SeenIds;
   /** Which contact holds which account, as answers showed it (the money path reads accounts back). */
@@ -100,6 +110,7 @@ export class McpContext {
     this.audit = opts.audit;
     this.money = opts.money;
     this.plans = opts.plans;
+    this.bulkCallMs = opts.bulkCallMs ?? BULK_CALL_MS;
     this.questions = new QuestionSeal(opts.questionKey);
     this.maxResultChars = opts.maxResultChars ?? RESULT_BUDGET;
     this.ui = opts.ui ?? true;

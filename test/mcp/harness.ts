@@ -144,6 +144,8 @@ export interface StartOptions {
   ui?: boolean;
   /** Answers may name files by their path (stdio); false: by name only, as over HTTP. */
   localPaths?: boolean;
+  /** How long one runBulk call goes on before it answers with the plan's progress. */
+  bulkCallMs?: number;
 }
 
 export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
@@ -195,6 +197,7 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     localPaths: o.localPaths,
     money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
     plans: state.plans(scopeOf(o)),
+    bulkCallMs: o.bulkCallMs,
   });
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];
   const factory = mcpServerFactory(context, tools);

@@ -398,6 +398,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       const stepExtra: ToolExtra = { ...extra, elicit: NO_QUESTIONS, signal: uncancellable(extra.signal) };
       const money = isMoneyAction((plan.body as unknown as PlanBody).action);
       const total = left();
+      const until = Date.now() + ctx.bulkCallMs;
       let finished = 0;
       try {
         let after = 0;
@@ -408,6 +409,10 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
             after = step.contact_id;
             if (extra.signal.aborted) {
               warnings.push('Cancelled: the steps left are not done. Call runBulk again to go on.');
+              break run;
+            }
+            if (Date.now() > until) {
+              warnings.push('Still going: call runBulk again with this plan_id to go on (no step is repeated).');
               break run;
             }
             if (!plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now())) {

@@ -337,3 +337,32 @@ test('two runBulk calls at once on one plan: one carries it out, the other says 
   for (const id of VIP_ACCOUNTS) expect(balances(world)[id]).toBe(start[id]! + 500);
   expect(Object.values(journal(world, 'VIP bonus'))).toEqual(Array(6).fill(1));
 });
+
+test('a long plan is carried out over several calls: each answers with the progress once its time is up, and the next goes on', async () => {
+  const world = await startMcp({
+    fixture: segmentWorld(),
+    bulkCallMs: 50,
+    wrap: (b): Backend => ({
+      call: async (m, p, o) => {
+        if (m === 'addFundsToContactAccount') await new Promise((resolve) => setTimeout(resolve, 30));
+        return b.call(m, p, o);
+      },
+      close: () => b.close(),
+    }),
+  });
+  world.client.answer(accept);
+  const plan = await preview(world, { selection: { bot_id: 10, tags: ['vip'] }, action: BONUS });
+  const start = balances(world);
+  const answers: any[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await world.call('runBulk', { plan_id: plan.plan_id });
+    answers.push(r.structuredContent);
+    if ((r.structuredContent as any).data.remaining === 0) break;
+  }
+  expect(answers.length).toBeGreaterThan(1);
+  expect(answers[0].data.remaining).toBeGreaterThan(0);
+  expect(answers[0].warnings).toEqual([expect.stringMatching(/^Still going: call runBulk again/)]);
+  expect(answers.at(-1).data).toMatchObject({ done: 6, remaining: 0 });
+  for (const id of VIP_ACCOUNTS) expect(balances(world)[id]).toBe(start[id]! + 500);
+  expect(Object.values(journal(world, 'VIP bonus'))).toEqual(Array(6).fill(1));
+});
