@@ -289,14 +289,23 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       const found = await segment(ctx, selection, extra);
       if ('error' in found) return found.error;
       const steps: BulkStep[] = [];
+      const money = isMoneyAction(action);
+      // A money check reads the contact's accounts: at a remote API's pace, those not read within
+      // a call's time are checked as their step runs instead (the plan says how many).
+      const until = Date.now() + ctx.bulkCallMs;
+      let unchecked = 0;
       for (const [i, c] of found.contacts.entries()) {
         if (extra.signal.aborted) return refusal(fail.invalid('selection', 'Cancelled: no plan was made.'));
+        if (money && Date.now() > until) {
+          steps.push({ contact_id: c.id, status: 'pending', note: { unchecked: true, ...(open ? { open: true } : {}) } });
+          unchecked++;
+          continue;
+        }
         steps.push(await check(ctx, action, open, c, extra.signal));
         if (i % 100 === 99) void extra.progress(i + 1, found.contacts.length, 'Checking each contact');
       }
       const todo = steps.filter((s) => s.status === 'pending');
       const skipped = steps.filter((s) => s.status === 'skipped');
-      const money = isMoneyAction(action);
       const body: PlanBody = {
         selection,
         action,
@@ -325,9 +334,19 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
         skipped: skipped.slice(0, SKIPPED_SHOWN).map((s) => ({ contact_id: s.contact_id, reason: s.note.reason })),
         ...(skipped.length > SKIPPED_SHOWN ? { skipped_count: skipped.length } : {}),
         expires_at: plan.expires_at,
+        ...(unchecked ? { unchecked } : {}),
         ...(found.index ? { index: found.index } : {}),
       };
-      return toolResult({ status: 200, headers: {}, body: { data } }, { budget: ctx.maxResultChars });
+      const warnings = unchecked
+        ? [
+            `The accounts of ${unchecked} of the ${body.count} contacts were not read in time (the API's pace): they are counted in ` +
+              'count and total, and checked as their step runs (a missing account or too little money then skips or fails that step).',
+          ]
+        : [];
+      return toolResult(
+        { status: 200, headers: {}, body: { data, ...(warnings.length ? { warnings } : {}) } },
+        { budget: ctx.maxResultChars },
+      );
     },
   };
 }

@@ -366,3 +366,31 @@ test('a long plan is carried out over several calls: each answers with the progr
   for (const id of VIP_ACCOUNTS) expect(balances(world)[id]).toBe(start[id]! + 500);
   expect(Object.values(journal(world, 'VIP bonus'))).toEqual(Array(6).fill(1));
 });
+
+test('a money preview that runs out of time leaves the accounts it did not read to be checked as their steps run', async () => {
+  const world = await startMcp({
+    fixture: segmentWorld(),
+    bulkCallMs: 60,
+    wrap: (b): Backend => ({
+      call: async (m, p, o) => {
+        if (m === 'getContactAccounts') await new Promise((resolve) => setTimeout(resolve, 25));
+        return b.call(m, p, o);
+      },
+      close: () => b.close(),
+    }),
+  });
+  world.client.answer(accept);
+  const r = await world.call('previewBulk', { selection: { bot_id: 10, tags: ['vip'] }, action: BONUS });
+  const body = r.structuredContent as any;
+  expect(body.data.unchecked).toBeGreaterThan(0);
+  expect(body.data.count).toBe(7); // 1002 (no account) among them, unchecked
+  expect(body.data.total).toBe(3500);
+  expect(body.warnings).toEqual([expect.stringMatching(/^The accounts of \d+ of the 7 contacts were not read in time/)]);
+  const start = balances(world);
+  let data: any;
+  for (let i = 0; i < 20 && data?.remaining !== 0; i++) data = (await run(world, body.data.plan_id)).data;
+  expect(data).toMatchObject({ done: 6, skipped: 1, remaining: 0 });
+  for (const id of VIP_ACCOUNTS) expect(balances(world)[id]).toBe(start[id]! + 500);
+  const report = await outcomes(world, body.data.plan_id);
+  expect(report.data.find((s: any) => s.contact_id === 1002)).toMatchObject({ status: 'skipped', reason: 'no USD account' });
+});
