@@ -47,6 +47,17 @@ function journal(w: McpWorld, description: string): Record<number, number> {
   return Object.fromEntries(rows.map((r) => [Number(r.account_id), Number(r.n)]));
 }
 
+/** A backend whose calls of `method` each take `ms` longer. */
+function slowed(method: string, ms: number) {
+  return (b: Backend): Backend => ({
+    call: async (m, p, o) => {
+      if (m === method) await new Promise((resolve) => setTimeout(resolve, ms));
+      return b.call(m, p, o);
+    },
+    close: () => b.close(),
+  });
+}
+
 async function preview(w: McpWorld, args: Record<string, unknown>) {
   const r = await w.call('previewBulk', args);
   expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
@@ -319,13 +330,7 @@ test('two runBulk calls at once on one plan: one carries it out, the other says 
   // Each move takes a moment, so the two calls overlap.
   const world = await startMcp({
     fixture: segmentWorld(),
-    wrap: (b): Backend => ({
-      call: async (m, p, o) => {
-        if (m === 'addFundsToContactAccount') await new Promise((resolve) => setTimeout(resolve, 30));
-        return b.call(m, p, o);
-      },
-      close: () => b.close(),
-    }),
+    wrap: slowed('addFundsToContactAccount', 30),
   });
   world.client.answer(accept);
   const plan = await preview(world, { selection: { bot_id: 10, tags: ['vip'] }, action: BONUS });
@@ -342,13 +347,7 @@ test('a long plan is carried out over several calls: each answers with the progr
   const world = await startMcp({
     fixture: segmentWorld(),
     bulkCallMs: 50,
-    wrap: (b): Backend => ({
-      call: async (m, p, o) => {
-        if (m === 'addFundsToContactAccount') await new Promise((resolve) => setTimeout(resolve, 30));
-        return b.call(m, p, o);
-      },
-      close: () => b.close(),
-    }),
+    wrap: slowed('addFundsToContactAccount', 30),
   });
   world.client.answer(accept);
   const plan = await preview(world, { selection: { bot_id: 10, tags: ['vip'] }, action: BONUS });
@@ -371,13 +370,7 @@ test('a money preview that runs out of time leaves the accounts it did not read 
   const world = await startMcp({
     fixture: segmentWorld(),
     bulkCallMs: 60,
-    wrap: (b): Backend => ({
-      call: async (m, p, o) => {
-        if (m === 'getContactAccounts') await new Promise((resolve) => setTimeout(resolve, 25));
-        return b.call(m, p, o);
-      },
-      close: () => b.close(),
-    }),
+    wrap: slowed('getContactAccounts', 25),
   });
   world.client.answer(accept);
   const r = await world.call('previewBulk', { selection: { bot_id: 10, tags: ['vip'] }, action: BONUS });
