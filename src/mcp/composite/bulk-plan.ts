@@ -66,23 +66,13 @@ const PREVIEW_PARAMS = {
   open_missing_accounts: r.boolean(),
 };
 
-/** What previewBulk answers (the shape; `sample` and `skipped` hold contacts and `{contact_id, reason}`). */
-const OUTPUT = {
+/**
+ * What previewBulk and runBulk answer, as a shape: `{data}` (what `data` holds is in their
+ * descriptions and docs/mcp-server.md; the whole tools/list keeps to its budget).
+ */
+export const DATA_OUTPUT = {
   type: 'object',
-  properties: {
-    data: {
-      type: 'object',
-      properties: {
-        plan_id: { type: 'string' },
-        count: { type: 'integer' },
-        total: { type: 'integer' },
-        currency: { type: 'string' },
-        sample: { type: 'array' },
-        skipped: { type: 'array' },
-        expires_at: { type: 'string' },
-      },
-    },
-  },
+  properties: { data: { type: 'object' } },
   required: ['data'],
 } as const satisfies JsonSchema;
 
@@ -266,12 +256,12 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     name: PREVIEW_BULK_TOOL_INFO.name,
     title: PREVIEW_BULK_TOOL_INFO.title,
     description:
-      'Plans one action (amount per contact) on every contact matching all selection parts (tags: all; query: as findContacts), ' +
-      'checked as the API would; changes nothing. Then runBulk.',
+      'Plans one action (amount: per contact) for all contacts matching every selection part (tags: all; query: as ' +
+      'findContacts), checked as the API would. Changes nothing; then runBulk.',
     get inputSchema() {
       return (input ??= inputSchema());
     },
-    outputSchema: OUTPUT,
+    outputSchema: DATA_OUTPUT,
     annotations: { ...PREVIEW_BULK_TOOL_INFO.annotations },
     async run(args, extra) {
       const checked = checkArguments(PREVIEW_PARAMS, args);

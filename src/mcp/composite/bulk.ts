@@ -36,7 +36,7 @@ import { checkArguments } from '../tools/arguments.js';
 import { clientOf } from '../tools/money-gate.js';
 import { methodCall } from '../tools/method-tool.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
-import { accountsOf, ACTIONS, isMoneyAction, totalNote, type PlanBody } from './bulk-plan.js';
+import { accountsOf, ACTIONS, DATA_OUTPUT, isMoneyAction, totalNote, type PlanBody } from './bulk-plan.js';
 import { RUN_BULK_TOOL_INFO } from './identities.js';
 
 /** How long a run holds its plan without a step (another call may take over a run that died then). */
@@ -60,22 +60,6 @@ export const BULK_TEMPLATE = {
     '100 a page by contact id; "next" continues.',
   mimeType: 'application/json',
 };
-
-/** What runBulk answers. */
-const OUTPUT = {
-  type: 'object',
-  properties: {
-    data: {
-      type: 'object',
-      properties: Object.fromEntries([
-        ['plan_id', { type: 'string' }],
-        ...['done', 'failed', 'skipped', 'remaining'].map((k) => [k, { type: 'integer' }]),
-        ['report', { type: 'string' }],
-      ]),
-    },
-  },
-  required: ['data'],
-} as const satisfies JsonSchema;
 
 /** A step's tool answer, as the API's status and body. */
 function answerOf(outcome: ToolOutcome): { status: number; body: Record<string, unknown> } {
@@ -376,7 +360,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     get inputSchema() {
       return (input ??= toJsonSchema(shapeToZod(RUN_PARAMS)));
     },
-    outputSchema: OUTPUT,
+    outputSchema: DATA_OUTPUT,
     annotations: { ...RUN_BULK_TOOL_INFO.annotations },
     async run(args, extra) {
       const checked = checkArguments(RUN_PARAMS, args);

@@ -88,8 +88,8 @@ export function exportTool(ctx: McpContext): ToolSpec {
     name: EXPORT_TOOL_INFO.name,
     title: EXPORT_TOOL_INFO.title,
     description:
-      "Writes every contact getContacts would list (bot_id, date_from, date_to as there) to a file of the server's, " +
-      'JSONL or CSV, and answers the count, the path and the resource to read it in parts. Contacts made after it starts are left out.',
+      "Writes every contact getContacts would list (same bot_id, date_from, date_to) to a JSONL or CSV file of the server's; " +
+      'answers the count, path and resource to read it in parts. Contacts made after it starts are left out.',
     get inputSchema() {
       return schemas.input();
     },

@@ -116,9 +116,8 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
     name: FIND_TOOL_INFO.name,
     title: FIND_TOOL_INFO.title,
     description:
-      'Finds your contacts by name (any word or its start; case and accents ignored), phone (any format, or its last 7+ ' +
-      'digits), email, @username, messenger id or contact id; exact identifiers first. Each comes with its accounts ' +
-      '(id: the account_id, currency, amount). No match: empty data.',
+      'Finds contacts by name (any word or its start, any case or accents), phone (any format, or its last 7+ digits), ' +
+      'email, @username, messenger id or contact id; exact identifiers first. Each has its accounts (id: the account_id).',
     get inputSchema() {
       return schemas.input();
     },

@@ -78,8 +78,8 @@ export function workspaceTool(ctx: McpContext): ToolSpec {
     name: WORKSPACE_TOOL_INFO.name,
     title: WORKSPACE_TOOL_INFO.title,
     description:
-      'Who the key belongs to, their projects (uuid, role), bots (id, name, messenger, project, contact count) and the ' +
-      'default bot: the bot_id and project_uuid other tools need.',
+      "The key's owner, their projects (uuid, role), bots (id, name, messenger, project, contacts) and the default bot: " +
+      'the bot_id and project_uuid other tools need.',
     get inputSchema() {
       return schemas.input();
     },
