@@ -24,7 +24,8 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+/** A port free on 127.0.0.1 just now (for a server that must know its own address before it starts). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
