@@ -10,6 +10,8 @@ export type RequestFields = Record<string, string>;
 
 export interface ConsentPage {
   clientName: string;
+  /** This server's public host: whose sign-in page this is. */
+  serverHost: string;
   /** A metadata document's host (where the name was read); none: a registration here, the name the application's own word. */
   documentHost?: string;
   /** Where the client will be sent back to: its redirect URI's host (or scheme, for an app's own). */
@@ -34,7 +36,9 @@ strong{color:var(--text)}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
 input[type=password]{width:100%;padding:.6rem .7rem;font:inherit;color:var(--text);background:var(--bg);border:1px solid var(--border);border-radius:8px}
 .hint{font-size:.875rem}
-.problem{color:var(--danger);font-weight:600}
+.problem{color:var(--danger);font-weight:600;margin-top:.25rem}
+input[aria-invalid=true]{border:2px solid var(--danger)}
+.server{font-size:.875rem;margin:0 0 1rem}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}
 button{font:inherit;font-weight:600;padding:.6rem 1rem;border-radius:8px;border:1px solid var(--border);background:var(--bg2);color:var(--text);cursor:pointer}
 button.allow{background:var(--accent);border-color:var(--accent);color:var(--accent-text)}
@@ -49,6 +53,7 @@ export function consentPage(p: ConsentPage): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="same-origin"><title>Sign in to your Workspace</title><style>${STYLE}</style></head>
 <body><main>
+<p class="server">Workspace sign-in at <strong>${escape(p.serverHost)}</strong></p>
 <h1>Allow ${escape(p.clientName)} to use your Workspace?</h1>
 <p class="hint">${p.documentHost ? `The application is described at <strong>${escape(p.documentHost)}</strong>.` : 'The application named itself; this server has not verified the name.'}</p>
 <p><strong>${escape(p.clientName)}</strong> will act as you in your Workspace: read and change your lists, contacts, tags, variables and balances, and send messages, within the money limits this server sets. After you allow it you go back to <strong>${escape(p.returnsTo)}</strong>.</p>
@@ -56,8 +61,8 @@ export function consentPage(p: ConsentPage): string {
 ${hidden}<input type="hidden" name="csrf" value="${escape(p.csrf)}">
 <label for="api_key">Your Workspace API key</label>
 <input type="password" id="api_key" name="api_key" required autocomplete="off" spellcheck="false" aria-describedby="key-hint${p.problem ? ' problem' : ''}"${p.problem ? ' aria-invalid="true" autofocus' : ''}>
-<p class="hint" id="key-hint">Find it in your profile, on the API tab. It is kept encrypted on this server and is never shown again; you can revoke this access at any time.</p>
 ${p.problem ? `<p class="problem" id="problem" role="alert">${escape(p.problem)}</p>` : ''}
+<p class="hint" id="key-hint">Find it in your profile, on the API tab. It is kept encrypted on this server and is never shown again; you can revoke this access at any time.</p>
 <div class="actions"><button class="allow" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny" formnovalidate>Deny</button></div>
 </form>
 </main></body></html>`;

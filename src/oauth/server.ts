@@ -385,6 +385,7 @@ export class OAuthServer {
     const page = consentPage({
       clientName: client.client_name,
       documentHost: client.documentHost,
+      serverHost: this.o.publicUrl.host,
       returnsTo: returnsTo(fields.redirect_uri!),
       fields,
       csrf: this.csrf(nonce, fields),

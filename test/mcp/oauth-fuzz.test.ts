@@ -6,6 +6,7 @@
  * CLI on a seeded SQLite world, raw HTTP on 127.0.0.1, the state file read directly.
  * FUZZ_RUNS sets fast-check's runs per property.
  */
+import { homedir } from 'node:os';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
@@ -43,7 +44,7 @@ afterAll(() => run?.close());
 function sane(a: Answer, where: string): void {
   expect(a.status, `${where}: ${a.text.slice(0, 300)}`).toBeLessThan(500);
   const all = `${a.text}\n${[...a.headers].map(([k, v]) => `${k}: ${v}`).join('\n')}`;
-  for (const secret of ['alice-key', tokens.access_token, tokens.refresh_token, run.dataDir, process.cwd(), '/home/', 'node_modules'])
+  for (const secret of ['alice-key', tokens.access_token, tokens.refresh_token, run.dataDir, process.cwd(), homedir(), 'node_modules'])
     expect(all.includes(secret), `${where} shows ${secret}`).toBe(false);
   expect(all, where).not.toMatch(/\n\s+at \S+ \(|\.(ts|js):\d+:\d+/);
 }
