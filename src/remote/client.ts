@@ -168,6 +168,8 @@ export class RemoteBackend implements Backend {
     const attempts = isRead ? (this.o.readAttempts ?? 3) : 1;
     for (let attempt = 1; ; attempt++) {
       await this.pacerOf().take(opts.signal, (ms) => opts.onProgress?.(`pacing requests: waiting ${Math.ceil(ms / 1000)} s`));
+      // Cancelled before it left: nothing was sent.
+      if (opts.signal?.aborted) return failure('cancelled', 'The call was cancelled.');
       const outcome = await this.send(method, verb, params, opts.signal);
       if ('response' in outcome) {
         const r = outcome.response;
@@ -183,13 +185,17 @@ export class RemoteBackend implements Backend {
         }
         return r;
       }
-      // No usable answer.
-      if (opts.signal?.aborted) return failure('cancelled', 'The call was cancelled.');
+      // No usable answer. A write cancelled once under way may have been carried out all the
+      // same: its outcome is unknown (never "cancelled", after which its idempotency key would
+      // be given back and a retry could move the money twice).
       const { kind, detail, sent } = outcome;
       if (!isRead && sent) {
-        const why = `${detail}; it was not sent again because the service does not deduplicate`;
+        const why = opts.signal?.aborted
+          ? 'it was cancelled after it was sent, and the service may have carried it out'
+          : `${detail}; it was not sent again because the service does not deduplicate`;
         return failure('outcome_unknown', outcomeUnknownText(method, def, why), kind === 'timeout' ? 504 : 502);
       }
+      if (opts.signal?.aborted) return failure('cancelled', 'The call was cancelled.');
       if (attempt < attempts) {
         await this.sleep((this.o.backoffMs ?? 250) * 2 ** (attempt - 1), opts.signal);
         continue;

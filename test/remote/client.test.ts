@@ -218,6 +218,35 @@ describe('a server that misbehaves on purpose', () => {
     await f.close();
   });
 
+  it('a write cancelled once sent is outcome unknown, never "cancelled" (a retry must not move the money twice); a read is cancelled', async () => {
+    const f = await faultServer(() => undefined); // never answers
+    const { backend } = remote(f.baseUrl);
+    const abort = new AbortController();
+    const pending = backend.call('addFundsToContactAccount', { account_id: 1, amount: 5, description: 'x' }, { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(f.hits).toHaveLength(1);
+    abort.abort();
+    const write = await pending;
+    expect((write.body as any).code).toBe('outcome_unknown');
+    const read = new AbortController();
+    const reading = backend.call('getContactAccounts', { contact_id: 1 }, { signal: read.signal });
+    await new Promise((r) => setTimeout(r, 100));
+    read.abort();
+    expect(((await reading).body as any).code).toBe('cancelled');
+    // Cancelled before it was sent: nothing left, and it says cancelled.
+    const before = new AbortController();
+    before.abort();
+    expect(
+      (
+        (await backend.call('addFundsToContactAccount', { account_id: 1, amount: 5, description: 'x' }, { signal: before.signal }))
+          .body as any
+      ).code,
+    ).toBe('cancelled');
+    expect(f.hits).toHaveLength(2);
+    await backend.close();
+    await f.close();
+  });
+
   it('a connection reset mid-body on a write: outcome unknown, one request; on a read: retried', async () => {
     const f = await faultServer((req, res, n) => {
       if (req.url!.includes('getContactAccounts') && n > 2) return json(res, 200, { data: [] });
