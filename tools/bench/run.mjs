@@ -1224,7 +1224,7 @@ async function benchMcpSessions(ctx) {
             `MCP over Streamable HTTP, ${sessions} sessions each its own key: calls/s ≥ 0.8× the bare SDK HTTP server`,
             j.ratio.cps >= 0.8,
             x(j.ratio.cps),
-            'see "Short blocks over stdio" and the sessions note at the end',
+            'see "Many people over Streamable HTTP" at the end',
           ),
         ],
         [
