@@ -503,11 +503,8 @@ export class OAuthServer {
   // ---- the token endpoint ----
 
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? ''))
-      return oauthError(res, 400, 'invalid_request', 'send the parameters as application/x-www-form-urlencoded');
-    const raw = await body(req, res);
-    if (raw === undefined) return;
-    const form = new URLSearchParams(raw);
+    const form = await formOf(req, res);
+    if (!form) return;
     for (const [k] of form) if (form.getAll(k).length > 1) return oauthError(res, 400, 'invalid_request', `${k} is given more than once`);
     const clientId = form.get('client_id') ?? basicClientId(req.headers.authorization);
     if (!clientId) return oauthError(res, 401, 'invalid_client', 'client_id is required (clients here are public, with PKCE)');
@@ -599,11 +596,8 @@ export class OAuthServer {
   // ---- RFC 7009 revocation: the token's whole grant stops; always 200 ----
 
   private async revoke(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? ''))
-      return oauthError(res, 400, 'invalid_request', 'send the parameters as application/x-www-form-urlencoded');
-    const raw = await body(req, res);
-    if (raw === undefined) return;
-    const form = new URLSearchParams(raw);
+    const form = await formOf(req, res);
+    if (!form) return;
     const token = form.get('token');
     if (!token) return oauthError(res, 400, 'invalid_request', 'token is required');
     const row = this.o.store.token(hashToken(token));
@@ -731,6 +725,16 @@ async function body(req: IncomingMessage, res: ServerResponse, page = false): Pr
     else oauthError(res, 413, 'invalid_request', `the body is over ${MAX_FORM_BYTES} bytes`, { Connection: 'close' });
     return undefined;
   }
+}
+
+/** The form of a token or revocation request; answers the refusal itself (not a form, too large) and gives undefined then. */
+async function formOf(req: IncomingMessage, res: ServerResponse): Promise<URLSearchParams | undefined> {
+  if (!/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) {
+    oauthError(res, 400, 'invalid_request', 'send the parameters as application/x-www-form-urlencoded');
+    return undefined;
+  }
+  const raw = await body(req, res);
+  return raw === undefined ? undefined : new URLSearchParams(raw);
 }
 
 /** Two resource identifiers the same, a trailing slash aside. */
