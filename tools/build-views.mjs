@@ -21,7 +21,7 @@ const CURRENCY_DIGITS = Object.fromEntries(
     .data.filter((c) => c.digits !== 2)
     .map((c) => [c.code, c.digits]),
 );
-const VIEWS = { contacts: 'Contacts', account: 'Account', list: 'List' };
+const VIEWS = { contacts: 'Contacts', account: 'Account', list: 'List', bulk: 'Bulk plan' };
 
 const css = (await build({ entryPoints: [join(ROOT, 'views', 'base.css')], bundle: true, minify: true, write: false, logLevel: 'silent' }))
   .outputFiles[0].text;

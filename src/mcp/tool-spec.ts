@@ -18,6 +18,8 @@ export interface ToolExtra {
   caller?: { client: { name: string; version: string } | null; session: string | null; oauthClient?: { id: string; name: string } };
   /** Ask the user (elicitation), the same way in both protocol eras. */
   elicit: Elicitor;
+  /** The client shows this server's MCP Apps views (the plan's card can take the person's confirmation). */
+  views?: boolean;
   /**
    * The person already confirmed this exact call outside elicitation (an MCP Apps view's
    * button): a money call over a cap then moves without asking, recorded as confirmed so.

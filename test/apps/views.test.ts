@@ -20,6 +20,7 @@ import { connectInMemory, type McpClient } from '../mcp/clients.js';
 import { startMcp, type McpWorld } from '../mcp/harness.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { demoFixture } from '../helpers/world.js';
+import { queryRows } from '../helpers/store.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SHOTS = join(HERE, '..', '..', 'docs', 'screenshots');
@@ -279,6 +280,30 @@ describe('List view', () => {
     ]);
     expect(await frame.$eval('#records-count', (e) => e.textContent)).toBe('3 of 3 records');
     await screenshots(frame, 'list');
+  });
+});
+
+describe('Bulk plan view', () => {
+  test('a previewBulk plan with its total in major units; Confirm carries it out once, however often it is clicked', async () => {
+    const action = { type: 'deposit', currency: 'USD', amount: 250, description: 'Guest gift' };
+    const frame = await open('previewBulk', { selection: { bot_id: 11, tags: ['guest'] }, action, open_missing_accounts: true });
+    const text = (sel: string) => frame.$eval(sel, (e: any) => String(e.textContent));
+    expect(await text('#what')).toMatch(/^Top up \d+ contacts by 2\.50 USD each$/);
+    const shown = Number((await text('#what')).split(' ')[2]);
+    expect(shown).toBe(14); // the demo's 14 guests, their USD accounts opened as they are paid
+    expect(await text('#total')).toBe(`Total: ${(shown * 2.5).toFixed(2)} USD`);
+    const journal = () =>
+      queryRows<{ n: number }>(world.store, "SELECT count(*) AS n FROM account_journal WHERE description = 'Guest gift'")[0]!.n;
+    expect(Number(journal())).toBe(0);
+    await frame.click('#confirm');
+    await frame.waitForFunction(() => /^Done /.test(document.getElementById('outcome')?.textContent ?? ''));
+    expect(await text('#outcome')).toBe(`Done ${shown}, failed 0, skipped 0, left 0.`);
+    expect(Number(journal())).toBe(shown);
+    // Carried out: the button says so and takes no second click (the server repeats no step anyway: test/mcp/apps.test.ts).
+    expect(await frame.$eval('#confirm', (b: any) => [b.disabled, b.textContent])).toEqual([true, 'Carried out']);
+    await frame.click('#confirm');
+    expect(Number(journal())).toBe(shown);
+    await screenshots(frame, 'bulk');
   });
 });
 

@@ -5,13 +5,14 @@
  * (test/apps/views.test.ts shows the views themselves in a browser.)
  */
 import { afterEach, describe, expect, test } from 'vitest';
-import { COMMIT_TOOL, UI_EXTENSION, UI_MIME, VIEWS } from '../../src/mcp/composite/apps.js';
+import { BULK_COMMIT_TOOL, COMMIT_TOOL, UI_EXTENSION, UI_MIME, VIEWS } from '../../src/mcp/composite/apps.js';
 import { measureTools, overBudget } from '../../src/mcp/tool-text.js';
 import { CLI, cliEnv, spawnAnnounced } from '../helpers/cli.js';
 import { stop } from '../helpers/temp.js';
 import { accountFixture, seedDb, tempDir } from '../helpers/world.js';
 import { connectHttp, connectInMemory, connectStdio, ERAS, type McpClient } from './clients.js';
-import { firstJson, useMcp, type McpWorld } from './harness.js';
+import { queryRows } from '../helpers/store.js';
+import { firstJson, manyContacts, useMcp, type McpWorld } from './harness.js';
 
 const startMcp = useMcp();
 /** What an MCP Apps host declares (the extension, with the HTML profile). */
@@ -137,6 +138,46 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     expect(moved[0]!.idempotency_key).toBe('card-1');
   });
 
+  test("a host that cannot ask but shows views: runBulk refuses a message plan and points to the plan's card; its Confirm sends it once", async () => {
+    const world = await startMcp({ fixture: manyContacts(5, (i) => ({ tags: i < 3 ? ['gold'] : [] })) });
+    const host = await connectInMemory(era, world.factory, { capabilities: HOST, elicitation: false });
+    const close = world.close;
+    world.close = async () => {
+      await host.close();
+      await close();
+    };
+    const sent = () => queryRows(world.store, "SELECT contact_id FROM conversation WHERE direction = 'out' AND text = 'Shop opens at 9'");
+    const preview = await host.callTool({
+      name: 'previewBulk',
+      arguments: { selection: { bot_id: 10, tags: ['gold'] }, action: { type: 'sendMessage', text: 'Shop opens at 9' } },
+    });
+    const planId = (preview.structuredContent as { data: { plan_id: string; count: number } }).data.plan_id;
+    const tool = (await host.listTools()).tools.find((t) => t.name === 'previewBulk');
+    expect(tool?._meta).toEqual({ ui: { resourceUri: 'ui://workspace/bulk.html' } });
+    const refused = firstJson(await host.callTool({ name: 'runBulk', arguments: { plan_id: planId } }));
+    expect(refused).toMatchObject({ status: 422, code: 'confirmation_required' });
+    expect(refused.message).toContain("the plan's card (shown with previewBulk's answer) has a Confirm button");
+    expect(sent()).toEqual([]);
+    const first = await host.callTool({ name: BULK_COMMIT_TOOL, arguments: { plan_id: planId } });
+    expect(first.structuredContent).toMatchObject({ data: { done: 3, failed: 0, remaining: 0 } });
+    await host.callTool({ name: BULK_COMMIT_TOOL, arguments: { plan_id: planId } });
+    expect(sent()).toHaveLength(3);
+    expect(firstJson(await host.callTool({ name: BULK_COMMIT_TOOL, arguments: { plan_id: 'not-a-plan' } }))).toMatchObject({
+      status: 422,
+      errors: { plan_id: [expect.stringMatching(/previewBulk makes one/)] },
+    });
+    // A client without the views cannot call it at all.
+    expect(firstJson(await world.client.callTool({ name: BULK_COMMIT_TOOL, arguments: { plan_id: planId } }))).toMatchObject({
+      status: 404,
+      message: expect.stringMatching(/^Unknown tool confirmBulkPlan/),
+    });
+    const plan = world.context.audit!.read({ limit: 10, tool: 'runBulk' }).entries.find((e) => e.status === 200);
+    expect(plan?.confirmation).toEqual({
+      how: `app view (bulk plan ${planId})`,
+      by: expect.stringMatching(/^the person, in the Bulk plan view of test 1\.0\.0/),
+    });
+  });
+
   test('the commit tool refuses a call without a key or with an unknown move, moving nothing', async () => {
     const world = await startMcp({ money: { maxAmount: { '*': '1.00' } } });
     const host = await appsClient(world, era);
@@ -190,7 +231,7 @@ test.each(ERAS)('%s: an MCP Apps host\u2019s tools/list, the commit tool include
   expect(overBudget(measureTools(list))).toEqual([]);
 });
 
-test('the tool definitions stay small: the views add under 1 000 characters to tools/list', async () => {
+test('the tool definitions stay small: the views and their two app-only tools add under 1 500 characters to tools/list', async () => {
   const on = await startMcp();
   const off = await startMcp({ ui: false });
   const host = await appsClient(on, '2025-11-25');
@@ -198,8 +239,9 @@ test('the tool definitions stay small: the views add under 1 000 characters to t
   const plain = await size(on.client);
   const apps = await size(host);
   const none = await size(off.client);
-  expect(plain - none).toBeLessThan(300);
-  expect(apps - none).toBeLessThan(1_000);
+  // Each viewed tool's `_meta.ui.resourceUri` (under 65 characters each); the app-only tools only for an Apps host.
+  expect(plain - none).toBeLessThan(65 * VIEWS.flatMap((v) => v.tools).length);
+  expect(apps - none).toBeLessThan(1_500);
 });
 
 describe.each(['stdio', 'http'] as const)('the built CLI over %s', (transport) => {
@@ -231,7 +273,7 @@ describe.each(['stdio', 'http'] as const)('the built CLI over %s', (transport) =
   test.each(ERAS)('%s: the views and the commit tool by default, none of them with --no-ui', async (era) => {
     const on = await connect(era, []);
     expect(names(await on.listTools())).toContain(COMMIT_TOOL);
-    expect((await on.listResources()).resources.filter((r) => r.uri.startsWith('ui://'))).toHaveLength(3);
+    expect((await on.listResources()).resources.filter((r) => r.uri.startsWith('ui://'))).toHaveLength(VIEWS.length);
     expect((await on.readResource({ uri: VIEWS[1]!.uri })).contents[0]).toMatchObject({ mimeType: UI_MIME });
     const off = await connect(era, ['--no-ui']);
     const tools = (await off.listTools()).tools;

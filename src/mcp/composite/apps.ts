@@ -1,7 +1,8 @@
 /**
  * MCP Apps (the `io.modelcontextprotocol/ui` extension): three views a host shows beside a
  * tool's answer, in a sandboxed frame that calls this server's tools through the host.
- * Contacts (getContacts, findContacts), Account (getContactAccounts) and List (getListSchema).
+ * Contacts (getContacts, findContacts), Account (getContactAccounts), List (getListSchema) and
+ * Bulk plan (previewBulk).
  * Each view is one self-contained HTML file built into dist/apps by tools/build-views.mjs and
  * served as a `ui://` resource (`text/html;profile=mcp-app`); a tool names its view in
  * `_meta.ui.resourceUri`, which hosts without MCP Apps ignore, so their results are unchanged.
@@ -25,10 +26,12 @@ import { refusal } from '../result/results.js';
 import { moneyCall } from '../tools/method-tool.js';
 import { clientOf } from '../tools/money-gate.js';
 import type { ToolSpec } from '../tool-spec.js';
+import type { BulkPlans } from '../state.js';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const UI_MIME = 'text/html;profile=mcp-app';
 export const COMMIT_TOOL = 'confirmMoneyMove';
+export const BULK_COMMIT_TOOL = 'confirmBulkPlan';
 
 interface View {
   uri: string;
@@ -61,9 +64,17 @@ export const VIEWS: readonly View[] = [
     description: "A list's fields and its first records.",
     tools: ['getListSchema'],
   },
+  {
+    uri: 'ui://workspace/bulk.html',
+    name: 'bulk',
+    title: 'Bulk plan view',
+    description: 'A previewBulk plan: what it does, to how many, the total, who is skipped; its Confirm carries it out.',
+    tools: ['previewBulk'],
+  },
 ];
 
 const ACCOUNT_URI = VIEWS[1]!.uri;
+const BULK_URI = VIEWS[3]!.uri;
 const BY_TOOL = new Map(VIEWS.flatMap((v) => v.tools.map((t) => [t, v.uri] as const)));
 
 /** The `_meta` of a tool whose result a view shows; undefined for the others. */
@@ -163,6 +174,29 @@ export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSp
         return refusal(fail.invalid('idempotency_key', 'The idempotency key field is required.'));
       // Recorded with the client that showed the view: the click is only as trustworthy as that host.
       return moneyCall(ctx, method.name, rest, extra, { how: 'app view', by: `the person, in the Account view of ${clientOf(extra)}` });
+    },
+  };
+}
+
+/**
+ * The Bulk plan view's commit: the person's click is their one confirmation of the whole plan
+ * (recorded as the app view's, their first answer standing as elicitation's does), then the
+ * plan runs as runBulk runs it (`run`), each contact's step at most once.
+ */
+export function bulkCommitTool(ctx: McpContext, plans: BulkPlans, run: ToolSpec): ToolSpec {
+  return {
+    name: BULK_COMMIT_TOOL,
+    title: 'Confirm a bulk plan',
+    description: 'Bulk plan view only: carries out a plan the person confirmed.',
+    inputSchema: { type: 'object', properties: { plan_id: { type: 'string' } }, required: ['plan_id'] },
+    annotations: { idempotentHint: true },
+    _meta: { ui: { resourceUri: BULK_URI, visibility: ['app'] } },
+    async run(args, extra) {
+      const id = args.plan_id;
+      if (typeof id !== 'string' || !plans.get(id))
+        return refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.'));
+      plans.confirm(id, { accepted: true, how: 'app view', by: `the person, in the Bulk plan view of ${clientOf(extra)}` });
+      return run.run({ plan_id: id }, extra);
     },
   };
 }

@@ -100,6 +100,12 @@ function planWords(body: PlanBody): string {
   }
 }
 
+/** Where the person can confirm a plan this client cannot ask about. */
+const orElsewhere = (extra: ToolExtra): string =>
+  extra.views
+    ? "Tell the person: the plan's card (shown with previewBulk's answer) has a Confirm button that carries it out."
+    : 'Tell the person: they can run it from an MCP client that supports elicitation or MCP Apps views.';
+
 /** Whether a money plan's total passes a cap (the plan is held to them as one move). */
 function overCaps(ctx: McpContext, body: PlanBody): boolean {
   const policy = ctx.money?.policy;
@@ -203,7 +209,7 @@ async function confirmation(
         'confirmation_required',
         'plan_id',
         `${planWords(body)} A message plan needs the person's confirmation, and this client cannot ask them (no elicitation). Nothing was sent. ` +
-          'Tell the person: they can run it from an MCP client that supports elicitation.',
+          orElsewhere(extra),
       ),
       cannot,
     );
@@ -214,8 +220,7 @@ async function confirmation(
         'confirmation_required',
         'plan_id',
         `${planWords(body)} That is over this server's money caps, and this client cannot ask the person to confirm (no elicitation). ` +
-          'Nothing was moved. The person can confirm it in an MCP client that supports elicitation, or raise the caps (--max-amount, --max-daily). ' +
-          'Do not retry the same call.',
+          `Nothing was moved. ${orElsewhere(extra)} Or the operator raises the caps (--max-amount, --max-daily). Do not retry the same call.`,
       ),
       cannot,
     );

@@ -25,7 +25,7 @@ import { log } from '../../log.js';
 import { METHODS } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import type { MethodDef } from '../../api/define.js';
-import { commitTool, isAppOnly, supportsApps, uiMetaOf } from '../composite/apps.js';
+import { bulkCommitTool, commitTool, isAppOnly, supportsApps, uiMetaOf } from '../composite/apps.js';
 import { complete } from './completions.js';
 import { workspaceTool } from '../composite/workspace.js';
 import { exportTool } from '../composite/export.js';
@@ -66,7 +66,8 @@ export function selectTools(ctx: McpContext, filter: ToolFilter = {}): ToolSpec[
   }
   const served = new Set(picked.map((t) => t.name));
   const money = (METHODS as readonly MethodDef[]).some((m) => m.money && served.has(m.name));
-  return money ? [...picked, commitTool(ctx, served)] : picked;
+  const run = picked.find((t) => t.name === 'runBulk');
+  return [...picked, ...(money ? [commitTool(ctx, served)] : []), ...(run && ctx.plans ? [bulkCommitTool(ctx, ctx.plans, run)] : [])];
 }
 
 /** What the client declared: on this request (2026-07-28), or at initialize (2025). */
@@ -134,7 +135,8 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
         };
         return withRequestLog(rctx, async () => {
           try {
-            const result = await tool.run(args, { signal: rctx.mcpReq.signal, progress, elicit, caller });
+            const views = ctx.ui && apps(server, rctx);
+            const result = await tool.run(args, { signal: rctx.mcpReq.signal, progress, elicit, caller, views });
             // The era's own shape of a result (the SDK's McpServer does this for its tools).
             return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.outputSchema);
           } catch (e) {

@@ -109,9 +109,11 @@ const OUTPUT_RULES = new Set(['description', 'enum', 'minimum', 'maximum', 'minL
  * (they say "a JSON integer"), `{anyOf: [{type: t}, {type: "null"}]}` as `type: [t, "null"]`,
  * `propertyNames: {type: "string"}` dropped (JSON keys are strings); for an output schema,
  * descriptions, the rules on values (enums, bounds, patterns) and the `required` lists below the
- * top dropped too (the shape, not every rule).
+ * top dropped too (the shape, not every rule), and a part marked `brief` given as its bare type.
  */
 function compactNode(node: Node, output: boolean, top = true): Node {
+  // A part marked `brief` (src/api/shapes.ts): its bare type in an output schema.
+  if (node.brief === true) return output ? { type: node.type } : compactNode(withoutBrief(node), output, top);
   const out: Node = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === '$schema' || (output && (OUTPUT_RULES.has(k) || (k === 'required' && !top)))) continue;
@@ -134,6 +136,12 @@ function compactNode(node: Node, output: boolean, top = true): Node {
     }
   }
   return out;
+}
+
+function withoutBrief(node: Node): Node {
+  const rest = { ...node };
+  delete rest.brief;
+  return rest;
 }
 
 /**
