@@ -22,7 +22,8 @@ export function startStdio(
   // of 2026-07-28) picks the era, and the factory builds the instance that serves it. The
   // instance answers it at once; the tools, and the service under them, are loaded by the first
   // request that needs them (every start-up check is done by now).
-  const factory = instanceFactory(wiring, instructions);
+  // MCP tasks (2025-11-25) on: over stdio the server acts with its own key, which outlives a request.
+  const factory = instanceFactory(wiring, instructions, { tasks: true });
   let closing = false;
   const stop = () => {
     if (closing) return;

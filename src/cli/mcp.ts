@@ -223,6 +223,7 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
         maxResultChars: o.maxResultChars,
         ui: o.ui,
         localPaths: false,
+        tasks: false,
         seen: search?.seen,
       });
       return { ctx, tools: selectTools(ctx, o.filter), close: search?.close };

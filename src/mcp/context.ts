@@ -68,6 +68,11 @@ export interface McpContextOptions {
   localPaths?: boolean;
   /** A start-up fact the model must see (the database was created empty): in warnings, see `startNotes`. */
   startNote?: string;
+  /**
+   * MCP tasks (2025-11-25): work that goes on after its request answered. On unless the API
+   * key lives only as long as its request (`--auth key`, `--auth oauth`): such work would have none.
+   */
+  tasks?: boolean;
 }
 
 export class McpContext {
@@ -89,6 +94,7 @@ export class McpContext {
   /** Serve the MCP Apps views (`--no-ui` turns them off). */
   readonly ui: boolean;
   readonly localPaths: boolean;
+  readonly tasks: boolean;
   private readonly defaultBotId?: number;
   private readonly accountHolder?: (accountId: number) => number | undefined;
   private ownerId: number | undefined;
@@ -115,6 +121,7 @@ export class McpContext {
     this.maxResultChars = opts.maxResultChars ?? RESULT_BUDGET;
     this.ui = opts.ui ?? true;
     this.localPaths = opts.localPaths ?? true;
+    this.tasks = opts.tasks ?? true;
     this.startNote = opts.startNote;
   }
 

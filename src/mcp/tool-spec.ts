@@ -45,4 +45,14 @@ export interface ToolSpec {
   /** The tool's `_meta` in tools/list (an MCP Apps view's tool: `ui`). */
   _meta?: Record<string, unknown>;
   run(args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome>;
+  /**
+   * The tool may run as an MCP task (2025-11-25). `gate` runs in the call itself (it may ask
+   * the person): `undefined` to go on as a task, else the call's answer (a question) or the
+   * task's whole result (a refusal). `work` is the task, the call's own `extra` apart from its
+   * signal (the task's) and its progress (the task's status message).
+   */
+  task?: {
+    gate(args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome | undefined>;
+    work(args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult>;
+  };
 }

@@ -91,6 +91,15 @@ describe('mcp --http --auth key on the built-in service', () => {
     expect(other.isError).toBe(true);
   });
 
+  test('no MCP tasks are offered: work that went on after its request would have no key', async () => {
+    const { url } = await startKeyed(['--db', seedDb(twoOwners())]);
+    const init = await initialize(url, bearer('alice-key'));
+    expect(init.text).toContain('"capabilities"');
+    expect(init.text).not.toContain('"tasks"');
+    const alice = await connectAs('2025-11-25', url, 'alice-key');
+    expect((await alice.listTools()).tools.find((t) => t.name === 'runBulk')).not.toHaveProperty('execution');
+  });
+
   test.each(ERAS)("%s: an idempotency key of Alice's never replays to Bob", async (era) => {
     const { url } = await startKeyed(['--db', seedDb(twoOwners())]);
     const [alice, bob] = await Promise.all([connectAs(era, url, 'alice-key'), connectAs(era, url, 'bob-key')]);

@@ -358,6 +358,78 @@ function progressOf(plans: BulkPlans, planId: string, warnings: string[]): CallT
 
 export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
   let input: JsonSchema | undefined;
+  const left = (plan: BulkPlan) => LEFT.reduce((n, s) => n + (plans.counts(plan.id)[s] ?? 0), 0);
+
+  /** The plan to carry out and how it was confirmed, or the call's answer now (a refusal, a question, or the plan's end). */
+  async function open(
+    args: Record<string, unknown>,
+    extra: ToolExtra,
+  ): Promise<{ plan: BulkPlan; confirmed?: Confirmation } | { answer: ToolOutcome }> {
+    const checked = checkArguments(RUN_PARAMS, args);
+    if ('error' in checked) return { answer: checked.error };
+    const plan = plans.get(checked.params.plan_id);
+    if (!plan) return { answer: refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.')) };
+    if (left(plan) === 0) return { answer: progressOf(plans, plan.id, []) };
+    const gate = await confirmation(ctx, plans, plan, extra);
+    if ('refusal' in gate) return { answer: refusal(gate.refusal) };
+    if ('ask' in gate) return { answer: gate.ask };
+    return { plan, confirmed: gate.confirmed };
+  }
+
+  /** Carries the plan's steps out until they are all done, the call is cancelled, or `ctx.bulkCallMs` passed; the progress then. */
+  async function carry(plan: BulkPlan, confirmed: Confirmation | undefined, extra: ToolExtra): Promise<CallToolResult> {
+    const runner = randomUUID();
+    if (!plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now()))
+      return progressOf(plans, plan.id, ['Another runBulk call is carrying out this plan now: call again later to see its progress.']);
+    // The plan and how it was confirmed (or that it needed no confirmation), as the run starts.
+    recordPlan(ctx, plan, extra, 200, null, confirmed ?? null);
+    const warnings: string[] = [];
+    // A step under way finishes (a write cut short would leave its outcome unknown): a cancel stops the run between steps.
+    const stepExtra: ToolExtra = { ...extra, elicit: NO_QUESTIONS, signal: uncancellable(extra.signal) };
+    const money = isMoneyAction((plan.body as unknown as PlanBody).action);
+    const total = left(plan);
+    const until = Date.now() + ctx.bulkCallMs;
+    let finished = 0;
+    try {
+      let after = 0;
+      run: for (;;) {
+        const batch = plans.steps(plan.id, { after, limit: BATCH, status: LEFT });
+        if (batch.length === 0) break;
+        for (const step of batch) {
+          after = step.contact_id;
+          if (extra.signal.aborted) {
+            warnings.push('Cancelled: the steps left are not done. Call runBulk again to go on.');
+            break run;
+          }
+          if (Date.now() > until) {
+            warnings.push('Still going: call runBulk again with this plan_id to go on (no step is repeated).');
+            break run;
+          }
+          if (!plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now())) {
+            warnings.push('Another runBulk call took this plan over (this one stalled): it goes on from here.');
+            break run;
+          }
+          const out = money
+            ? await moneyStep(ctx, plans, plan, step, stepExtra, confirmed)
+            : await plainStep(ctx, plans, plan, step, stepExtra);
+          if ('pause' in out) {
+            warnings.push(`Paused: ${out.pause}. Call runBulk again in a minute to go on.`);
+            break run;
+          }
+          plans.mark(plan.id, out);
+          finished++;
+          // Not awaited: a notification to a client that cancelled the call may never be taken (2026-07-28);
+          // a turn of the event loop instead, so a cancellation that came in meanwhile is read.
+          extra.progress(finished, total, `${finished} of ${total} steps`).catch(() => undefined);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+    } finally {
+      plans.letGo(plan.id, runner);
+    }
+    return progressOf(plans, plan.id, warnings);
+  }
+
   return {
     name: RUN_BULK_TOOL_INFO.name,
     title: RUN_BULK_TOOL_INFO.title,
@@ -368,67 +440,52 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     outputSchema: DATA_OUTPUT,
     annotations: { ...RUN_BULK_TOOL_INFO.annotations },
     async run(args, extra) {
-      const checked = checkArguments(RUN_PARAMS, args);
-      if ('error' in checked) return checked.error;
-      const plan = plans.get(checked.params.plan_id);
-      if (!plan) return refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.'));
-      const left = () => LEFT.reduce((n, s) => n + (plans.counts(plan.id)[s] ?? 0), 0);
-      if (left() === 0) return progressOf(plans, plan.id, []);
-      const gate = await confirmation(ctx, plans, plan, extra);
-      if ('refusal' in gate) return refusal(gate.refusal);
-      if ('ask' in gate) return gate.ask;
-      const runner = randomUUID();
-      if (!plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now()))
-        return progressOf(plans, plan.id, ['Another runBulk call is carrying out this plan now: call again later to see its progress.']);
-      // The plan and how it was confirmed (or that it needed no confirmation), as the run starts.
-      recordPlan(ctx, plan, extra, 200, null, gate.confirmed ?? null);
-      const warnings: string[] = [];
-      // A step under way finishes (a write cut short would leave its outcome unknown): a cancel stops the run between steps.
-      const stepExtra: ToolExtra = { ...extra, elicit: NO_QUESTIONS, signal: uncancellable(extra.signal) };
-      const money = isMoneyAction((plan.body as unknown as PlanBody).action);
-      const total = left();
-      const until = Date.now() + ctx.bulkCallMs;
-      let finished = 0;
-      try {
-        let after = 0;
-        run: for (;;) {
-          const batch = plans.steps(plan.id, { after, limit: BATCH, status: LEFT });
-          if (batch.length === 0) break;
-          for (const step of batch) {
-            after = step.contact_id;
-            if (extra.signal.aborted) {
-              warnings.push('Cancelled: the steps left are not done. Call runBulk again to go on.');
-              break run;
-            }
-            if (Date.now() > until) {
-              warnings.push('Still going: call runBulk again with this plan_id to go on (no step is repeated).');
-              break run;
-            }
-            if (!plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now())) {
-              warnings.push('Another runBulk call took this plan over (this one stalled): it goes on from here.');
-              break run;
-            }
-            const out = money
-              ? await moneyStep(ctx, plans, plan, step, stepExtra, gate.confirmed)
-              : await plainStep(ctx, plans, plan, step, stepExtra);
-            if ('pause' in out) {
-              warnings.push(`Paused: ${out.pause}. Call runBulk again in a minute to go on.`);
-              break run;
-            }
-            plans.mark(plan.id, out);
-            finished++;
-            // Not awaited: a notification to a client that cancelled the call may never be taken (2026-07-28);
-            // a turn of the event loop instead, so a cancellation that came in meanwhile is read.
-            extra.progress(finished, total, `${finished} of ${total} steps`).catch(() => undefined);
-            await new Promise((resolve) => setImmediate(resolve));
-          }
+      const o = await open(args, extra);
+      return 'answer' in o ? o.answer : carry(o.plan, o.confirmed, extra);
+    },
+    task: {
+      gate: async (args, extra) => {
+        const o = await open(args, extra);
+        return 'answer' in o ? o.answer : undefined;
+      },
+      // The whole plan, call after call, however long it takes (a remote API's pace): the person confirmed it in the gate.
+      async work(args, extra) {
+        let last = -1;
+        let stalls = 0;
+        for (;;) {
+          const o = await open(args, { ...extra, elicit: NO_QUESTIONS });
+          if ('answer' in o) return o.answer as CallToolResult;
+          const r = await carry(o.plan, o.confirmed, extra);
+          const d = (r.structuredContent as { data: { done: number; failed: number; skipped: number; remaining: number } }).data;
+          if (d.remaining === 0 || extra.signal.aborted) return r;
+          const moved = d.done + d.failed + d.skipped;
+          // Paused (rate limited) or held by another call: wait, and give up after about ten minutes of no step.
+          if (moved === last) {
+            if (++stalls > TASK_STALLS) return r;
+            await sleep(TASK_PAUSE_MS, extra.signal);
+          } else stalls = 0;
+          last = moved;
         }
-      } finally {
-        plans.letGo(plan.id, runner);
-      }
-      return progressOf(plans, plan.id, warnings);
+      },
     },
   };
+}
+
+/** A task's wait before it tries a paused plan again, and how many such waits in a row end it. */
+const TASK_PAUSE_MS = 20_000;
+const TASK_STALLS = 30;
+
+/** `ms` of waiting, cut short by `signal`. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Whether a URI names a bulk plan's outcomes. */

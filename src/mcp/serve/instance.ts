@@ -6,7 +6,12 @@
  * waits on them. Imports nothing of ours beyond types, so that it loads fast.
  */
 import {
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type Result,
   type HandlerResultTypeMap,
   type McpRequestContext,
   type RequestTypeMap,
@@ -49,9 +54,19 @@ type RequestHandlers = {
   ) => HandlerResultTypeMap[M] | Promise<HandlerResultTypeMap[M]>;
 };
 
+/** MCP tasks (2025-11-25, see tasks.ts): each answer, or a ProtocolError thrown. */
+interface TaskHandlers {
+  get(id: unknown): Result;
+  result(id: unknown): Promise<CallToolResult>;
+  list(cursor: unknown): Result;
+  cancel(id: unknown): Result;
+}
+
 /** What the instances of one server share: the handlers, and the hooks the instance needs. */
 export interface Wiring {
   handlers: RequestHandlers;
+  /** Present when the server runs tools as tasks. */
+  tasks?: TaskHandlers;
   /** Checks the state a 2026-07-28 client echoes back (ServerOptions.requestState.verify). */
   verify(state: string, rctx: ServerContext): Promise<unknown>;
   /** Be told when the set of lists changed; returns the unsubscribe function. */
@@ -63,7 +78,11 @@ export interface Wiring {
  * by the first request that needs it (a failure is retried by the next). `instructions` are
  * the server's (instructions.ts), for the tools the wiring will serve.
  */
-export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instructions: string): McpServerFactory {
+export function instanceFactory(
+  wiring: Wiring | (() => Promise<Wiring>),
+  instructions: string,
+  opts: { tasks?: boolean } = {},
+): McpServerFactory {
   let ready: Wiring | undefined = typeof wiring === 'function' ? undefined : wiring;
   let loading: Promise<Wiring> | undefined;
   /** Told of the wiring once it loaded (instances made before that subscribe then). */
@@ -89,7 +108,7 @@ export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instru
   };
 
   return (_rc, o = { pushListChanged: true }) => {
-    const server = new Server(
+    const server = new Instance(
       { name: SERVER_NAME, version: SERVER_VERSION, title: 'Workspace API' },
       {
         capabilities: {
@@ -99,6 +118,8 @@ export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instru
           completions: {},
           // Also installs logging/setLevel (2025); a 2026-07-28 request names its level itself.
           logging: {},
+          // 2025-11-25 tasks (the SDK leaves them out of a 2026-07-28 answer).
+          ...(opts.tasks ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
         },
         instructions,
         requestState: { verify: (state, rctx) => withWiring((w) => w.verify(state, rctx)) },
@@ -115,6 +136,19 @@ export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instru
     server.setRequestHandler('completion/complete', (req, rctx) => withWiring((w) => h(w)['completion/complete'](server, req, rctx)));
     server.setRequestHandler('prompts/list', (req, rctx) => withWiring((w) => h(w)['prompts/list'](server, req, rctx)));
     server.setRequestHandler('prompts/get', (req, rctx) => withWiring((w) => h(w)['prompts/get'](server, req, rctx)));
+    if (opts.tasks) {
+      // Spec methods of 2025-11-25 the SDK's typed surface leaves out: the 2-argument form
+      // validates them by that era's schemas, and a 2026-07-28 request for them finds no method.
+      const on = server.setRequestHandler.bind(server) as unknown as (
+        method: string,
+        fn: (req: { params?: Record<string, unknown> }) => Promise<Result> | Result,
+      ) => void;
+      const t = (w: Wiring) => w.tasks ?? noTasks();
+      on('tasks/get', (req) => withWiring((w) => t(w).get(req.params?.taskId)));
+      on('tasks/result', (req) => withWiring((w) => t(w).result(req.params?.taskId)));
+      on('tasks/list', (req) => withWiring((w) => t(w).list(req.params?.cursor)));
+      on('tasks/cancel', (req) => withWiring((w) => t(w).cancel(req.params?.taskId)));
+    }
 
     if (o.pushListChanged) {
       // Lists change only through tools, so an instance whose wiring is still loading has
@@ -138,4 +172,39 @@ export function instanceFactory(wiring: Wiring | (() => Promise<Wiring>), instru
     }
     return server;
   };
+}
+
+/** Wiring without tasks behind an instance that offers them: none of them exists. */
+function noTasks(): never {
+  throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found');
+}
+
+/** A task-augmented tools/call's answer, left by its handler for the instance to send instead of the tool result. */
+const created = new WeakMap<Server, Map<string | number, { task: Result }>>();
+
+/** Answer the tools/call `requestId` on `server` with `task` (the handler returns what the SDK's checks of a tool result see). */
+export function answerWithTask(server: Server, requestId: string | number, task: Result): CallToolResult {
+  let m = created.get(server);
+  if (!m) created.set(server, (m = new Map()));
+  m.set(requestId, { task });
+  return { content: [] };
+}
+
+/** The SDK's Server, answering a task-augmented tools/call with its task (CreateTaskResult). */
+class Instance extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return async (request, ctx) => {
+      const result = await wrapped(request, ctx);
+      const m = created.get(this);
+      const task = m?.get(request.id);
+      if (!task) return result;
+      m!.delete(request.id);
+      return task;
+    };
+  }
 }

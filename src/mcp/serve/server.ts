@@ -14,6 +14,8 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   isInputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
   type CallToolResult,
   type ClientCapabilities,
   type InputRequiredResult,
@@ -33,14 +35,15 @@ import { findContactsTool } from '../composite/find-contacts.js';
 import { runBulkTool } from '../composite/bulk.js';
 import { previewBulkTool } from '../composite/bulk-plan.js';
 import { pick, type ToolFilter } from './tool-filter.js';
-import { instanceFactory, type InstanceOptions, type McpServerFactory, type Wiring } from './instance.js';
+import { answerWithTask, instanceFactory, type InstanceOptions, type McpServerFactory, type Wiring } from './instance.js';
+import { Tasks } from './tasks.js';
 import { instructionsFor } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
 import { logWithin, withRequestLog } from '../logging.js';
 import { listResources, readResource, TEMPLATES } from '../composite/resources.js';
 import { refusal } from '../result/results.js';
 import { methodTools } from '../tools/method-tool.js';
-import type { ToolSpec } from '../tool-spec.js';
+import type { ToolExtra, ToolOutcome, ToolSpec } from '../tool-spec.js';
 import type { McpContext } from '../context.js';
 
 export { type InstanceOptions, type McpServerFactory } from './instance.js';
@@ -79,6 +82,7 @@ function clientCapabilitiesOf(server: Server, rctx: ServerContext): ClientCapabi
 /** How the instances over a shared context and tool set answer (see instance.ts). */
 export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const tasks = ctx.tasks ? new Tasks() : undefined;
   // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
   // Two lists: tools only MCP Apps views may call are offered only to clients that declare MCP Apps.
   const listed: { all?: Tool[]; model?: Tool[] } = {};
@@ -90,6 +94,8 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
       inputSchema: t.inputSchema as Tool['inputSchema'],
       ...(t.outputSchema ? { outputSchema: t.outputSchema as Tool['outputSchema'] } : {}),
       annotations: t.annotations,
+      // 2025-11-25 only: the SDK leaves `execution` out of a 2026-07-28 list.
+      ...(tasks && t.task ? { execution: { taskSupport: 'optional' as const } } : {}),
       ...(t._meta ? { _meta: t._meta } : {}),
     }));
     return apps ? listed.all : (listed.model ??= listed.all.filter((_, i) => !isAppOnly(tools[i]!)));
@@ -133,9 +139,27 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
           session: rctx.sessionId ?? null,
           ...(signedIn?.client !== undefined ? { oauthClient: { id: rctx.http!.authInfo!.clientId, name: signedIn.client } } : {}),
         };
+        const views = ctx.ui && apps(server, rctx);
+        const asked = (req.params as { task?: { ttl?: unknown } }).task;
+        if (asked !== undefined && tasks && !tool.task)
+          throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${tool.name} does not run as a task: call it without one`);
+        if (asked !== undefined && tasks && tool.task) {
+          const ttl = typeof asked.ttl === 'number' ? asked.ttl : undefined;
+          const { task } = tool;
+          return withRequestLog(rctx, () =>
+            startTask(
+              server,
+              rctx.mcpReq.id,
+              tasks,
+              { ...tool, task },
+              args,
+              { signal: rctx.mcpReq.signal, progress, elicit, caller, views },
+              ttl,
+            ),
+          );
+        }
         return withRequestLog(rctx, async () => {
           try {
-            const views = ctx.ui && apps(server, rctx);
             const result = await tool.run(args, { signal: rctx.mcpReq.signal, progress, elicit, caller, views });
             // The era's own shape of a result (the SDK's McpServer does this for its tools).
             return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.outputSchema);
@@ -155,9 +179,58 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
       'prompts/list': () => ({ prompts: listPrompts() }),
       'prompts/get': (_server, req) => getPrompt(req.params.name, req.params.arguments ?? {}),
     },
+    ...(tasks
+      ? {
+          tasks: {
+            get: (id) => tasks.get(id),
+            result: (id) => tasks.result(id),
+            list: (cursor) => tasks.list(cursor),
+            cancel: (id) => tasks.cancel(id),
+          },
+        }
+      : {}),
     verify: ctx.questions.verify,
     onListsChanged: (fn) => ctx.onListsChanged(fn),
   };
+}
+
+/**
+ * A task-augmented call (2025-11-25): the tool's gate in the call (it may ask the person), then
+ * the task, answered at once; its work goes on with the call's caller and views, its own signal
+ * (tasks/cancel) and its status message for progress.
+ */
+async function startTask(
+  server: Server,
+  requestId: string | number,
+  tasks: Tasks,
+  tool: ToolSpec & { task: NonNullable<ToolSpec['task']> },
+  args: Record<string, unknown>,
+  extra: ToolExtra,
+  ttl: number | undefined,
+): Promise<CallToolResult | InputRequiredResult> {
+  let gated: ToolOutcome | undefined;
+  try {
+    gated = await tool.task.gate(args, extra);
+  } catch (e) {
+    logWithin(extra.signal, () => log.error({ err: e, tool: tool.name }, 'tool failed'));
+    return refusal(new ApiError('server_error', 'Server Error'));
+  }
+  if (gated && isInputRequiredResult(gated)) return gated;
+  const task = tasks.start(
+    ttl,
+    gated
+      ? { result: server.projectCallToolResult(gated, tool.outputSchema) as CallToolResult }
+      : async (signal, say) => {
+          const work = { ...extra, signal, progress: async (_v: number, _t: number | undefined, message: string) => say(message) };
+          try {
+            return server.projectCallToolResult(await tool.task.work(args, work), tool.outputSchema) as CallToolResult;
+          } catch (e) {
+            log.error({ err: e, tool: tool.name }, 'task failed');
+            throw e;
+          }
+        },
+  );
+  return answerWithTask(server, requestId, task);
 }
 
 /** The factory of MCP servers over a shared context and tool set. */
@@ -168,6 +241,7 @@ export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerF
       tools.map((t) => t.name),
       ctx.maxResultChars,
     ),
+    { tasks: ctx.tasks },
   );
 }
 
