@@ -3,8 +3,8 @@
  * a real instance. Statuses and bodies pass through unchanged. A 429 was not carried out, so it
  * is waited out and sent again; a write that may have reached the server is never sent twice
  * (the remote service does not deduplicate): the caller is told the outcome is unknown. Reads
- * retry with backoff. Requests are paced below the per-key limit. The key never appears in a
- * log line or an error text.
+ * retry with backoff. Requests are paced below the per-key limit, corrected by the service's
+ * X-RateLimit headers. The key never appears in a log line or an error text.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { Pool, errors as undiciErrors } from 'undici';
@@ -167,12 +167,15 @@ export class RemoteBackend implements Backend {
     const isRead = def?.annotations.readOnlyHint ?? false;
     const attempts = isRead ? (this.o.readAttempts ?? 3) : 1;
     for (let attempt = 1; ; attempt++) {
-      await this.pacerOf().take(opts.signal, (ms) => opts.onProgress?.(`pacing requests: waiting ${Math.ceil(ms / 1000)} s`));
+      const pacer = this.pacerOf();
+      await pacer.take(opts.signal, (ms) => opts.onProgress?.(`pacing requests: waiting ${Math.ceil(ms / 1000)} s`));
       // Cancelled before it left: nothing was sent.
       if (opts.signal?.aborted) return failure('cancelled', 'The call was cancelled.');
       const outcome = await this.send(method, verb, params, opts.signal);
       if ('response' in outcome) {
         const r = outcome.response;
+        // The service's count of this key's window (another process may share the key), its limit, a 429's wait.
+        pacer.observe(r.status, r.headers);
         if (r.status >= 500 && !isRead) {
           return {
             ...r,
