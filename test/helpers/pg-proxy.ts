@@ -54,6 +54,9 @@ export async function startPgProxy(pgPort: number): Promise<PgProxy> {
     }
     accepted++;
     const upstream = new Socket();
+    // Each message is written as it is read: without Nagle's wait, a round trip costs no extra 40 ms.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     sockets.add(client).add(upstream);
     client.on('close', () => sockets.delete(client));
     upstream.on('close', () => sockets.delete(upstream));
