@@ -4,7 +4,7 @@
  * command) and `--version`. Bad usage is one line on stderr and exit status 2. Only deliberate
  * command output goes to stdout.
  */
-import { openService, StartError } from './open.js';
+import { StartError } from './start-error.js';
 import { locateDb } from './paths.js';
 import type { Answerer } from '../http/server.js';
 import { log } from '../log.js';
@@ -23,6 +23,8 @@ async function serve(args: string[]): Promise<void> {
   if (values.db === '') throw new UsageError('--db needs a file path');
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
+  // The store and SQLite load only for the commands that open a database.
+  const { openService } = await import('./open.js');
   const opened = await openService(loc, { rateLimit, logger: log });
   const service = opened.service;
   const { listen } = await import('../http/server.js');

@@ -2,12 +2,14 @@
  * Opening the backend the MCP server runs over, with what goes with it (its scope, data folder,
  * audit trail, search, banner lines): the built-in service over a SQLite file or a PostgreSQL
  * database (`openLocal`), or a remote Workspace API (`openRemote`). Every start-up check of the
- * database, the key and the URL is made here, before the server answers anything.
+ * database, the key and the URL is made here: over HTTP before the server listens, over stdio
+ * right after its first answer (which needs none of this), before any other request is served.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { makeDataDir, openChecked, removeMade, serviceOver, StartError, type Checked, type OwnerSummary } from './open.js';
+import { makeDataDir, openChecked, removeMade, serviceOver, type Checked, type OwnerSummary } from './open.js';
+import { StartError } from './start-error.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
 import type { AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';

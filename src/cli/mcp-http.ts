@@ -6,7 +6,7 @@ import type { ToolSpec } from '../mcp/tool-spec.js';
 import { printBanner } from './banner.js';
 import { reachableUrls } from './hosts.js';
 import type { BackendSetup } from './mcp-backend.js';
-import { StartError } from './open.js';
+import { StartError } from './start-error.js';
 
 /**
  * Serve `serving`'s tools over Streamable HTTP on `host`:`port` until SIGINT or SIGTERM, which

@@ -5,42 +5,69 @@ import { log } from '../log.js';
 import { claudeMcpAdd, mcpServersJson, printBanner, stdioEntry } from './banner.js';
 import type { BackendSetup } from './mcp-backend.js';
 
+/** How long a server that was sent nothing waits before opening its backend anyway. */
+const OPEN_UNASKED_MS = 50;
+
 /**
  * Serve over stdin and stdout until stdin ends or SIGINT or SIGTERM, which close the server
- * and then `setup`. `instructions` are answered at once; `wiring` (the tools, and the service
- * under them) is loaded by the first request that needs it. The banner prints the client config
- * that starts the same server again: the flags `values` (`remote`: the base URL, if remote).
+ * and then the backend. `instructions` are answered at once. `open` (the backend, with every
+ * start-up check) is called once the first answer is written, or by the first request that
+ * needs it, or when stdin ends or nothing came within OPEN_UNASKED_MS; `wiring` (the tools, and
+ * the service under them) is loaded by the first request that needs it. Resolves once the
+ * backend is open, rejects with its start-up error (the CLI then exits with status 2). The
+ * banner prints the client config that starts the same server again: the flags `values`
+ * (`remote`: the base URL, if remote).
  */
-export function startStdio(
+export async function startStdio(
   wiring: () => Promise<Wiring>,
   instructions: string,
-  setup: BackendSetup,
+  open: () => Promise<BackendSetup>,
   values: Record<string, string | boolean | undefined>,
   remote: string | undefined,
-): void {
+): Promise<void> {
   // Both protocol eras over one connection: the first message (initialize, or server/discover
   // of 2026-07-28) picks the era, and the factory builds the instance that serves it. The
   // instance answers it at once; the tools, and the service under them, are loaded by the first
-  // request that needs them (every start-up check is done by now).
+  // request that needs them, once the backend has passed every start-up check.
   // MCP tasks (2025-11-25) on: over stdio the server acts with its own key, which outlives a request.
   const factory = instanceFactory(wiring, instructions, { tasks: true });
+  let asked!: () => void;
+  const opened = new Promise<void>((resolve) => (asked = resolve)).then(open);
+  /** The backend, opened when first asked for. */
+  const backend = () => {
+    asked();
+    return opened;
+  };
   let closing = false;
   const stop = () => {
     if (closing) return;
     closing = true;
-    void served
-      .close()
-      .then(() => setup.close())
-      .finally(() => process.exit(0));
+    // A backend that fails its checks is main.ts's to report (one line, exit status 2).
+    void backend().then(
+      (setup) =>
+        served
+          .close()
+          .then(() => setup.close())
+          .finally(() => process.exit(0)),
+      () => {},
+    );
+  };
+  const transport = new StdioServerTransport();
+  const send = transport.send.bind(transport);
+  transport.send = async (...message) => {
+    await send(...message);
+    void backend().catch(() => {});
   };
   const served = serveStdio((rc) => factory(rc), {
-    transport: new StdioServerTransport(),
+    transport,
     onerror: (e) => log.warn({ err: e }, 'MCP stdio'),
   });
   process.stdin.once('end', stop);
   process.stdin.once('close', stop);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const unasked = setTimeout(backend, OPEN_UNASKED_MS);
+  const setup = await opened.finally(() => clearTimeout(unasked));
   const entry = stdioEntry(
     stdioArgs(values, remote, setup),
     remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY',

@@ -14,15 +14,13 @@ import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/result/budget.js';
 import type { McpContext } from '../mcp/context.js';
 import type { Callers } from '../mcp/serve/http.js';
 import type { ToolSpec } from '../mcp/tool-spec.js';
-import { McpStateStore } from '../state/mcp-state.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { COMMANDS } from './help.js';
-import { MCP_STATE_FILE, openLocal, openRemote, type BackendSetup, type Configured, type Keyed, type McpState } from './mcp-backend.js';
-import { startHttp, startHttpByKey } from './mcp-http.js';
+import type { BackendSetup, Configured, Keyed, McpState } from './mcp-backend.js';
 import { withRequestKey } from './request-key.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
-import { StartError } from './open.js';
+import { StartError } from './start-error.js';
 import { envSecret } from '../service/secrets.js';
 
 type Values = Record<string, string | boolean | undefined>;
@@ -117,13 +115,13 @@ function configuredOf(values: Values): Configured {
 }
 
 /**
- * `opened` with the MCP server's own state (the backend's on PostgreSQL, else a SQLite file in
- * its data folder) and the money caps in its banner; closing it closes both.
+ * `opened` with the MCP server's own state (the backend's on PostgreSQL, else the SQLite file
+ * `stateFile` in its data folder) and the money caps in its banner; closing it closes both.
  */
-async function withState(opened: BackendSetup, policy: MoneyPolicy): Promise<{ setup: BackendSetup; state: McpState }> {
+async function withState(opened: BackendSetup, policy: MoneyPolicy, stateFile: string): Promise<Opened> {
   let state: McpState;
   try {
-    state = opened.state ?? McpStateStore.open(join(opened.dataDir, MCP_STATE_FILE));
+    state = opened.state ?? (await import('../state/mcp-state.js')).McpStateStore.open(join(opened.dataDir, stateFile));
   } catch (e) {
     await opened.close();
     throw new StartError(`the MCP server's state file cannot be opened: ${(e as Error).message}`);
@@ -137,6 +135,25 @@ async function withState(opened: BackendSetup, policy: MoneyPolicy): Promise<{ s
     },
   };
   return { setup, state };
+}
+
+/** The backend, opened and checked, and the MCP server's own state. */
+interface Opened {
+  setup: BackendSetup;
+  state: McpState;
+}
+
+/**
+ * Open the backend and the MCP state: every start-up check of the database, the key and the
+ * URL is made here (its code, the store and SQLite among it, is loaded here too).
+ */
+async function openBackend(flags: StartFlags, values: Values, configured: Configured, policy: MoneyPolicy, seen: SeenIds, keyed: boolean) {
+  const { openLocal, openRemote, MCP_STATE_FILE } = await import('./mcp-backend.js');
+  const opened =
+    flags.remote !== undefined
+      ? await openRemote(flags.remote, flags.remoteSource, configured, seen, keyed)
+      : await openLocal(values.db as string | undefined, flags.rateLimit, configured, keyed);
+  return withState(opened, policy, MCP_STATE_FILE);
 }
 
 /** The call context and the tools over the wired backend, and how an instance is wired to them. */
@@ -320,11 +337,6 @@ export async function runMcp(args: string[]): Promise<void> {
   const configured = configuredOf(values);
   const policy = moneyPolicy(values, flags.remote !== undefined);
   const seen = new SeenIds();
-  const opened =
-    flags.remote !== undefined
-      ? await openRemote(flags.remote, flags.remoteSource, configured, seen, keyed)
-      : await openLocal(values.db as string | undefined, flags.rateLimit, configured, keyed);
-  const { setup, state } = await withState(opened, policy);
   const options: ServeOptions = {
     policy,
     defaultBotId: configured.botId,
@@ -334,6 +346,22 @@ export async function runMcp(args: string[]): Promise<void> {
     ui: values['no-ui'] !== true,
     http: values.http === true,
   };
+  if (!values.http) {
+    // Over stdio the opening message is answered first (it needs only the name, the
+    // capabilities and the instructions); the backend is opened and checked right after, and a
+    // check that fails still ends the start with one line and exit status 2 (main.ts). Every
+    // other request waits for it.
+    let opening: Promise<Opened> | undefined;
+    const open = () => (opening ??= openBackend(flags, values, configured, policy, seen, keyed));
+    const wiring = async () => {
+      const { setup, state } = await open();
+      const { ctx, tools, wiringOf } = await servingOver(setup, state, options)();
+      return wiringOf(ctx, tools);
+    };
+    return startStdio(wiring, instructionsFor(isServed, flags.maxResultChars), () => open().then((o) => o.setup), values, flags.remote);
+  }
+  const { setup, state } = await openBackend(flags, values, configured, policy, seen, keyed);
+  const { startHttp, startHttpByKey } = await import('./mcp-http.js');
   if (setup.keyed) {
     const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };
     if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, flags.host, flags.port);
@@ -343,11 +371,5 @@ export async function runMcp(args: string[]): Promise<void> {
     const keyRecheckMs = flags.remote !== undefined ? 30_000 : 0;
     return startHttpByKey({ ...callers, gate, keyRecheckMs }, closing, flags.host, flags.port, auth.publicUrl);
   }
-  const serving = servingOver(setup, state, options);
-  if (values.http) return startHttp(serving, setup, flags.host, flags.port);
-  const wiring = async () => {
-    const { ctx, tools, wiringOf } = await serving();
-    return wiringOf(ctx, tools);
-  };
-  startStdio(wiring, instructionsFor(isServed, flags.maxResultChars), setup, values, flags.remote);
+  return startHttp(servingOver(setup, state, options), setup, flags.host, flags.port);
 }

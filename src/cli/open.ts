@@ -30,9 +30,7 @@ import type { Logger } from '../log.js';
 import type { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
 import { pgEnv } from './pg-env.js';
-
-/** A start-up problem: one line naming it and the fix (the CLI exits with status 2). */
-export class StartError extends Error {}
+import { StartError } from './start-error.js';
 
 /** How long start-up waits for another program's write lock before calling the file locked. */
 const LOCK_WAIT_MS = 5_000;

@@ -528,9 +528,10 @@ describe('what the server writes is private', () => {
     const client = withinBudget(new Client({ name: 't', version: '1' }));
     await client.connect(transport);
     try {
+      // The database is made right after the first answer: a tool call waits for it.
+      const exported = (await client.callTool({ name: 'exportContacts', arguments: {} })) as CallToolResult;
       const db = join(dir, 'work', 'rel.db');
       for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}.secret`]) expect(mode(f), f).toBe('600');
-      const exported = (await client.callTool({ name: 'exportContacts', arguments: {} })) as CallToolResult;
       const file = (exported.structuredContent as any).file as string;
       expect(file.startsWith(join(dir, 'work', 'exports'))).toBe(true);
       expect(mode(file)).toBe('600');

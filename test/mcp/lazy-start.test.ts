@@ -3,13 +3,18 @@
  * loaded (src/mcp/serve/instance.ts): the built CLI over a pipe, in raw JSON-RPC. What it answers must
  * not change by a byte for that: the instructions are the ones instructions.ts makes for the
  * tools tools/list then lists, with and without the tool flags, and a request sent at once,
- * before anything was loaded, is answered as a later one is.
+ * before anything was loaded, is answered as a later one is. The database is opened and checked
+ * only after the first answer: a check that fails still ends the start with one line and exit
+ * status 2, with nothing created.
  */
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { METHODS } from '../../src/api/catalog.js';
+import { isMoney, type MethodDef } from '../../src/api/define.js';
 import { instructionsFor } from '../../src/mcp/serve/instructions.js';
 import { RESULT_BUDGET } from '../../src/mcp/result/budget.js';
-import { INITIALIZE, spawnRpc } from '../helpers/cli.js';
+import { cliEnv, INITIALIZE, spawnRpc } from '../helpers/cli.js';
 import { tempDir } from '../helpers/world.js';
 
 const DISCOVER = {
@@ -74,4 +79,27 @@ test('a 2026-07-28 server/discover answers with the same instructions, and a too
   } finally {
     rpc.proc.kill();
   }
+});
+
+test('the instructions name every tool of the catalog that moves money, and no other, for its idempotency_key', () => {
+  const money = (METHODS as readonly MethodDef[]).filter(isMoney).map((m) => m.name);
+  expect(money.length).toBeGreaterThan(0);
+  const all = instructionsFor(() => true, RESULT_BUDGET);
+  expect(all).toContain(`Give ${money.join(' and ')} an idempotency_key,`);
+  expect(instructionsFor((name) => name !== money[0], RESULT_BUDGET)).toContain(`Give ${money.slice(1).join(' and ')} an idempotency_key,`);
+});
+
+test('initialize is answered before the database is checked; a check that fails then ends the start: one line, exit 2, nothing created', async () => {
+  const dir = tempDir();
+  const rpc = spawnRpc(['mcp', '--db', join(dir, 'new.db')], cliEnv({ WORKSPACE_API_KEY: 'no-such-key' }));
+  const exited = new Promise<number | null>((r) => rpc.proc.once('exit', r));
+  rpc.send({ ...INITIALIZE, id: 1 });
+  const init = await rpc.answer(1);
+  expect(init.result.serverInfo.name).toBe('workspace-mcp');
+  expect(await exited).toBe(2);
+  const lines = rpc.stderr().split('\n').filter(Boolean);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^workspace-mcp: .*does not exist yet, so no owner has that key/);
+  expect(rpc.lines()).toHaveLength(1);
+  expect(readdirSync(dir)).toEqual([]);
 });

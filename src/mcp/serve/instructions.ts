@@ -3,8 +3,13 @@
  * each tool's description (clients put them before the model with the tools). Only tools that
  * are served are named.
  */
-import { METHODS } from '../../api/catalog.js';
-import { isMoney, type MethodDef } from '../../api/define.js';
+
+/**
+ * The methods that move money (the catalog's `money` ones), by name: the instructions are the
+ * first answer's, and the catalog (every method's schemas) is not loaded for them.
+ * test/mcp/lazy-start.test.ts checks the list against the catalog.
+ */
+const MONEY_METHODS = ['addFundsToContactAccount', 'withdrawFundsFromContactAccount'];
 
 /** The instructions for a server with these tools (their names, or whether a name is served) and this result budget. */
 export function instructionsFor(tools: readonly string[] | ((name: string) => boolean), budget: number): string {
@@ -38,7 +43,7 @@ export function instructionsFor(tools: readonly string[] | ((name: string) => bo
     'Amounts are integers in minor units of the currency: 10.00 USD is 1000 (JPY has no minor unit: 10 JPY is 10). ' +
       'Currency codes are ISO 4217 in capitals (USD).',
   );
-  const money = (METHODS as readonly MethodDef[]).filter((m) => isMoney(m) && has(m.name)).map((m) => m.name);
+  const money = MONEY_METHODS.filter(has);
   if (money.length) {
     lines.push(
       `Give ${money.join(' and ')} an idempotency_key, new for each move and the same on its retry: the money then moves once ` +
