@@ -6,7 +6,8 @@
  * `capabilities.tasks` from that era's answers): there the tool answers as it always does.
  *
  * Tasks live in memory, per wiring (one owner's, when each person is served as themselves),
- * for their time to live (1 hour unless asked for less, at most 24 hours), at most 100 at once.
+ * for their time to live (1 hour unless asked for less, at most 24 hours; a task still working is
+ * kept until it ends, so it can be seen and cancelled), at most 100 at once.
  * A task id is 122 random bits. What a task does is durable by itself (a bulk plan's steps are
  * recorded as they run), so a task lost with the process loses only its handle.
  */
@@ -29,7 +30,7 @@ export type TaskView = {
 interface Held {
   view: TaskView;
   abort: AbortController;
-  /** Settles once the task is in a terminal state. */
+  /** Resolves once the work ended (never rejects). */
   done: Promise<void>;
   result?: CallToolResult;
   expires: number;
@@ -53,13 +54,16 @@ export class Tasks {
 
   constructor(private readonly max = 100) {}
 
+  /** Forgets ended tasks past their time to live; a working one is kept until it ends (so it can still be seen and cancelled). */
   private sweep(now = Date.now()): void {
-    for (const [id, t] of this.held) if (t.expires <= now) this.held.delete(id);
+    for (const [id, t] of this.held) if (t.expires <= now && TERMINAL.has(t.view.status)) this.held.delete(id);
   }
 
   private touch(t: Held, change: Partial<TaskView>): void {
     if (TERMINAL.has(t.view.status)) return;
     Object.assign(t.view, change, { lastUpdatedAt: new Date().toISOString() });
+    // A task that ends past its time to live (kept while it worked) is kept a minute more for its result.
+    if (TERMINAL.has(t.view.status)) t.expires = Math.max(t.expires, Date.now() + MIN_TTL_MS);
   }
 
   /** A new task doing `work` (or, given `result`, one that already ended with it). */
@@ -97,10 +101,11 @@ export class Tasks {
     const begun = { ...view };
     if ('result' in work) end(work.result);
     else
-      t.done = work(abort.signal, (statusMessage) => this.touch(t, { statusMessage })).then(end, (e: unknown) => {
-        end({ isError: true, content: [{ type: 'text', text: JSON.stringify({ message: 'Server Error' }) }] });
-        throw e;
-      });
+      // A failure is the task's (failed; the work logs it): nobody may be waiting on `done`, and a
+      // rejection none handles would end the process.
+      t.done = work(abort.signal, (statusMessage) => this.touch(t, { statusMessage })).then(end, () =>
+        end({ isError: true, content: [{ type: 'text', text: JSON.stringify({ message: 'Server Error' }) }] }),
+      );
     this.held.set(view.taskId, t);
     return begun;
   }
@@ -119,7 +124,7 @@ export class Tasks {
   /** The tool's result once the task ended (tasks/result waits for it), tied to its task. */
   async result(id: unknown): Promise<CallToolResult> {
     const t = this.find(id);
-    await t.done.catch(() => undefined);
+    await t.done;
     const r = t.result ?? { isError: true, content: [{ type: 'text', text: JSON.stringify({ message: 'The task was cancelled.' }) }] };
     return { ...r, _meta: { ...r._meta, [RELATED]: { taskId: t.view.taskId } } };
   }
