@@ -27,6 +27,7 @@ import { moneyCall } from '../tools/method-tool.js';
 import { clientOf } from '../tools/money-gate.js';
 import type { ToolSpec } from '../tool-spec.js';
 import type { BulkPlans } from '../state.js';
+import { expiredUnstarted } from './bulk.js';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const UI_MIME = 'text/html;profile=mcp-app';
@@ -193,10 +194,13 @@ export function bulkCommitTool(ctx: McpContext, plans: BulkPlans, run: ToolSpec)
     _meta: { ui: { resourceUri: BULK_URI, visibility: ['app'] } },
     async run(args, extra) {
       const id = args.plan_id;
-      if (typeof id !== 'string' || !plans.get(id))
-        return refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.'));
-      plans.confirm(id, { accepted: true, how: 'app view', by: `the person, in the Bulk plan view of ${clientOf(extra)}` });
-      return run.run({ plan_id: id }, extra);
+      const plan = typeof id === 'string' ? plans.get(id) : undefined;
+      if (!plan) return refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.'));
+      // A click on a card left open past the plan's time confirms nothing (runBulk refuses such a plan too).
+      const expired = plan.confirmation ? undefined : expiredUnstarted(plans, plan);
+      if (expired) return refusal(expired);
+      plans.confirm(plan.id, { accepted: true, how: 'app view', by: `the person, in the Bulk plan view of ${clientOf(extra)}` });
+      return run.run({ plan_id: plan.id }, extra);
     },
   };
 }

@@ -145,6 +145,20 @@ function recordPlan(
   }
 }
 
+/**
+ * The refusal of a plan that expired before any of its steps ran; undefined when it may go on. A
+ * plan once started is carried out to its end, however long that takes: a new plan in its place
+ * would act again on the contacts it already did.
+ */
+export function expiredUnstarted(plans: BulkPlans, plan: BulkPlan): ApiError | undefined {
+  if (Date.parse(plan.expires_at) >= Date.now()) return undefined;
+  const n = plans.counts(plan.id);
+  // previewBulk records the contacts it skips as skipped steps: only more than those is a start.
+  const acted = (n.done ?? 0) + (n.failed ?? 0) + (n.running ?? 0) + (n.unknown ?? 0) + (n.skipped ?? 0);
+  if (acted > ((plan.body as unknown as PlanBody).skipped ?? 0)) return undefined;
+  return fail.invalid('plan_id', `This plan expired at ${plan.expires_at} before it was started: make a new one with previewBulk.`);
+}
+
 /** The plan may go on (confirmed, or needing no confirmation), or the refusal, or the question to the person. */
 async function confirmation(
   ctx: McpContext,
@@ -168,11 +182,8 @@ async function confirmation(
           ),
         };
   if (plan.confirmation) return decided(plan.confirmation);
-  if (Date.parse(plan.expires_at) < Date.now())
-    return refuse(
-      fail.invalid('plan_id', `This plan expired at ${plan.expires_at} before it was started: make a new one with previewBulk.`),
-      null,
-    );
+  const expired = expiredUnstarted(plans, plan);
+  if (expired) return refuse(expired, null);
   const reply = extra.elicit.reply(QUESTION_ID);
   if (reply) {
     const accepted = reply.action === 'accept' && reply.content[QUESTION_ID] === true;
