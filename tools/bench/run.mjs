@@ -8,7 +8,7 @@
  *
  * Areas (--only takes a comma list of these): http, ledger, export, remote, lists, mcp, pg, soak, install, profile
  * (pg: tools/bench/pg.mjs, PostgreSQL beside SQLite on a throwaway PostgreSQL it starts itself;
- * remote: tools/bench/remote-sync.mjs, `mcp --remote` against `serve` at its 120 a minute, about 4 minutes).
+ * remote: tools/bench/remote-sync.mjs, `mcp --remote` against `serve` at its 120 a minute, about 5 minutes).
  * Sizes: the default finishes in roughly 10 minutes on 2 cores; --full uses the issue's sizes
  * (1 000 000-contact export and the contacts.mjs run on it, 100 000 list records, 10-minute
  * soak, longer HTTP rounds); --quick is a smoke run of a minute or two (figures are noisy).
@@ -1299,7 +1299,7 @@ async function benchPg(ctx) {
 // ---------------------------------------------------------------- remote (remote-sync.mjs)
 async function benchRemote(ctx) {
   const [contacts, added, restart] = ctx.size.remote;
-  say(`remote-sync.mjs: ${contacts.toLocaleString('en')} contacts through mcp --remote against serve at 120 a minute (about 4 minutes)`);
+  say(`remote-sync.mjs: ${contacts.toLocaleString('en')} contacts through mcp --remote against serve at 120 a minute (about 5 minutes)`);
   const { json: j } = await runNode(
     [join(HERE, 'remote-sync.mjs'), '--contacts', String(contacts), '--added', String(added), '--restart', String(restart)],
     ctx,
