@@ -401,6 +401,17 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     const total = left(plan);
     const until = Date.now() + ctx.bulkCallMs;
     let finished = 0;
+    // A step may outlast the hold (a remote API's pace, a rate limit's wait): renewed while this run
+    // lives, so no other call takes over a step still under way, reads its balance as not moved
+    // yet and moves the money again. A run that died stops renewing it.
+    const beat = setInterval(() => {
+      try {
+        plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now());
+      } catch (e) {
+        logWithin(extra.signal, () => log.error({ err: e, tool: RUN_BULK_TOOL_INFO.name }, 'bulk plan hold not renewed'));
+      }
+    }, HOLD_MS / 3);
+    beat.unref();
     try {
       let after = 0;
       run: for (;;) {
@@ -436,6 +447,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
         }
       }
     } finally {
+      clearInterval(beat);
       plans.letGo(plan.id, runner);
     }
     return progressOf(plans, plan.id, warnings);
