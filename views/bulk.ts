@@ -12,6 +12,8 @@ import { bodyOf, errorOf, h, money, show, startView } from './common.js';
 
 interface Plan {
   plan_id: string;
+  /** The plan's action as the server checked it (the call's arguments only as a fall-back). */
+  action?: Action;
   count: number;
   total?: number;
   currency?: string;
@@ -133,7 +135,11 @@ function render(): void {
           )
         : null,
       p.unchecked ? h('div', { class: 'muted' }, `${p.unchecked} not checked yet: each is checked as its step runs.`) : null,
-      p.count ? h('div', { class: 'bar' }, confirm) : h('p', { class: 'muted' }, 'Nobody to act on: nothing to confirm.'),
+      !action
+        ? h('p', { class: 'error' }, 'This host did not say what the plan does: confirm it where you are asked instead.')
+        : p.count
+          ? h('div', { class: 'bar' }, confirm)
+          : h('p', { class: 'muted' }, 'Nobody to act on: nothing to confirm.'),
     ),
     p.count ? outcome : null,
   );
@@ -151,6 +157,7 @@ bridge = startView('workspace-bulk', (b) => {
       return;
     }
     plan = bodyOf(result).data as Plan;
+    action = plan.action ?? action;
     render();
   });
 });

@@ -315,6 +315,8 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       const byId = new Map(found.contacts.map((c) => [c.id, c]));
       const data = {
         plan_id: plan.id,
+        // What the plan does, as checked: what the Bulk plan card shows and asks the person to confirm.
+        action,
         count: body.count,
         ...(money ? { total: body.total, total_note: totalNote(body), currency: body.currency } : {}),
         sample: todo.slice(0, SAMPLE).map((s) => {

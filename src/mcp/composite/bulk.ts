@@ -484,7 +484,8 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
           const moved = d.done + d.failed + d.skipped;
           // Paused (rate limited) or held by another call: wait, and give up after about ten minutes of no step.
           if (moved === last) {
-            if (++stalls > TASK_STALLS) return r;
+            // Steps left that will not be done now: a failed task (its result says how far it got; runBulk goes on).
+            if (++stalls > TASK_STALLS) return { ...r, isError: true };
             await sleep(TASK_PAUSE_MS, extra.signal);
           } else stalls = 0;
           last = moved;
