@@ -54,7 +54,9 @@ export async function startStdio(
   };
   const transport = new StdioServerTransport();
   const send = transport.send.bind(transport);
+  // The first answer written opens the backend; later messages go out as the transport sends them.
   transport.send = async (...message) => {
+    transport.send = send;
     await send(...message);
     void backend().catch(() => {});
   };
