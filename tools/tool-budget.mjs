@@ -60,7 +60,11 @@ async function main() {
   try {
     for (const era of ['2025-11-25', '2026-07-28']) {
       const { list, instructions } = await listOf(era, server);
-      eras[era] = { ...measureTools(list), instructions: instructions.length, same: JSON.stringify(canonical(list.tools.map(({ execution: _, ...t }) => t))) };
+      eras[era] = {
+        ...measureTools(list),
+        instructions: instructions.length,
+        same: JSON.stringify(canonical(list.tools.map(({ execution: _, ...t }) => t))),
+      };
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -98,7 +102,8 @@ async function main() {
         ...Object.entries(m.eras).map(
           ([era, e]) => `| ${era} | ${e.count} | ${e.visible} | ${e.total} | ${e.longestDescription} | ${e.instructions} |`,
         ),
-      ].join('\n') + `\n\nThe tools are ${m.sameTools ? 'the same, key for key,' : 'NOT the same'} in both eras (but runBulk's 2025-11-25 \`execution\`: tasks).\n`,
+      ].join('\n') +
+        `\n\nThe tools are ${m.sameTools ? 'the same, key for key,' : 'NOT the same'} in both eras (but runBulk's 2025-11-25 \`execution\`: tasks).\n`,
     );
   } else {
     const pad = Math.max(...m.tools.map((t) => t.name.length));
@@ -115,7 +120,9 @@ async function main() {
           `longest description ${e.longestDescription} (budget ${TOOL_BUDGET.description}); instructions ${e.instructions}\n`,
       );
     }
-    process.stdout.write(`The tools are ${m.sameTools ? 'the same, key for key,' : 'NOT the same'} in both eras (but runBulk's 2025-11-25 execution: tasks).\n`);
+    process.stdout.write(
+      `The tools are ${m.sameTools ? 'the same, key for key,' : 'NOT the same'} in both eras (but runBulk's 2025-11-25 execution: tasks).\n`,
+    );
   }
   const over = [...Object.entries(m.eras).flatMap(([era, e]) => overBudget({ ...e, tools: m.tools }).map((line) => `${era}: ${line}`))];
   if (!m.sameTools) over.push('the eras list different tools');
