@@ -198,13 +198,17 @@ class Instance extends Server {
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
     if (method !== 'tools/call') return wrapped;
-    return async (request, ctx) => {
-      const result = await wrapped(request, ctx);
-      const m = created.get(this);
-      const task = m?.get(request.id);
-      if (!task) return result;
-      m!.delete(request.id);
-      return task;
+    return (request, ctx) => {
+      const result = wrapped(request, ctx);
+      // A call without `task` (nearly all) pays nothing more.
+      if ((request.params as { task?: unknown } | undefined)?.task === undefined) return result;
+      return result.then((r) => {
+        const m = created.get(this);
+        const task = m?.get(request.id);
+        if (!task) return r;
+        m!.delete(request.id);
+        return task;
+      });
     };
   }
 }
