@@ -418,6 +418,9 @@ export class OAuthServer {
     const raw = await body(req, res, true);
     if (raw === undefined) return;
     const form = new URLSearchParams(raw);
+    // Every field once, the form's own (csrf, api_key, decision) as the request's: two values leave which one counts open.
+    for (const [k] of form)
+      if (form.getAll(k).length > 1) return sendPage(res, 400, problemPage('Sign-in cannot go on', `The form names ${k} more than once.`));
     const ok = await this.authorization(form, res);
     if (!ok) return;
     const nonce = cookieOf(req.headers.cookie, this.cookieName);
