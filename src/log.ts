@@ -25,18 +25,21 @@ export const REDACTED_KEYS = ['api_key', 'apiKey', 'key', 'authorization', 'api_
 const SEVERITY: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
 let real: Pino | undefined;
+let dest: { flushSync(): void } | undefined;
 let threshold: number | undefined;
 let tap: LogTap | undefined;
 
 function pinoLogger(): Pino {
   if (!real) {
     const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino');
+    const stream = pino.destination(2);
+    dest = stream;
     real = pino(
       {
         level: process.env.WORKSPACE_LOG_LEVEL ?? 'info',
         redact: { paths: [...REDACTED_KEYS, '*.api_token', '*.authorization'], censor: '[redacted]' },
       },
-      pino.destination(2),
+      stream,
     );
   }
   return real;
@@ -46,6 +49,18 @@ function write(level: LogLevel, obj: object, msg?: string): void {
   threshold ??= SEVERITY[process.env.WORKSPACE_LOG_LEVEL ?? 'info'] ?? SEVERITY.info!;
   if (SEVERITY[level]! >= threshold) pinoLogger()[level](obj, msg);
   tap?.(level, obj, msg);
+}
+
+/**
+ * Write out what is still buffered, now: before a worker thread's process.exit, which (unlike the
+ * main thread's) does not wait for the logger's asynchronous writes.
+ */
+export function flushLog(): void {
+  try {
+    dest?.flushSync();
+  } catch {
+    /* nothing buffered, or stderr closed: nothing to do */
+  }
 }
 
 /** Hand every line to `fn` as well (one tap a process; `undefined` removes it). */

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
 import { fromCloneable, toCloneable } from '../ordered.js';
-import { log } from '../log.js';
+import { flushLog, log } from '../log.js';
 import { StoreUnavailable } from '../store/store-api.js';
 import { PgStore } from '../store/pg/index.js';
 import { unanswered, notCarriedOut, type PoolAnswer, type PoolRequest, type PoolSetup } from './pool.js';
@@ -17,6 +17,8 @@ import { Service, unavailableAnswer, type ApiRequest } from './pipeline.js';
 // error that is not an Error (a DOMException) would arrive as `{}`.
 process.on('uncaughtException', (e) => {
   log.error({ err: e }, 'a service thread failed');
+  // A worker's exit does not wait for the logger's writes: this line, the real cause, would be lost.
+  flushLog();
   process.exit(1);
 });
 
