@@ -217,6 +217,8 @@ test.each(ERAS)(
     expect(queryRows(store, 'SELECT amount FROM contact_accounts WHERE id = 500').map((r) => Number(r.amount))).toEqual([1500]);
     expect(moved()).toBe(N + 1);
     // A step cut short after its money moved was read back (verified), not moved again; one cut before, moved now.
+    // On SQLite the kill may also land after the move's idempotency key recorded its answer: the key then replays
+    // that answer (done, not verified, and still moved once, as the journal above shows).
     for (const c of cut) {
       const [after] = stateRows<{ status: string; note: string }>(
         store,
@@ -225,12 +227,14 @@ test.each(ERAS)(
         [planId, c.contact_id],
       );
       const note = JSON.parse(after!.note);
-      expect({ status: after!.status, before: note.before, after: note.after, verified: note.verified === true }).toEqual({
+      const verified = note.verified === true;
+      expect({ status: after!.status, before: note.before, after: note.after, verified }).toEqual({
         status: 'done',
         before: 100,
         after: 600,
-        verified: midway > done,
+        verified: REMOTE || PG ? midway > done : verified,
       });
+      if (!(REMOTE || PG) && midway === done) expect(verified).toBe(false);
     }
   },
   120_000,
