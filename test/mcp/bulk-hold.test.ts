@@ -43,3 +43,36 @@ test('a step that outlasts the hold: a second runBulk meanwhile pays no one twic
   // The fixture's own vip contact's account and 700: each topped up once.
   expect(moves.map((r) => Number(r.n))).toEqual([1, 1]);
 });
+
+test('a run whose plan another call took over (its hold lapsed) stops before its next step', { timeout: 60_000 }, async () => {
+  const base = manyContacts(6, () => ({ tags: ['vip'] }));
+  const accounts = Array.from({ length: 6 }, (_, i) => ({ id: 800 + i, contact_id: 1000 + i, currency: 'USD', amount: 0 }));
+  let w: Awaited<ReturnType<typeof startMcp>> | undefined;
+  let calls = 0;
+  const wrap = (b: Backend): Backend => ({
+    async call(m, p, o) {
+      if (m === 'addFundsToContactAccount' && ++calls === 2) {
+        // As if this run stalled past its hold and another call took the plan: the run finds out within a renewal (5 s).
+        w!.state.db.prepare("UPDATE bulk_plans SET runner = 'another', held_until_ms = ?").run(Date.now() + 60_000);
+        await new Promise((resolve) => setTimeout(resolve, 5_500));
+      }
+      return b.call(m, p, o);
+    },
+    close: () => b.close(),
+  });
+  w = await startMcp({
+    fixture: { ...base, accounts: [...(base.accounts as unknown[]), ...accounts] },
+    wrap,
+    client: { elicitation: false },
+  });
+  const action = { type: 'deposit', currency: 'USD', amount: 500, description: 'Taken bonus' };
+  const preview = await w.call('previewBulk', { selection: { bot_id: 10, tags: ['vip'] }, action });
+  const planId = (preview.structuredContent as { data: { plan_id: string } }).data.plan_id;
+  const run = await w.call('runBulk', { plan_id: planId });
+  expect(run.structuredContent).toMatchObject({
+    data: { done: 2 },
+    warnings: [expect.stringMatching(/^Another runBulk call took this plan over/)],
+  });
+  const moves = queryRows<{ n: number }>(w.store, "SELECT count(*) AS n FROM account_journal WHERE description = 'Taken bonus'");
+  expect(Number(moves[0]!.n)).toBe(2);
+});

@@ -404,9 +404,19 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     // A step may outlast the hold (a remote API's pace, a rate limit's wait): renewed while this run
     // lives, so no other call takes over a step still under way, reads its balance as not moved
     // yet and moves the money again. A run that died stops renewing it.
+    // A step checks the hold itself only when the last renewal is a third of the hold old: until
+    // then no other call can have taken the plan over (one state write per 5 s, not one per step).
+    let heldAt = Date.now();
+    let lost = false;
+    const renew = (): boolean => {
+      const now = Date.now();
+      if (lost || !plans.hold(plan.id, runner, now + HOLD_MS, now)) return !(lost = true);
+      heldAt = now;
+      return true;
+    };
     const beat = setInterval(() => {
       try {
-        plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now());
+        renew();
       } catch (e) {
         logWithin(extra.signal, () => log.error({ err: e, tool: RUN_BULK_TOOL_INFO.name }, 'bulk plan hold not renewed'));
       }
@@ -427,7 +437,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
             warnings.push('Still going: call runBulk again with this plan_id to go on (no step is repeated).');
             break run;
           }
-          if (!plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now())) {
+          if (lost || (Date.now() - heldAt >= HOLD_MS / 3 && !renew())) {
             warnings.push('Another runBulk call took this plan over (this one stalled): it goes on from here.');
             break run;
           }
