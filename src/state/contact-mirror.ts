@@ -11,7 +11,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { openDb, type Db } from '../store/db.js';
-import { SEARCH_SCHEMA } from '../store/migrations.js';
+import { SEARCH_BY_BOT, SEARCH_SCHEMA } from '../store/migrations.js';
 import { sqliteSearchIndex } from '../store/search.js';
 import { ContactSearch } from './contact-query.js';
 import type { ContactMirrorFile, MirrorHit, MirrorRow, MirrorState } from '../mcp/remote/contact-index.js';
@@ -69,6 +69,7 @@ const MIRROR_MIGRATIONS: readonly string[] = [
   INSERT INTO sync_state (id, pass, offset) VALUES (1, 0, 0);
   `,
   SEARCH_SCHEMA,
+  SEARCH_BY_BOT,
 ];
 
 type StoredRow = Omit<MirrorRow, 'tags'> & { tags: string };

@@ -81,12 +81,34 @@ export function parseQuery(query: string): ParsedQuery {
   return out;
 }
 
+/** A token as FTS5's unicode61 tokenizer cuts one: letters, numbers, private use. */
+const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+
 /**
- * A word as an FTS5 string ("quoted", quotes doubled), as a prefix when it is 2+ characters and
- * not a number (a number's prefix would stand for thousands of ids).
+ * Every bot id as the same number of characters (base 36, 11 characters hold every safe
+ * integer), so a bot's tag and a word never run into another bot's: the index keeps each word
+ * as `<tag><word>`, one term per bot, and a search within a bot reads only that bot's terms.
  */
-function ftsWord(word: string, prefix: boolean): string {
-  const quoted = `"${word.replace(/"/g, '""')}"`;
+const TAG_CHARS = 11; // SEARCH_BY_BOT's prefix indexes are this plus 2 to 6 characters.
+
+function botTag(botId: number): string {
+  return botId.toString(36).padStart(TAG_CHARS, '0');
+}
+
+/** The index text of a name or handles in a bot: each word folded (`searchWords`) behind the bot's tag. */
+export function taggedWords(botId: number, text: string | null): string | null {
+  const words = searchWords(text)?.match(TOKEN);
+  if (!words) return null;
+  const tag = botTag(botId);
+  return words.map((w) => tag + w).join(' ');
+}
+
+/**
+ * A word of a bot as an FTS5 string ("quoted", quotes doubled), as a prefix when it is 2+
+ * characters and not a number (a number's prefix would stand for thousands of ids).
+ */
+function ftsWord(tag: string, word: string, prefix: boolean): string {
+  const quoted = `"${tag}${word.replace(/"/g, '""')}"`;
   return prefix && [...word].length >= 2 && !/^\d+$/.test(word) ? `${quoted}*` : quoted;
 }
 
@@ -95,10 +117,11 @@ export type WordMatch = 'name' | 'words' | 'prefixes';
 
 /**
  * The FTS5 expression for a query's words within these bots: every word must match, in the
- * name (`name`) or in the name or a handle; as whole words, or (`prefixes`) each word as a prefix.
+ * name (`name`) or in the name or a handle; as whole words, or (`prefixes`) each word as a
+ * prefix; all of them words of one bot.
  */
 export function ftsExpression(words: readonly string[], botIds: readonly number[], match: WordMatch): string {
-  const terms = words.map((w) => ftsWord(w, match === 'prefixes')).join(' ');
   const columns = match === 'name' ? 'name' : '{name handles}';
-  return `${columns} : (${terms}) AND bot : (${botIds.map((b) => `b${b}`).join(' OR ')})`;
+  const perBot = botIds.map((b) => `(${words.map((w) => ftsWord(botTag(b), w, match === 'prefixes')).join(' ')})`);
+  return `${columns} : (${perBot.join(' OR ')})`;
 }

@@ -1,5 +1,5 @@
 /**
- * The contact search index of `SEARCH_SCHEMA` (migration 6) as lookups, each an index seek:
+ * The contact search index of `SEARCH_SCHEMA` (migrations 6 and 9) as lookups, each an index seek:
  * the service's database and the remote index file both have it. Which lookups a query is
  * tried as, and in what order, is the MCP server's (state/contact-query.ts), over these
  * lookups or PostgreSQL's (pg/search.ts).

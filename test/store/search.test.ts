@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { ContactSearch } from '../../src/state/contact-query.js';
+import { openDb } from '../../src/store/db.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { Store } from '../../src/store/index.js';
 import { loadFixture } from '../../src/store/seed.js';
@@ -73,6 +74,44 @@ test('each contact write changes the index in its own transaction: a failed seed
     store.db.prepare('DELETE FROM contacts WHERE id = 100').run();
     expect(found(store, 'park', [20])).toEqual([]);
     expect(store.db.prepare('SELECT count(*) AS n FROM contact_search_keys').get()).toEqual({ n: 0 });
+  } finally {
+    store.close();
+  }
+});
+
+test("migration 9 keeps each word behind its bot: a database indexed by migration 6 is rebuilt, and no bot finds another bot's words", () => {
+  const f = file();
+  const now = '2026-01-01T00:00:00+00:00';
+  const old = openDb(f, MIGRATIONS.slice(0, 8));
+  old.exec(`INSERT INTO owners (id, name, plan, created_at) VALUES (1, 'A', 'pro', '${now}');
+    INSERT INTO projects (uuid, owner_id, name, created_at) VALUES ('p', 1, 'P', '${now}');
+    INSERT INTO bots (id, project_uuid, name, created_at) VALUES (1, 'p', 'One', '${now}'), (10, 'p', 'Ten', '${now}');`);
+  const ins = old.prepare(
+    `INSERT INTO contacts (id, bot_id, messenger, name, email, telegram_id, created_at, created_ts) VALUES (?, ?, 'telegram', ?, ?, ?, '${now}', 0)`,
+  );
+  ins.run(1, 1, 'Alexandra 0zed', 'alexandra.k@example.com', '501');
+  ins.run(2, 10, 'Alexander Zed', null, '502');
+  old.close();
+
+  const store = Store.open(f);
+  try {
+    expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    // Built for the contacts already there: whole words, prefixes of every length, handles.
+    expect(found(store, 'alexandra', [1])).toEqual([1]);
+    expect(found(store, 'alexa', [1, 10])).toEqual([2, 1]); // the shorter name first
+    expect(found(store, 'alexan ze', [10])).toEqual([2]);
+    // Bot 1's "0zed" is not bot 10's "zed" (a tag of its own length per bot would make both "10zed").
+    expect(found(store, 'zed', [10])).toEqual([2]);
+    expect(found(store, 'zed', [1])).toEqual([]);
+    expect(found(store, '0zed', [1, 10])).toEqual([1]);
+    // A write after the migration is indexed by the same triggers.
+    store.db
+      .prepare(
+        `INSERT INTO contacts (id, bot_id, messenger, name, telegram_id, created_at, created_ts) VALUES (3, 1, 'telegram', 'Zed Alexandrov', '503', '${now}', 0)`,
+      )
+      .run();
+    expect(found(store, 'zed', [1])).toEqual([3]);
+    expect(new ContactSearch(store.search).search('alexand', [1, 10], 5)).toMatchObject({ total: 3, capped: false });
   } finally {
     store.close();
   }
