@@ -6,10 +6,11 @@
  *
  *   npm run build && npm run bench [-- --quick | --full] [--only http,ledger,...] [--out FILE]
  *
- * Areas (--only takes a comma list of these): http, ledger, export, remote, lists, mcp, pg, soak, install, profile
+ * Areas (--only takes a comma list of these): http, ledger, export, remote, lists, mcp, pg, search, soak, install, profile
  * (pg: tools/bench/pg.mjs, PostgreSQL beside SQLite on a throwaway PostgreSQL it starts itself;
- * remote: tools/bench/remote-sync.mjs, `mcp --remote` against `serve` at its 120 a minute, about 5 minutes).
- * Sizes: the default finishes in roughly 10 minutes on 2 cores; --full uses the issue's sizes
+ * remote: tools/bench/remote-sync.mjs, `mcp --remote` against `serve` at its 120 a minute, about 5 minutes;
+ * search: tools/bench/search.mjs, findContacts at 1 000 000 contacts on SQLite and on PostgreSQL, about 10 minutes).
+ * Sizes: the default finishes in roughly 35 minutes on 2 cores; --full uses the issue's sizes
  * (1 000 000-contact export and the contacts.mjs run on it, 100 000 list records, 10-minute
  * soak, longer HTTP rounds); --quick is a smoke run of a minute or two (figures are noisy).
  * Other flags: --duration S (autocannon seconds a run), --rounds N, --contacts N (export size),
@@ -100,6 +101,7 @@ async function main() {
       soak: 0,
       profile: 3,
       remote: [20_000, 50, 15_000],
+      search: [100_000, 100],
     },
     default: {
       duration: 2,
@@ -115,6 +117,7 @@ async function main() {
       soak: 60,
       profile: 6,
       remote: [200_000, 500, 30_000],
+      search: [1_000_000, 300],
     },
     full: {
       duration: 5,
@@ -130,13 +133,14 @@ async function main() {
       soak: 600,
       profile: 10,
       remote: [200_000, 500, 30_000],
+      search: [1_000_000, 300],
     },
   }[mode];
   if (values.duration) size.duration = Number(values.duration);
   if (values.rounds) size.rounds = Number(values.rounds);
   if (values.contacts) size.contacts = Number(values.contacts);
   if (values.soak !== undefined) size.soak = Number(values.soak);
-  const AREAS = ['http', 'ledger', 'export', 'remote', 'lists', 'mcp', 'pg', 'soak', 'install', 'profile'];
+  const AREAS = ['http', 'ledger', 'export', 'remote', 'lists', 'mcp', 'pg', 'search', 'soak', 'install', 'profile'];
   const only = values.only ? values.only.split(',').map((s) => s.trim()) : AREAS;
   for (const a of only) if (!AREAS.includes(a)) fail(`unknown area ${a}; one of ${AREAS.join(', ')}`);
 
@@ -165,6 +169,7 @@ async function main() {
     if (only.includes('lists')) sections.push(await benchLists(ctx));
     if (only.includes('mcp')) sections.push(await benchMcp(ctx), await benchMcpHttp(ctx), await benchMcpSessions(ctx));
     if (only.includes('pg')) sections.push(await benchPg(ctx));
+    if (only.includes('search')) sections.push(await benchSearch(ctx));
     if (only.includes('soak')) sections.push(await benchSoak(ctx, values['soak-json']));
     if (only.includes('install')) sections.push(await benchInstall(ctx));
     if (only.includes('profile')) sections.push(await benchProfile(ctx));
@@ -1296,6 +1301,63 @@ async function benchPg(ctx) {
   return { area: 'pg', md: stdout.split('\nBENCH_JSON ')[0], data: json };
 }
 
+// ---------------------------------------------------------------- search (search.mjs)
+/**
+ * findContacts' local search at 1 000 000 contacts in one bot, on SQLite and on PostgreSQL (a
+ * throwaway one search.mjs starts itself): p50 and p99 of each kind of query, against the
+ * targets (absolute: the search has no bare baseline; each query's rows, tags and accounts are
+ * read as the tool reads them).
+ */
+async function benchSearch(ctx) {
+  const [contacts, rounds] = ctx.size.search;
+  chmodSync(ctx.work, 0o755);
+  const lines = [
+    '## findContacts at scale',
+    '',
+    `\`node tools/bench/search.mjs --count ${contacts} --rounds ${rounds} [--pg]\`: ${contacts.toLocaleString('en')} contacts in one ` +
+      `bot, ${rounds} queries of each kind, limit 10, through the search the MCP server runs (the index, then the hits' rows, tags ` +
+      'and accounts). Targets: p50 ≤ 5 ms and p99 ≤ 20 ms for every kind, on both stores.',
+    '',
+  ];
+  const data = {};
+  for (const store of ['sqlite', 'postgres']) {
+    say(`search.mjs on ${store}: ${contacts.toLocaleString('en')} contacts, ${rounds} queries a kind`);
+    const args = [
+      join(HERE, 'search.mjs'),
+      '--count',
+      String(contacts),
+      '--rounds',
+      String(rounds),
+      ...(store === 'postgres' ? ['--pg'] : []),
+    ];
+    const { json } = await runNode(args, ctx);
+    data[store] = json;
+    if (!json) {
+      lines.push(`${store}: no result.`, '');
+      continue;
+    }
+    const rows = Object.entries(json.kinds).map(([kind, r]) => [kind, f(r.p50, 2), f(r.p99, 2), `${Math.round(r.found * 100)} %`]);
+    lines.push(`### ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (seeded in ${f(json.seed_s)} s)`, '');
+    lines.push(table(['query', 'p50 ms', 'p99 ms', 'found'], rows), '');
+    const worst50 = Object.entries(json.kinds).sort((a, b) => b[1].p50 - a[1].p50)[0];
+    const worst99 = Object.entries(json.kinds).sort((a, b) => b[1].p99 - a[1].p99)[0];
+    const name = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    verdict(
+      ctx,
+      `findContacts at ${contacts.toLocaleString('en')} on ${name}: p50 ≤ 5 ms for every kind`,
+      worst50[1].p50 <= 5,
+      `${f(worst50[1].p50, 2)} ms (${worst50[0]})`,
+    );
+    verdict(
+      ctx,
+      `findContacts at ${contacts.toLocaleString('en')} on ${name}: p99 ≤ 20 ms for every kind`,
+      worst99[1].p99 <= 20,
+      `${f(worst99[1].p99, 2)} ms (${worst99[0]})`,
+    );
+  }
+  return { area: 'search', md: lines.join('\n'), data };
+}
+
 // ---------------------------------------------------------------- remote (remote-sync.mjs)
 async function benchRemote(ctx) {
   const [contacts, added, restart] = ctx.size.remote;
@@ -1646,7 +1708,7 @@ function render({ started, finished, mode, size, only, sections, verdicts }) {
       "between runs on a shared machine; a target is judged on this run's ratio, and a ratio near its line can flip on the next run.",
     '',
     '```',
-    'npm run build && npm run bench            # about 10 minutes on 2 cores, 1-minute soak',
+    'npm run build && npm run bench            # about 35 minutes on 2 cores, 1-minute soak',
     "npm run bench -- --full                   # the issue's sizes: 1 000 000-contact export, 10-minute soak",
     'node tools/soak.mjs [--duration 600]      # the soak on its own',
     '```',
