@@ -40,18 +40,12 @@ function createPrivate(file: string): boolean {
   }
 }
 
-/** How much of a database file is read through a memory map (SQLite's mmap_size). */
-const MMAP_BYTES = 256 * 1024 * 1024;
-
 /** journal_mode and foreign_keys are no-ops inside a transaction: set before one starts. */
 function pragmas(db: Db, busyMs = BUSY_MS): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${busyMs}`);
-  // Reads straight from the page cache the OS keeps anyway, instead of a read() into SQLite's
-  // own 2 MB cache per page: a search at a million contacts touches hundreds of pages.
-  db.pragma(`mmap_size = ${MMAP_BYTES}`);
 }
 
 /**
