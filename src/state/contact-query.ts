@@ -14,8 +14,8 @@
  * matches each, in rowid order, which FTS5 gives without sorting.
  */
 import type { MatchKind } from '../mcp/contact-search.js';
-import type { SearchIndex } from '../store/search.js';
-import { MIN_PHONE_DIGITS, parseQuery, phoneKey, type WordMatch } from '../store/search-text.js';
+import type { Lookup, SearchIndex } from '../store/search.js';
+import { MIN_PHONE_DIGITS, parseQuery, phoneKey } from '../store/search-text.js';
 
 interface SearchHit {
   id: number;
@@ -35,9 +35,14 @@ export interface SearchResult {
 const TOTAL_CAP = 1000;
 /** Matches of each class read to pick the best of (shortest names). */
 const CANDIDATES = 200;
-const WORD_MATCHES: readonly WordMatch[] = ['name', 'words', 'prefixes'];
 /** Phone numbers without a country code are at least this long ("9165551234"). */
 const NATIONAL_DIGITS = 10;
+
+/** Contacts whose phone ends in the digits `rev` reverses: one range of the key index. */
+function phoneSuffix(rev: string): Lookup {
+  // Keys are `p:` and digits; ':' sorts right after '9', so this range is every key starting with `p:<rev>`.
+  return { from: `p:${rev}`, to: `p:${rev}:` };
+}
 
 /** A query over an index's lookups: the contacts that match, best first. */
 export class ContactSearch {
@@ -50,37 +55,49 @@ export class ContactSearch {
     if (botIds.length === 0 || limit <= 0 || q.text === '') return { hits: [], total: 0, capped: false };
     const bots = botIds;
     const found = new Map<number, MatchKind>();
-    // Exact identifiers are few; all of them are counted, up to the cap.
     const add = (rows: { id: number }[], kind: MatchKind) => {
       for (const r of rows) if (!found.has(r.id)) found.set(r.id, kind);
     };
-    const key = (k: string, kind: MatchKind) => add(this.s.byKey(k, bots, TOTAL_CAP), kind);
-
-    if (q.number !== undefined && Number.isSafeInteger(Number(q.number))) add(this.s.byId(Number(q.number), bots), 'id');
-    if (q.number !== undefined) key(`i:${q.number}`, 'messenger_id');
-    if (q.text !== q.number) key(`i:${q.text}`, 'messenger_id'); // Viber ids are any text
+    // Every identifier the query could be, looked up at once; their contacts are taken in this order.
+    const lookups: Array<[Lookup, MatchKind]> = [];
+    if (q.number !== undefined && Number.isSafeInteger(Number(q.number))) lookups.push([{ id: Number(q.number) }, 'id']);
+    if (q.number !== undefined) lookups.push([{ key: `i:${q.number}` }, 'messenger_id']);
+    if (q.text !== q.number) lookups.push([{ key: `i:${q.text}` }, 'messenger_id']); // Viber ids are any text
+    // The phone suffix's lookup, then the national form's, taken only when the suffix found nobody new.
+    let suffix = -1;
+    let national = -1;
     if (q.digits !== undefined) {
       const rev = phoneKey(q.digits)!;
-      key(`p:${rev}`, 'phone');
+      lookups.push([{ key: `p:${rev}` }, 'phone']);
       if (q.digits.length >= MIN_PHONE_DIGITS) {
-        const before = found.size;
-        this.phoneSuffix(rev, bots, add);
+        suffix = lookups.push([phoneSuffix(rev), 'phone']) - 1;
         // A national form with a trunk prefix ("8 916 …" for "+7 916 …"): its last 10 digits.
-        if (found.size === before && q.digits.length > NATIONAL_DIGITS) this.phoneSuffix(rev.slice(0, NATIONAL_DIGITS), bots, add);
+        if (q.digits.length > NATIONAL_DIGITS) national = lookups.push([phoneSuffix(rev.slice(0, NATIONAL_DIGITS)), 'phone']) - 1;
       }
     }
-    if (q.email !== undefined) key(`e:${q.email}`, 'email');
-    if (q.username !== undefined) key(`u:${q.username}`, 'username');
+    if (q.email !== undefined) lookups.push([{ key: `e:${q.email}` }, 'email']);
+    if (q.username !== undefined) lookups.push([{ key: `u:${q.username}` }, 'username']);
+    if (lookups.length > 0) {
+      let beforeSuffix = 0;
+      this.s
+        .lookups(
+          lookups.map(([l]) => l),
+          bots,
+          TOTAL_CAP,
+        )
+        .forEach((rows, i) => {
+          if (i === suffix) beforeSuffix = found.size;
+          if (i !== national || found.size === beforeSuffix) add(rows, lookups[i]![1]);
+        });
+    }
 
     let nameTotal = 0;
     const names: number[] = [];
     if (q.words.length > 0 && !(q.identifier && found.size > 0)) {
       const want = limit + found.size;
-      for (const match of WORD_MATCHES) {
-        if (names.length < want)
-          for (const r of this.s.words(q.words, botIds, match, CANDIDATES, want)) if (!names.includes(r.id)) names.push(r.id);
-        if (match === 'prefixes') nameTotal = this.s.countWords(q.words, botIds, match, TOTAL_CAP);
-      }
+      const matches = this.s.wordMatches(q.words, botIds, CANDIDATES, want, TOTAL_CAP);
+      for (const rows of matches.classes) if (names.length < want) for (const r of rows) if (!names.includes(r.id)) names.push(r.id);
+      nameTotal = matches.total;
     }
     const exact = found.size;
     const alsoExact = names.filter((id) => found.has(id)).length;
@@ -88,11 +105,5 @@ export class ContactSearch {
     const hits = [...found].slice(0, limit).map(([id, matched]) => ({ id, matched }));
     const total = exact + nameTotal - alsoExact;
     return { hits, total: Math.min(total, TOTAL_CAP), capped: total >= TOTAL_CAP };
-  }
-
-  /** Contacts whose phone ends in the digits `rev` reverses: one range of the key index. */
-  private phoneSuffix(rev: string, bots: readonly number[], add: (rows: { id: number }[], kind: MatchKind) => void): void {
-    // Keys are `p:` and digits; ':' sorts right after '9', so this range is every key starting with `p:<rev>`.
-    add(this.s.byKeyRange(`p:${rev}`, `p:${rev}:`, bots, TOTAL_CAP), 'phone');
   }
 }

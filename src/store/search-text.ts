@@ -84,6 +84,16 @@ export function parseQuery(query: string): ParsedQuery {
 /** A token as FTS5's unicode61 tokenizer cuts one: letters, numbers, private use. */
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 
+/** The words the index keeps of a name or handles: `searchWords`, cut into tokens as FTS5 cuts them. */
+export function searchTokens(text: string | null): string[] {
+  return searchWords(text)?.match(TOKEN) ?? [];
+}
+
+/** A query word is matched as a prefix when it has 2+ characters and is not a number (a number's prefix would stand for thousands of ids). */
+export function asPrefix(word: string): boolean {
+  return [...word].length >= 2 && !/^\d+$/.test(word);
+}
+
 /**
  * Every bot id as the same number of characters (base 36, 11 characters hold every safe
  * integer), so a bot's tag and a word never run into another bot's: the index keeps each word
@@ -97,19 +107,16 @@ function botTag(botId: number): string {
 
 /** The index text of a name or handles in a bot: each word folded (`searchWords`) behind the bot's tag. */
 export function taggedWords(botId: number, text: string | null): string | null {
-  const words = searchWords(text)?.match(TOKEN);
-  if (!words) return null;
+  const words = searchTokens(text);
+  if (words.length === 0) return null;
   const tag = botTag(botId);
   return words.map((w) => tag + w).join(' ');
 }
 
-/**
- * A word of a bot as an FTS5 string ("quoted", quotes doubled), as a prefix when it is 2+
- * characters and not a number (a number's prefix would stand for thousands of ids).
- */
+/** A word of a bot as an FTS5 string ("quoted", quotes doubled), as a prefix when `asPrefix`. */
 function ftsWord(tag: string, word: string, prefix: boolean): string {
   const quoted = `"${tag}${word.replace(/"/g, '""')}"`;
-  return prefix && [...word].length >= 2 && !/^\d+$/.test(word) ? `${quoted}*` : quoted;
+  return prefix && asPrefix(word) ? `${quoted}*` : quoted;
 }
 
 /** How a query's words are matched: whole words in the name, whole words anywhere, prefixes anywhere. */

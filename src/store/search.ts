@@ -9,21 +9,37 @@ import { ftsExpression, type WordMatch } from './search-text.js';
 
 const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 
+/** How a query's words are tried, best first: whole words of the name, whole words anywhere, each word as a prefix. */
+export const WORD_MATCHES: readonly WordMatch[] = ['name', 'words', 'prefixes'];
+
+interface WordMatches {
+  /** Each class's contacts, in the order of WORD_MATCHES. */
+  classes: { id: number }[][];
+  /** Contacts matching as prefixes, counted up to the cap. */
+  total: number;
+}
+
+/** One identifier lookup: a listed contact by id, an exact key, or the keys from `from` (inclusive) to `to` (exclusive). */
+export type Lookup = { id: number } | { key: string } | { from: string; to: string };
+
 /**
  * The lookups a search is made of, each answered from the index: SQLite's (FTS5 and the key
  * table, below) or PostgreSQL's (pg/search.ts). Ids come back in the order each query gives.
  */
 export interface SearchIndex {
-  /** The contact with this id, if it is listed in one of the bots. */
-  byId(id: number, bots: readonly number[]): { id: number }[];
-  /** Contacts with this exact key, by id, at most `limit`. */
-  byKey(key: string, bots: readonly number[], limit: number): { id: number }[];
-  /** Contacts with a key from `lo` (inclusive) to `hi` (exclusive), by key then id. */
-  byKeyRange(lo: string, hi: string, bots: readonly number[], limit: number): { id: number }[];
-  /** Of the first `candidates` contacts (by id) whose words match, the `want` with the shortest names. */
-  words(words: readonly string[], bots: readonly number[], match: WordMatch, candidates: number, want: number): { id: number }[];
-  /** How many contacts' words match, counted up to `cap`. */
-  countWords(words: readonly string[], bots: readonly number[], match: WordMatch, cap: number): number;
+  /**
+   * Each lookup's contacts in these bots, at most `limit` each, in the lookups' order: by id
+   * for an id or a key, by key then id for a range. All of them at once (one round trip on
+   * PostgreSQL).
+   */
+  lookups(lookups: readonly Lookup[], bots: readonly number[], limit: number): { id: number }[][];
+  /**
+   * A query's words matched in each class of WORD_MATCHES in turn: of the first `candidates`
+   * contacts (by id) whose words match, the `want` with the shortest names; and how many
+   * contacts match as prefixes (the widest class), counted up to `cap`. A class may come back
+   * empty once the classes before it hold `want` contacts between them (it is not read then).
+   */
+  wordMatches(words: readonly string[], bots: readonly number[], candidates: number, want: number, cap: number): WordMatches;
 }
 
 /** The index of SEARCH_SCHEMA in a SQLite database (the service's, or the remote index file). */
@@ -48,10 +64,21 @@ export function sqliteSearchIndex(db: Db): SearchIndex {
     ),
   };
   return {
-    byId: (id, bots) => s.byId.all(id, JSON.stringify(bots)),
-    byKey: (key, bots, limit) => s.byKey.all(key, JSON.stringify(bots), limit),
-    byKeyRange: (lo, hi, bots, limit) => s.byKeyRange.all(lo, hi, JSON.stringify(bots), limit),
-    words: (words, bots, match, candidates, want) => s.words.all(ftsExpression(words, bots, match), candidates, want),
-    countWords: (words, bots, match, cap) => s.countWords.get(ftsExpression(words, bots, match), cap)!.n,
+    lookups: (lookups, bots, limit) => {
+      const json = JSON.stringify(bots);
+      return lookups.map((l) =>
+        'id' in l ? s.byId.all(l.id, json) : 'key' in l ? s.byKey.all(l.key, json, limit) : s.byKeyRange.all(l.from, l.to, json, limit),
+      );
+    },
+    wordMatches: (words, bots, candidates, want, cap) => {
+      const seen = new Set<number>();
+      const classes = WORD_MATCHES.map((match) => {
+        if (seen.size >= want) return [];
+        const rows = s.words.all(ftsExpression(words, bots, match), candidates, want);
+        for (const r of rows) seen.add(r.id);
+        return rows;
+      });
+      return { classes, total: s.countWords.get(ftsExpression(words, bots, 'prefixes'), cap)!.n };
+    },
   };
 }

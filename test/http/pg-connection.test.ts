@@ -155,7 +155,7 @@ describe('a PostgreSQL connection dropped mid-request', () => {
     // findContacts reads on the server's own connection (not a service thread's): the same 503
     // (not a 500, which would say a bug), and the next search connects again.
     const find = () => c.callTool({ name: 'findContacts', arguments: { query: 'Anna Smith' } });
-    const cut = await dropMidRequest(url, db, 'contact_words', undefined, find, 'ACCESS EXCLUSIVE');
+    const cut = await dropMidRequest(url, db, 'contact_terms', undefined, find, 'ACCESS EXCLUSIVE');
     expect(cut.isError).toBe(true);
     expect(firstJson(cut)).toEqual({
       status: 503,

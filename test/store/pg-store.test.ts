@@ -13,7 +13,9 @@ import type { StoreApi } from '../../src/store/store-api.js';
 import { Store } from '../../src/store/index.js';
 import { FixtureError, loadFixture } from '../../src/store/seed.js';
 import { PgConnection } from '../../src/store/pg/connection.js';
-import { MIGRATION_LOCK, PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { MIGRATION_LOCK, migratePg, PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
+import { reindex } from '../../src/store/pg/search.js';
+import { searchTokens } from '../../src/store/search-text.js';
 import { PgStore } from '../../src/store/pg/index.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { track } from '../helpers/temp.js';
@@ -361,6 +363,13 @@ function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' |
     'ann 2nd',
     '2nd',
     'anna smith',
+    // Prefixes longer than the index keeps as terms (8 characters), alone and with other words.
+    'достоевск',
+    'παπαδοπουλ',
+    'παπαδοπουλου σοφ',
+    'anna smi',
+    'smi anna',
+    'ann 2',
     'x',
     'nobody',
     '   ',
@@ -491,6 +500,55 @@ describe('PgStore', () => {
     const expected = searchScript(lite);
     expect(JSON.stringify(expected)).toContain('"matched":"phone"');
     expect(searchScript(pg)).toEqual(expected);
+  });
+
+  it("migration 6 makes the search's terms from the arrays of migration 1's index: the very terms reindex writes, so a database indexed before finds as before", async () => {
+    const c = keep(new PgConnection(await server.database()));
+    migratePg(c, PG_MIGRATIONS.slice(0, 5));
+    c.exec(`INSERT INTO owners (id, name, created_at) VALUES (1, 'O', '${T0}')`);
+    c.exec(`INSERT INTO projects (uuid, owner_id, name, created_at) VALUES ('p1', 1, 'P', '${T0}')`);
+    c.exec(`INSERT INTO bots (id, project_uuid, name, created_at) VALUES (7, 'p1', 'B', '${T0}'), (8, 'p1', 'C', '${T0}')`);
+    const people: Array<[number, string, string | null, string | null]> = [
+      [7, 'Анна Каренина', 'annak', 'Anna.K@Example.com'],
+      [7, "Seán O'Brien 12ab", '@sean_1985', null],
+      [8, 'Фёдор Достоевский', null, 'f.dostoevsky1821@mail.ru'],
+      [8, 'Ann 2nd 12345', 'a', 'a@b'],
+    ];
+    people.forEach(([bot, name, username, email], i) =>
+      c.query(
+        `INSERT INTO contacts (id, bot_id, messenger, name, telegram_username, email, created_at, created_ts) VALUES ($1, $2, 'telegram', $3, $4, $5, '${T0}', 1767225600)`,
+        [i + 1, bot, name, username, email],
+      ),
+    );
+    // The arrays migration 1's index held, as its reindex wrote them: the name's tokens, the name's
+    // and handles' tokens, and every prefix of 2 or more characters of those.
+    for (const [i, [bot, name, username, email]] of people.entries()) {
+      const handles = [username, email?.slice(0, email.indexOf('@')) ?? null].filter((h) => h !== null).join(' ');
+      const nameWords = searchTokens(name);
+      const all = [...new Set([...nameWords, ...searchTokens(handles)])];
+      const prefixes = [...new Set(all.flatMap((w) => [...w].slice(1).map((_, n) => [...w].slice(0, n + 2).join(''))))];
+      c.query('INSERT INTO contact_words (contact_id, bot_id, name_words, all_words, prefixes) VALUES ($1, $2, $3, $4, $5)', [
+        i + 1,
+        bot,
+        nameWords,
+        all,
+        prefixes,
+      ]);
+    }
+    migratePg(c);
+    const terms = () => c.query('SELECT bot_id, term, contact_id, tokens, name_chars FROM contact_terms ORDER BY 1, 2, 3').rows;
+    const migrated = terms();
+    const dostoevsky = ' федор достоевскии | f dostoevsky1821 ';
+    expect(migrated).toContainEqual({ bot_id: 8, term: 'pдостое', contact_id: 3, tokens: dostoevsky, name_chars: 17 });
+    expect(migrated).toContainEqual({ bot_id: 8, term: 'nдостоевскии', contact_id: 3, tokens: dostoevsky, name_chars: 17 });
+    expect(migrated).toContainEqual({ bot_id: 8, term: 'hdostoevsky1821', contact_id: 3, tokens: dostoevsky, name_chars: 17 });
+    expect(migrated).not.toContainEqual(expect.objectContaining({ term: 'pдостоев' }));
+    expect(migrated).toContainEqual(expect.objectContaining({ bot_id: 7, term: 'h1985', contact_id: 2 }));
+    expect(migrated).not.toContainEqual(expect.objectContaining({ term: 'p12' }));
+    expect(migrated).toContainEqual(expect.objectContaining({ term: 'p12a' }));
+    c.tx(() => reindex(c, [1, 2, 3, 4]));
+    expect(terms()).toEqual(migrated);
+    expect(c.one("SELECT count(*) AS n FROM pg_tables WHERE tablename = 'contact_words'")).toEqual({ n: 0 });
   });
 
   it('answers the calls of lists and records (filters, sorts of mixed values, a field deleted) as the SQLite store does', async () => {

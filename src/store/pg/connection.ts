@@ -42,6 +42,12 @@ export interface PgOptions {
   statementTimeoutMs?: number;
   /** How long a transaction that keeps hitting serialisation failures is tried again before the request answers 503. */
   retryMs?: number;
+  /**
+   * Prepared statements keep one generic plan from their first run (PostgreSQL's
+   * plan_cache_mode), never planned again for new values. For a connection whose statements
+   * are all of that kind (the contact search's): the setting holds for every statement on it.
+   */
+  genericPlans?: boolean;
 }
 
 type Answer =
@@ -68,6 +74,7 @@ export class PgConnection {
   private readonly waitMs: number;
   private readonly statementTimeoutMs: number;
   private readonly retryMs: number;
+  private readonly genericPlans: boolean;
   private depth = 0;
   /** Outermost transactions begun on this connection (tells one transaction's work from another's). */
   transactions = 0;
@@ -86,6 +93,7 @@ export class PgConnection {
   ) {
     this.statementTimeoutMs = opts.statementTimeoutMs ?? 15_000;
     this.retryMs = opts.retryMs ?? 5_000;
+    this.genericPlans = opts.genericPlans === true;
     // The caller gives up a little after the server would have cancelled the statement.
     this.waitMs = this.statementTimeoutMs + 10_000;
     this.spawn();
@@ -96,7 +104,14 @@ export class PgConnection {
     this.port = port1;
     this.worker = new Worker(IO_THREAD_SOURCE, {
       eval: true,
-      workerData: { port: port2, flag: this.flag, url: this.url, statementTimeoutMs: this.statementTimeoutMs, pgPath },
+      workerData: {
+        port: port2,
+        flag: this.flag,
+        url: this.url,
+        statementTimeoutMs: this.statementTimeoutMs,
+        genericPlans: this.genericPlans,
+        pgPath,
+      },
       transferList: [port2],
     });
     // Neither the thread nor its port keeps the process alive: `close` ends them.
@@ -132,14 +147,18 @@ export class PgConnection {
     }
   }
 
-  /** Run one statement; its rows (objects by column, or arrays with `array`). */
+  /**
+   * Run one statement; its rows (objects by column, or arrays with `array`). With `prepared` it
+   * is prepared once per connection (named by its text), for a statement run again and again
+   * with other values.
+   */
   query<R = Record<string, unknown>>(
     sql: string,
     params: readonly unknown[] = [],
-    opts: { array?: boolean } = {},
+    opts: { array?: boolean; prepared?: boolean } = {},
   ): { rows: R[]; rowCount: number } {
     if (params.some(holdsNul)) throw new StoreBadText('a text holds the NUL character, which PostgreSQL cannot store');
-    const a = this.roundTrip({ sql, params, array: opts.array === true, generation: this.generation });
+    const a = this.roundTrip({ sql, params, array: opts.array === true, prepared: opts.prepared === true, generation: this.generation });
     if ('error' in a) {
       if (a.error.lost || a.error.code === TIMED_OUT) throw new StoreUnavailable(`PostgreSQL unavailable: ${a.error.message}`);
       throw new PgError(a.error.message, a.error.code);
@@ -147,6 +166,11 @@ export class PgConnection {
     if ('closed' in a) throw new Error('the PostgreSQL connection is closed');
     this.lastGeneration = a.generation;
     return a as { rows: R[]; rowCount: number };
+  }
+
+  /** Another connection to the same database with the same options, but these. */
+  sibling(opts: Pick<PgOptions, 'genericPlans'>): PgConnection {
+    return new PgConnection(this.url, { statementTimeoutMs: this.statementTimeoutMs, retryMs: this.retryMs, ...opts });
   }
 
   /** The first row, or undefined. */

@@ -42,6 +42,7 @@ export class PgStore implements StoreApi {
   readonly contactAccounts: PgContactAccountStore;
   readonly audit: PgAuditStore;
   readonly rateWindows: PgRateWindows;
+  private searchConn: PgConnection | undefined;
 
   constructor(readonly conn: PgConnection) {
     this.owners = new PgOwnerStore(conn);
@@ -54,7 +55,10 @@ export class PgStore implements StoreApi {
     this.referrals = new PgReferralStore(conn);
     this.directory = new PgDirectoryStore(conn);
     this.lists = new PgListStore(conn);
-    this.search = pgSearchIndex(conn);
+    // The search on a connection of its own, opened at the first search: its statements are
+    // prepared with generic plans (planning one costs more than running it); the store's
+    // statements are planned for their values on `conn`.
+    this.search = pgSearchIndex(() => (this.searchConn ??= conn.sibling({ genericPlans: true })));
     this.fixtures = new PgFixtureStore(conn);
     this.settings = new PgSettingStore(conn);
     this.balance = new PgBalanceStore(conn);
@@ -88,6 +92,7 @@ export class PgStore implements StoreApi {
   }
 
   close(): void {
+    this.searchConn?.close();
     this.conn.close();
   }
 }

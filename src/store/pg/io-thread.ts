@@ -20,7 +20,7 @@ try {
 } catch (e) {
   broken = String(e && e.message);
 }
-const { port, flag, url, statementTimeoutMs } = workerData;
+const { port, flag, url, statementTimeoutMs, genericPlans } = workerData;
 let client = null;
 let connecting = null;
 // Which connection this is: a transaction's statements name the one it began on, and are
@@ -30,7 +30,7 @@ let generation = 0;
 function connect() {
   if (client) return Promise.resolve(client);
   if (!connecting) {
-    const c = new pg.Client({ connectionString: url, statement_timeout: statementTimeoutMs, connectionTimeoutMillis: 5000 });
+    const c = new pg.Client({ connectionString: url, statement_timeout: statementTimeoutMs, connectionTimeoutMillis: 5000, options: genericPlans ? '-c plan_cache_mode=force_generic_plan' : undefined });
     // A connection that fails between queries: forget it, the next query connects again.
     c.on('error', () => { if (client === c) client = null; });
     c.on('end', () => { if (client === c) client = null; });
@@ -43,6 +43,15 @@ function reply(msg) {
   port.postMessage(msg);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
+}
+
+// A prepared statement's name: its text's hash, so that the same text is prepared once per connection.
+const { createHash } = process.getBuiltinModule('node:crypto');
+const names = new Map();
+function statementName(sql) {
+  let name = names.get(sql);
+  if (name === undefined) names.set(sql, (name = 's' + createHash('sha256').update(sql).digest('hex').slice(0, 24)));
+  return name;
 }
 
 let queue = Promise.resolve();
@@ -68,7 +77,7 @@ port.on('message', (m) => {
     }
     try {
       const c = await connect();
-      const r = await c.query({ text: m.sql, values: m.params, rowMode: m.array ? 'array' : undefined });
+      const r = await c.query({ text: m.sql, values: m.params, rowMode: m.array ? 'array' : undefined, name: m.prepared ? statementName(m.sql) : undefined });
       answer({ rows: r.rows, rowCount: r.rowCount ?? 0, generation });
     } catch (e) {
       // Not a SQLSTATE (a socket's ECONNREFUSED, a terminated connection), or a connection class one.

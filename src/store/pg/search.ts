@@ -6,26 +6,37 @@
  * index fold text the same way on both stores. A word matches a whole token as FTS5's
  * unicode61 tokenizer cuts them (letters, numbers, private use), or with `prefixes` a token's
  * start.
+ *
+ * The words are terms of a btree (`contact_terms`, migration 6), one row per bot, term and
+ * contact: `n` and each whole token of the name, `h` and each of a handle's that is not the
+ * name's, `p` and each prefix of 2 to PREFIX_CHARS characters; every row also holds the
+ * contact's tokens (`tokens`: " name tokens | handle tokens "). So a word's contacts are one
+ * index range in id order, which a LIMIT stops early (a count to 1000, the first 200 by id),
+ * and a query of several words reads the rarest word's range only, checking the other words
+ * (and a prefix longer than the index keeps) in the tokens of each row it reads.
  */
 import type { ContactRow } from '../contacts.js';
-import type { SearchIndex } from '../search.js';
-import { asciiLower, phoneKey, searchWords, type WordMatch } from '../search-text.js';
+import { WORD_MATCHES, type Lookup, type SearchIndex } from '../search.js';
+import { asciiLower, asPrefix, phoneKey, searchTokens, type WordMatch } from '../search-text.js';
 import type { PgConnection } from './connection.js';
 
-const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
+/** Prefixes up to this many characters are terms of their own (as SQLite's prefix indexes); a longer one is checked in the tokens. */
+const PREFIX_CHARS = 6;
 
-function tokens(text: string | null): string[] {
-  return text === null ? [] : (text.match(TOKEN) ?? []);
-}
-
-/** Every prefix of 2 or more characters of each token (a token is one of its own). */
-function prefixes(words: readonly string[]): string[] {
-  const out = new Set<string>();
-  for (const w of words) {
-    const chars = [...w];
-    for (let n = 2; n <= chars.length; n++) out.add(chars.slice(0, n).join(''));
+/** A contact's index rows: its terms, and its tokens as every row holds them. */
+function indexed(nameTokens: readonly string[], handleTokens: readonly string[]): { terms: Set<string>; tokens: string } {
+  const name = [...new Set(nameTokens)];
+  const handles = [...new Set(handleTokens)].filter((t) => !name.includes(t));
+  const terms = new Set([...name.map((t) => `n${t}`), ...handles.map((t) => `h${t}`)]);
+  for (const token of [...name, ...handles]) {
+    // A number is never searched as a prefix (asPrefix), so no prefix of digits is kept.
+    const chars = [...token];
+    for (let n = 2; n <= Math.min(chars.length, PREFIX_CHARS); n++) {
+      const prefix = chars.slice(0, n).join('');
+      if (asPrefix(prefix)) terms.add(`p${prefix}`);
+    }
   }
-  return [...out];
+  return { terms, tokens: ` ${name.join(' ')} | ${handles.join(' ')} ` };
 }
 
 /** SQLite's trim(): spaces only. */
@@ -62,7 +73,7 @@ function keys(c: Indexed): string[] {
 /** Write the index rows of these contacts again from what they hold now (none for one not listed). */
 export function reindex(c: PgConnection, ids: readonly number[]): void {
   if (ids.length === 0) return;
-  c.query('DELETE FROM contact_words WHERE contact_id = ANY($1::bigint[])', [ids]);
+  c.query('DELETE FROM contact_terms WHERE contact_id = ANY($1::bigint[])', [ids]);
   c.query('DELETE FROM contact_search_keys WHERE contact_id = ANY($1::bigint[])', [ids]);
   const rows = c.query<Indexed>(
     `SELECT id, bot_id, name, phone, email, telegram_id, telegram_username, max_user_id, max_username, vk_user_id, viber_id
@@ -70,19 +81,31 @@ export function reindex(c: PgConnection, ids: readonly number[]): void {
     [ids],
   ).rows;
   if (rows.length === 0) return;
-  const words = rows.map((r) => {
+  const t: { bot: number[]; term: string[]; id: number[]; tokens: string[]; chars: number[] } = {
+    bot: [],
+    term: [],
+    id: [],
+    tokens: [],
+    chars: [],
+  };
+  for (const r of rows) {
     const at = r.email === null ? -1 : r.email.indexOf('@');
     const handles = [r.telegram_username, r.max_username, at > 0 ? r.email!.slice(0, at) : null].filter((h) => h !== null).join(' ');
-    const name = tokens(searchWords(r.name));
-    const all = [...new Set([...name, ...tokens(searchWords(handles))])];
-    return { id: r.id, bot: r.bot_id, name: JSON.stringify(name), all: JSON.stringify(all), prefixes: JSON.stringify(prefixes(all)) };
-  });
-  c.query(
-    `INSERT INTO contact_words (contact_id, bot_id, name_words, all_words, prefixes)
-     SELECT id, bot, ARRAY(SELECT jsonb_array_elements_text(n)), ARRAY(SELECT jsonb_array_elements_text(a)), ARRAY(SELECT jsonb_array_elements_text(p))
-     FROM unnest($1::bigint[], $2::bigint[], $3::jsonb[], $4::jsonb[], $5::jsonb[]) AS w(id, bot, n, a, p)`,
-    [words.map((w) => w.id), words.map((w) => w.bot), words.map((w) => w.name), words.map((w) => w.all), words.map((w) => w.prefixes)],
-  );
+    const { terms, tokens } = indexed(searchTokens(r.name), searchTokens(handles));
+    for (const term of terms) {
+      t.bot.push(r.bot_id);
+      t.term.push(term);
+      t.id.push(r.id);
+      t.tokens.push(tokens);
+      t.chars.push([...r.name].length);
+    }
+  }
+  if (t.term.length > 0)
+    c.query(
+      `INSERT INTO contact_terms (bot_id, term, contact_id, tokens, name_chars)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::int[])`,
+      [t.bot, t.term, t.id, t.tokens, t.chars],
+    );
   const k = rows.flatMap((r) => keys(r).map((key) => [key, r.id, r.bot_id] as const));
   if (k.length > 0) {
     c.query('INSERT INTO contact_search_keys (key, contact_id, bot_id) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[])', [
@@ -93,49 +116,134 @@ export function reindex(c: PgConnection, ids: readonly number[]): void {
   }
 }
 
-/** The word condition of a match class: $2 words wanted whole, $3 words wanted as prefixes (none but for `prefixes`). */
-const WORDS: Record<WordMatch, string> = {
-  name: 'name_words @> $2::text[] AND prefixes @> $3::text[]',
-  words: 'all_words @> $2::text[] AND prefixes @> $3::text[]',
-  prefixes: 'all_words @> $2::text[] AND prefixes @> $3::text[]',
-};
-
-/** As ftsWord: a word is a prefix when it has 2+ characters and is not a number. */
-function split(words: readonly string[], match: WordMatch): [string[], string[]] {
-  if (match !== 'prefixes') return [[...words], []];
-  const asPrefix = (w: string) => [...w].length >= 2 && !/^\d+$/.test(w);
-  return [words.filter((w) => !asPrefix(w)), words.filter(asPrefix)];
+/** A query word as the index reads it: the terms whose contacts it is among (one or two), and what the tokens must hold. */
+interface WordTerms {
+  terms: [string, string | null];
+  /** Looked for in the tokens: " word " for a whole token, " word" for a prefix. */
+  find: string;
+  /** The whole token must be the name's (before the " | "). */
+  inName: boolean;
+  chars: number;
 }
 
-/** The index of SEARCH_SCHEMA on PostgreSQL, as the lookups a search is made of. */
-export function pgSearchIndex(c: PgConnection): SearchIndex {
+/** A query's words as terms: whole in the name, whole anywhere, or (`prefixes`) each as a prefix when `asPrefix`. */
+function wordTerms(words: readonly string[], match: WordMatch): WordTerms[] {
+  return words.map((w) => {
+    const chars = [...w];
+    if (match === 'name') return { terms: [`n${w}`, null], find: ` ${w} `, inName: true, chars: chars.length };
+    if (match === 'words' || !asPrefix(w)) return { terms: [`n${w}`, `h${w}`], find: ` ${w} `, inName: false, chars: chars.length };
+    return { terms: [`p${chars.slice(0, PREFIX_CHARS).join('')}`, null], find: ` ${w}`, inName: false, chars: chars.length };
+  });
+}
+
+/**
+ * SQL for the first `limit` contacts by id (their ids and name lengths), of any of the bots $1,
+ * whose tokens hold every word; `p` adds a parameter. The first word leads: within each bot,
+ * its terms' contacts in id order (which the LIMIT stops early), each row's tokens checked for
+ * every word.
+ */
+function matching(words: readonly WordTerms[], p: (v: unknown) => string, limit: string): string {
+  const checks = words
+    .map((w) => (w.inName ? `strpos(t.tokens, ${p(w.find)}) BETWEEN 1 AND strpos(t.tokens, ' | ')` : `strpos(t.tokens, ${p(w.find)}) > 0`))
+    .join(' AND ');
+  const range = (term: string | null) =>
+    `(SELECT t.contact_id, t.name_chars FROM contact_terms t WHERE t.bot_id = b.bot AND t.term = ${p(term)}::text AND ${checks}
+      ORDER BY t.contact_id LIMIT ${limit})`;
+  const [a, b] = words[0]!.terms;
+  return `(SELECT m.contact_id, m.name_chars FROM unnest($1::bigint[]) b(bot) CROSS JOIN LATERAL (
+    SELECT u.contact_id, u.name_chars FROM (${range(a)} UNION ALL ${range(b)}) u ORDER BY u.contact_id LIMIT ${limit}) m
+    ORDER BY m.contact_id LIMIT ${limit})`;
+}
+
+/** How often each of the most common terms is, by PostgreSQL's statistics of the column (ANALYZE): the rest are rarer. */
+type Frequencies = ReadonlyMap<string, number>;
+
+/** The words, the rarest first (the one to lead): by their terms' frequencies, then the longest, then as asked. */
+function rarestFirst(words: readonly WordTerms[], freq: Frequencies): WordTerms[] {
+  const f = (w: WordTerms) => w.terms.reduce((n, t) => n + (t === null ? 0 : (freq.get(t) ?? 0)), 0);
+  return words
+    .map((w, i) => ({ w, i, f: f(w) }))
+    .sort((x, y) => x.f - y.f || y.w.chars - x.w.chars || x.i - y.i)
+    .map((x) => x.w);
+}
+
+/**
+ * One statement for every class of a query's words: each class's `want` shortest names of its
+ * first `candidates`, a class read only while the ones before it hold fewer than `want`
+ * contacts between them; and the prefix matches counted up to `cap` (the prefix class is the
+ * first `candidates` of those).
+ */
+function wordMatchesSql(
+  words: readonly string[],
+  bots: readonly number[],
+  candidates: number,
+  want: number,
+  cap: number,
+  freq: Frequencies,
+) {
+  const params: unknown[] = [bots];
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const [cand, wanted, capped] = [p(candidates), p(want), p(cap)];
+  const [name, anywhere, prefixes] = WORD_MATCHES.map((match) => rarestFirst(wordTerms(words, match), freq));
+  const best = (from: string, gate: string) =>
+    `SELECT contact_id AS id, name_chars FROM ${from} r ${gate} ORDER BY name_chars, contact_id LIMIT ${wanted}`;
+  const sql = `WITH
+    c0 AS MATERIALIZED (${best(matching(name!, p, cand), '')}),
+    c1 AS MATERIALIZED (${best(matching(anywhere!, p, cand), `WHERE (SELECT count(*) FROM c0) < ${wanted}`)}),
+    pm AS MATERIALIZED ${matching(prefixes!, p, capped)},
+    c2 AS MATERIALIZED (${best(
+      `(SELECT * FROM pm ORDER BY contact_id LIMIT ${cand})`,
+      `WHERE (SELECT count(*) FROM (SELECT id FROM c0 UNION SELECT id FROM c1) s) < ${wanted}`,
+    )})
+    SELECT 0 AS k, id, name_chars FROM c0 UNION ALL SELECT 1, id, name_chars FROM c1 UNION ALL SELECT 2, id, name_chars FROM c2
+    UNION ALL SELECT 3, count(*), 0 FROM pm
+    ORDER BY 1, 3, 2`;
+  return { sql, params };
+}
+
+/** How long the terms' frequencies are kept before they are read again (autovacuum's ANALYZE renews them now and then). */
+const FREQUENCIES_MS = 10 * 60_000;
+
+/** The index of SEARCH_SCHEMA on PostgreSQL, as the lookups a search is made of, on the connection `conn` gives. */
+export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
+  let freq: { at: number; terms: Frequencies } | undefined;
+  const frequencies = (): Frequencies => {
+    if (freq === undefined || Date.now() - freq.at > FREQUENCIES_MS) {
+      const row = conn().one<{ terms: string[] | null; freqs: number[] | null }>(
+        `SELECT most_common_vals::text::text[] AS terms, most_common_freqs AS freqs FROM pg_stats
+         WHERE schemaname = current_schema() AND tablename = 'contact_terms' AND attname = 'term'`,
+      );
+      freq = { at: Date.now(), terms: new Map((row?.terms ?? []).map((t, i) => [t, row!.freqs![i]!])) };
+    }
+    return freq.terms;
+  };
   return {
-    byId: (id, bots) =>
-      c.query<{ id: number }>(
-        'SELECT id FROM contacts WHERE id = $1 AND bot_id = ANY($2::bigint[]) AND preview = 0 AND deleted_at IS NULL',
-        [id, bots],
-      ).rows,
-    byKey: (key, bots, limit) =>
-      c.query<{ id: number }>(
-        'SELECT contact_id AS id FROM contact_search_keys WHERE key = $1 AND bot_id = ANY($2::bigint[]) ORDER BY contact_id LIMIT $3',
-        [key, bots, limit],
-      ).rows,
-    byKeyRange: (lo, hi, bots, limit) =>
-      c.query<{ id: number }>(
-        'SELECT contact_id AS id FROM contact_search_keys WHERE key >= $1 AND key < $2 AND bot_id = ANY($3::bigint[]) ORDER BY key, contact_id LIMIT $4',
-        [lo, hi, bots, limit],
-      ).rows,
-    words: (words, bots, match, candidates, want) =>
-      c.query<{ id: number }>(
-        `SELECT id FROM contacts WHERE id IN (
-           SELECT contact_id FROM contact_words WHERE bot_id = ANY($1::bigint[]) AND ${WORDS[match]} ORDER BY contact_id LIMIT $4)
-         ORDER BY length(name), id LIMIT $5`,
-        [bots, ...split(words, match), candidates, want],
-      ).rows,
-    countWords: (words, bots, match, cap) =>
-      c.one<{ n: number }>(
-        `SELECT count(*) AS n FROM (SELECT 1 FROM contact_words WHERE bot_id = ANY($1::bigint[]) AND ${WORDS[match]} LIMIT $4) m`,
-        [bots, ...split(words, match), cap],
-      )!.n,
+    lookups: (lookups, bots, limit) => {
+      if (lookups.length === 0) return [];
+      const params: unknown[] = [bots, limit];
+      const p = (v: unknown) => `$${params.push(v)}`;
+      const one = (l: Lookup, i: number) =>
+        'id' in l
+          ? `SELECT ${i} AS i, id, 0::bigint AS n FROM contacts WHERE id = ${p(l.id)} AND bot_id = ANY($1::bigint[]) AND preview = 0 AND deleted_at IS NULL`
+          : 'key' in l
+            ? `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY contact_id) AS n FROM (SELECT contact_id FROM contact_search_keys
+               WHERE key = ${p(l.key)} AND bot_id = ANY($1::bigint[]) ORDER BY contact_id LIMIT $2) k`
+            : `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY key, contact_id) AS n FROM (SELECT key, contact_id FROM contact_search_keys
+               WHERE key >= ${p(l.from)} AND key < ${p(l.to)} AND bot_id = ANY($1::bigint[]) ORDER BY key, contact_id LIMIT $2) k`;
+      const sql = `${lookups.map((l, i) => `(${one(l, i)})`).join(' UNION ALL ')} ORDER BY 1, 3`;
+      const out: { id: number }[][] = lookups.map(() => []);
+      for (const r of conn().query<{ i: number; id: number }>(sql, params, { prepared: true }).rows) out[r.i]!.push({ id: r.id });
+      return out;
+    },
+    wordMatches: (words, bots, candidates, want, cap) => {
+      const { sql, params } = wordMatchesSql(words, bots, candidates, want, cap, frequencies());
+      const classes: { id: number }[][] = WORD_MATCHES.map(() => []);
+      let total = 0;
+      for (const r of conn().query<{ k: number; id: number }>(sql, params, { prepared: true }).rows) {
+        if (r.k === WORD_MATCHES.length) total = r.id;
+        else classes[r.k]!.push({ id: r.id });
+      }
+      return { classes, total };
+    },
   };
 }
