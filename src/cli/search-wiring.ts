@@ -70,9 +70,14 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
       const { hits, total, capped } = new ContactSearch(store.search).search(query, bots, opts.limit);
       const ids = hits.map((h) => h.id);
-      const rows = new Map(store.contacts.rowsByIds(ids).map((r) => [r.id, r]));
-      const tags = store.contacts.tagsByContact(ids);
-      const accounts = store.contactAccounts.listByContacts(ids);
+      const d = store.search.details?.(ids, bots) ?? {
+        rows: store.contacts.rowsByIds(ids),
+        tags: store.contacts.tagsByContact(ids),
+        accounts: store.contactAccounts.listByContacts(ids),
+        listed: store.contacts.count(bots),
+      };
+      const rows = new Map(d.rows.map((r) => [r.id, r]));
+      const { tags, accounts } = d;
       const found: ContactHit[] = hits.map((h) => {
         const c = rows.get(h.id)!;
         return {
@@ -98,7 +103,7 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
         hits: found,
         total,
         capped,
-        index: { source: 'database', contacts: store.contacts.count(bots), as_of: isoTime(), syncing: false, complete: true },
+        index: { source: 'database', contacts: d.listed, as_of: isoTime(), syncing: false, complete: true },
       };
     },
   };

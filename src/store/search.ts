@@ -4,6 +4,8 @@
  * tried as, and in what order, is the MCP server's (state/contact-query.ts), over these
  * lookups or PostgreSQL's (pg/search.ts).
  */
+import type { AccountRow } from './contact-accounts.js';
+import type { ContactRow } from './contacts.js';
 import type { Db } from './db.js';
 import { ftsExpression, type WordMatch } from './search-text.js';
 
@@ -17,6 +19,17 @@ interface WordMatches {
   classes: { id: number }[][];
   /** Contacts matching as prefixes, counted up to the cap. */
   total: number;
+}
+
+/** A found contact as a search's answer shows it. */
+export type HitRow = Pick<ContactRow, 'id' | 'bot_id' | 'name' | 'messenger' | 'phone' | 'email' | 'telegram_username' | 'max_username'>;
+
+export interface HitDetails {
+  rows: HitRow[];
+  tags: Map<number, string[]>;
+  accounts: Map<number, Pick<AccountRow, 'id' | 'currency' | 'amount' | 'blocked_at'>[]>;
+  /** Contacts the bots list. */
+  listed: number;
 }
 
 /** One identifier lookup: a listed contact by id, an exact key, or the keys from `from` (inclusive) to `to` (exclusive). */
@@ -40,6 +53,12 @@ export interface SearchIndex {
    * empty once the classes before it hold `want` contacts between them (it is not read then).
    */
   wordMatches(words: readonly string[], bots: readonly number[], candidates: number, want: number, cap: number): WordMatches;
+  /**
+   * What a search's answer shows of the contacts it found, and how many contacts the bots list,
+   * in one round trip. Only where a round trip costs (PostgreSQL); elsewhere the store's own
+   * reads (rowsByIds, tagsByContact, listByContacts, count) give the same.
+   */
+  details?(ids: readonly number[], bots: readonly number[]): HitDetails;
 }
 
 /** The index of SEARCH_SCHEMA in a SQLite database (the service's, or the remote index file). */

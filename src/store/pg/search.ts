@@ -16,7 +16,7 @@
  * (and a prefix longer than the index keeps) in the tokens of each row it reads.
  */
 import type { ContactRow } from '../contacts.js';
-import { WORD_MATCHES, type Lookup, type SearchIndex } from '../search.js';
+import { WORD_MATCHES, type HitDetails, type HitRow, type Lookup, type SearchIndex } from '../search.js';
 import { asciiLower, asPrefix, phoneKey, searchTokens, type WordMatch } from '../search-text.js';
 import type { PgConnection } from './connection.js';
 
@@ -201,6 +201,19 @@ function wordMatchesSql(
   return { sql, params };
 }
 
+type Tagged = { contact_id: number; name: string };
+type AccountDetail = HitDetails['accounts'] extends Map<number, (infer A)[]> ? A : never;
+
+/** The found contacts' rows, tags (in order) and accounts (by id), and how many contacts the bots list (their block counts). */
+const DETAILS = `SELECT json_build_object(
+  'rows', (SELECT coalesce(json_agg(json_build_object('id', id, 'bot_id', bot_id, 'name', name, 'messenger', messenger, 'phone', phone,
+      'email', email, 'telegram_username', telegram_username, 'max_username', max_username) ORDER BY id), '[]') FROM contacts WHERE id = ANY($1::bigint[])),
+  'tags', (SELECT coalesce(json_agg(json_build_object('contact_id', contact_id, 'name', name) ORDER BY contact_id, position), '[]')
+      FROM contact_tags WHERE contact_id = ANY($1::bigint[])),
+  'accounts', (SELECT coalesce(json_agg(json_build_object('contact_id', contact_id, 'id', id, 'currency', currency, 'amount', amount,
+      'blocked_at', blocked_at) ORDER BY contact_id, id), '[]') FROM contact_accounts WHERE contact_id = ANY($1::bigint[])),
+  'listed', (SELECT coalesce(sum(n), 0) FROM contact_blocks WHERE bot_id = ANY($2::bigint[]))) AS d`;
+
 /** How long the terms' frequencies are kept before they are read again (autovacuum's ANALYZE renews them now and then). */
 const FREQUENCIES_MS = 10 * 60_000;
 
@@ -234,6 +247,16 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
       const out: { id: number }[][] = lookups.map(() => []);
       for (const r of conn().query<{ i: number; id: number }>(sql, params, { prepared: true }).rows) out[r.i]!.push({ id: r.id });
       return out;
+    },
+    details: (ids, bots) => {
+      const d = conn().query<{
+        d: { rows: HitRow[]; tags: Tagged[]; accounts: (AccountDetail & { contact_id: number })[]; listed: number };
+      }>(DETAILS, [ids, bots], { prepared: true }).rows[0]!.d;
+      const tags = new Map<number, string[]>();
+      for (const t of d.tags) tags.set(t.contact_id, [...(tags.get(t.contact_id) ?? []), t.name]);
+      const accounts = new Map<number, AccountDetail[]>();
+      for (const { contact_id, ...a } of d.accounts) accounts.set(contact_id, [...(accounts.get(contact_id) ?? []), a]);
+      return { rows: d.rows, tags, accounts, listed: d.listed };
     },
     wordMatches: (words, bots, candidates, want, cap) => {
       const { sql, params } = wordMatchesSql(words, bots, candidates, want, cap, frequencies());
