@@ -102,8 +102,9 @@ export function reindex(c: PgConnection, ids: readonly number[]): void {
   }
   if (t.term.length > 0)
     c.query(
+      // In the index's order: each insert lands next to the one before (much faster for a batch).
       `INSERT INTO contact_terms (bot_id, term, contact_id, tokens, name_chars)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::int[])`,
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::int[]) u(b, t, c, k, n) ORDER BY b, t, c`,
       [t.bot, t.term, t.id, t.tokens, t.chars],
     );
   const k = rows.flatMap((r) => keys(r).map((key) => [key, r.id, r.bot_id] as const));
