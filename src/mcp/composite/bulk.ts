@@ -401,18 +401,21 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     const total = left(plan);
     const until = Date.now() + ctx.bulkCallMs;
     let finished = 0;
-    // A step may outlast the hold (a remote API's pace, a rate limit's wait): renewed while this run
-    // lives, so no other call takes over a step still under way, reads its balance as not moved
-    // yet and moves the money again. A run that died stops renewing it.
-    // A step checks the hold itself only when the last renewal is a third of the hold old: until
-    // then no other call can have taken the plan over (one state write per 5 s, not one per step).
+    // The hold is renewed every third of it while this run lives (a step may outlast it: a remote
+    // API's pace, a rate limit's wait), so no other call takes over a step still under way, reads
+    // its balance as not moved yet and moves the money again; a run that died stops renewing it.
+    // A step checks the hold itself only when the last renewal is that old: one state write per
+    // 5 s, not one per step. Once lost, the hold stays lost for this run.
     let heldAt = Date.now();
     let lost = false;
     const renew = (): boolean => {
       const now = Date.now();
-      if (lost || !plans.hold(plan.id, runner, now + HOLD_MS, now)) return !(lost = true);
-      heldAt = now;
-      return true;
+      if (!lost && plans.hold(plan.id, runner, now + HOLD_MS, now)) {
+        heldAt = now;
+        return true;
+      }
+      lost = true;
+      return false;
     };
     const beat = setInterval(() => {
       try {
