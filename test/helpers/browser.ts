@@ -15,12 +15,15 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBrotliDecompress } from 'node:zlib';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { removeTempDir, tempDir } from './temp.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PACKAGE = '@sparticuz/chromium';
 const ON_PATH = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 const MAC_APPS = ['Google Chrome.app/Contents/MacOS/Google Chrome', 'Chromium.app/Contents/MacOS/Chromium'];
 // As root (CI) Chromium's own sandbox cannot start; the pages' frames keep their sandbox.
+// --disable-dev-shm-usage (puppeteer adds it too): a container's /dev/shm is often 64 MB, too
+// small for Chromium, which then keeps its shared memory in TMPDIR instead (see launchBrowser).
 const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'];
 
 export interface FoundBrowser {
@@ -145,20 +148,33 @@ export async function findBrowser(): Promise<FoundBrowser> {
   return packagedBrowser();
 }
 
-/** Launch the browser headless; a failure to start says which binary and why, in one line. */
+/**
+ * Launch the browser headless; a failure to start says which binary and why, in one line.
+ *
+ * Its TMPDIR is a folder of its own (made by tempDir, so it goes when the test file ends, after
+ * the file has closed the browser). Chromium makes each shared-memory block as a file there
+ * (.org.chromium.Chromium.XXXXXX, with --disable-dev-shm-usage) and unlinks it a moment later;
+ * a process that exits in between leaves the file. Its renderers do: one exits as soon as its
+ * last page closes, without waiting for its other threads, and one of them may be between the
+ * two (strace showed a renderer's exit_group(0) 4 ms after another of its threads had created
+ * such a file, and no unlink, well before the browser closed). That is Chromium's own, not the
+ * tests', so it stays in the browser's folder; the run's temp folder still has to end empty.
+ */
 export async function launchBrowser(): Promise<{ browser: Browser; found: FoundBrowser }> {
   const found = await findBrowser();
+  const scratch = tempDir();
   try {
     const browser = await puppeteer.launch({
       executablePath: found.path,
       // The packaged build is chrome-headless-shell: only the "shell" mode.
       headless: found.env ? 'shell' : true,
       args: ARGS,
-      env: { ...process.env, ...found.env },
+      env: { ...process.env, ...found.env, TMPDIR: scratch },
     });
     process.stderr.write(`browser tests: ${await browser.version()} (${found.from}) at ${found.path}\n`);
     return { browser, found };
   } catch (e) {
+    removeTempDir(scratch);
     throw new Error(
       `Chromium (${found.from}) could not start from ${found.path}: ${(e as Error).message.split('\n')[0]}. ` +
         'Set CHROMIUM_PATH to a Chromium or Chrome binary that starts here.',

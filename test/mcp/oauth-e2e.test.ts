@@ -139,9 +139,9 @@ class Host {
 }
 
 /**
- * Each person's own browser profile (cookies of their own), kept until the browser closes: a
- * context closed on its own leaves Chromium's shared-memory files (.org.chromium.Chromium.*) in
- * TMPDIR now and then.
+ * Each person's own browser profile (cookies of their own), kept until the browser closes.
+ * (Chromium's shared-memory files a closing page's renderer can leave stay in the browser's own
+ * temp folder: test/helpers/browser.ts.)
  */
 const profiles = new Map<string, BrowserContext>();
 
