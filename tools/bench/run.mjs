@@ -9,8 +9,8 @@
  * Areas (--only takes a comma list of these): http, ledger, export, remote, lists, mcp, pg, search, soak, install, profile
  * (pg: tools/bench/pg.mjs, PostgreSQL beside SQLite on a throwaway PostgreSQL it starts itself;
  * remote: tools/bench/remote-sync.mjs, `mcp --remote` against `serve` at its 120 a minute, about 5 minutes;
- * search: tools/bench/search.mjs, findContacts at 1 000 000 contacts on SQLite and on PostgreSQL, about 10 minutes).
- * Sizes: the default finishes in roughly 35 minutes on 2 cores; --full uses the issue's sizes
+ * search: tools/bench/search.mjs, findContacts at 1 000 000 contacts on SQLite and on PostgreSQL, about 12 minutes).
+ * Sizes: the default finishes in roughly 40 minutes on 2 cores; --full uses the issue's sizes
  * (1 000 000-contact export and the contacts.mjs run on it, 100 000 list records, 10-minute
  * soak, longer HTTP rounds); --quick is a smoke run of a minute or two (figures are noisy).
  * Other flags: --duration S (autocannon seconds a run), --rounds N, --contacts N (export size),
@@ -1708,7 +1708,7 @@ function render({ started, finished, mode, size, only, sections, verdicts }) {
       "between runs on a shared machine; a target is judged on this run's ratio, and a ratio near its line can flip on the next run.",
     '',
     '```',
-    'npm run build && npm run bench            # about 35 minutes on 2 cores, 1-minute soak',
+    'npm run build && npm run bench            # about 40 minutes on 2 cores, 1-minute soak',
     "npm run bench -- --full                   # the issue's sizes: 1 000 000-contact export, 10-minute soak",
     'node tools/soak.mjs [--duration 600]      # the soak on its own',
     '```',
