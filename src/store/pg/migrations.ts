@@ -387,8 +387,8 @@ export const PG_MIGRATIONS: readonly string[] = [
   // whole token of the name, `h` and each of a handle's that is not the name's, `p` and each
   // prefix of 2 to 6 characters that is not all digits; each row holds the contact's tokens
   // (" name | handles "), in which the other words of a query are checked, and its name's length
-  // (shorter names first). Made from the
-  // arrays the store wrote (the same folding); by contact for a contact's reindex.
+  // (shorter names first). Made from the arrays the store wrote (the same folding); by contact
+  // for a contact's reindex.
   `
   CREATE TABLE contact_terms (
     bot_id bigint NOT NULL,

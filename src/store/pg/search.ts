@@ -89,6 +89,7 @@ export function reindex(c: PgConnection, ids: readonly number[]): void {
     chars: [],
   };
   for (const r of rows) {
+    const nameChars = [...r.name].length;
     const at = r.email === null ? -1 : r.email.indexOf('@');
     const handles = [r.telegram_username, r.max_username, at > 0 ? r.email!.slice(0, at) : null].filter((h) => h !== null).join(' ');
     const { terms, tokens } = indexed(searchTokens(r.name), searchTokens(handles));
@@ -97,7 +98,7 @@ export function reindex(c: PgConnection, ids: readonly number[]): void {
       t.term.push(term);
       t.id.push(r.id);
       t.tokens.push(tokens);
-      t.chars.push([...r.name].length);
+      t.chars.push(nameChars);
     }
   }
   if (t.term.length > 0)
@@ -236,14 +237,13 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
       if (lookups.length === 0) return [];
       const params: unknown[] = [bots, limit];
       const p = (v: unknown) => `$${params.push(v)}`;
+      // A key's contacts by id; a range's by key, then id (for one key, the same order).
       const one = (l: Lookup, i: number) =>
         'id' in l
           ? `SELECT ${i} AS i, id, 0::bigint AS n FROM contacts WHERE id = ${p(l.id)} AND bot_id = ANY($1::bigint[]) AND preview = 0 AND deleted_at IS NULL`
-          : 'key' in l
-            ? `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY contact_id) AS n FROM (SELECT contact_id FROM contact_search_keys
-               WHERE key = ${p(l.key)} AND bot_id = ANY($1::bigint[]) ORDER BY contact_id LIMIT $2) k`
-            : `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY key, contact_id) AS n FROM (SELECT key, contact_id FROM contact_search_keys
-               WHERE key >= ${p(l.from)} AND key < ${p(l.to)} AND bot_id = ANY($1::bigint[]) ORDER BY key, contact_id LIMIT $2) k`;
+          : `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY key, contact_id) AS n FROM (SELECT key, contact_id FROM contact_search_keys
+             WHERE ${'key' in l ? `key = ${p(l.key)}` : `key >= ${p(l.from)} AND key < ${p(l.to)}`} AND bot_id = ANY($1::bigint[])
+             ORDER BY key, contact_id LIMIT $2) k`;
       const sql = `${lookups.map((l, i) => `(${one(l, i)})`).join(' UNION ALL ')} ORDER BY 1, 3`;
       const out: { id: number }[][] = lookups.map(() => []);
       for (const r of conn().query<{ i: number; id: number }>(sql, params, { prepared: true }).rows) out[r.i]!.push({ id: r.id });
