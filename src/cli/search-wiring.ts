@@ -68,14 +68,15 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       admit(backend);
       const own = store.projects.ownerBotIds(ownerId);
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
-      const { hits, total, capped } = new ContactSearch(store.search).search(query, bots, opts.limit);
+      const { hits, total, capped, details } = new ContactSearch(store.search).search(query, bots, opts.limit);
       const ids = hits.map((h) => h.id);
-      const d = store.search.details?.(ids, bots) ?? {
-        rows: store.contacts.rowsByIds(ids),
-        tags: store.contacts.tagsByContact(ids),
-        accounts: store.contactAccounts.listByContacts(ids),
-        listed: store.contacts.count(bots),
-      };
+      const d = details ??
+        store.search.details?.(ids, bots) ?? {
+          rows: store.contacts.rowsByIds(ids),
+          tags: store.contacts.tagsByContact(ids),
+          accounts: store.contactAccounts.listByContacts(ids),
+          listed: store.contacts.count(bots),
+        };
       const rows = new Map(d.rows.map((r) => [r.id, r]));
       const { tags, accounts } = d;
       const found: ContactHit[] = hits.map((h) => {

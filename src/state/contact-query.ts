@@ -14,7 +14,7 @@
  * matches each, in rowid order, which FTS5 gives without sorting.
  */
 import type { MatchKind } from '../mcp/contact-search.js';
-import type { Lookup, SearchIndex } from '../store/search.js';
+import type { HitDetails, Lookup, SearchIndex, WordMatches } from '../store/search.js';
 import { MIN_PHONE_DIGITS, parseQuery, phoneKey } from '../store/search-text.js';
 
 interface SearchHit {
@@ -29,6 +29,8 @@ export interface SearchResult {
   total: number;
   /** There may be more than `total` (the count stopped at TOTAL_CAP). */
   capped: boolean;
+  /** What the answer shows of every hit, when the index gave it with the matches (`lookupsAndWords`). */
+  details?: HitDetails;
 }
 
 /** Matches are counted up to this many: a count past it costs more than it tells. */
@@ -77,25 +79,30 @@ export class ContactSearch {
     }
     if (q.email !== undefined) lookups.push([{ key: `e:${q.email}` }, 'email']);
     if (q.username !== undefined) lookups.push([{ key: `u:${q.username}` }, 'username']);
-    if (lookups.length > 0) {
+    const list = lookups.map(([l]) => l);
+    const take = (rows: { id: number }[][]) => {
       let beforeSuffix = 0;
-      this.s
-        .lookups(
-          lookups.map(([l]) => l),
-          bots,
-          TOTAL_CAP,
-        )
-        .forEach((rows, i) => {
-          if (i === suffix) beforeSuffix = found.size;
-          if (i !== national || found.size === beforeSuffix) add(rows, lookups[i]![1]);
-        });
-    }
+      rows.forEach((rows, i) => {
+        if (i === suffix) beforeSuffix = found.size;
+        if (i !== national || found.size === beforeSuffix) add(rows, lookups[i]![1]);
+      });
+    };
+    const readWords = q.words.length > 0;
+    let matches: WordMatches | undefined;
+    let details: HitDetails | undefined;
+    if (readWords && !q.identifier && this.s.lookupsAndWords) {
+      // Words are read whatever the lookups find: both at once, with what the answer shows.
+      const both = this.s.lookupsAndWords(list, q.words, bots, { limit: TOTAL_CAP, candidates: CANDIDATES, want: limit, cap: TOTAL_CAP });
+      take(both.lookups);
+      // A lookup found someone (a Viber id that reads as words): more names are wanted, read again.
+      if (found.size === 0) ({ words: matches, details } = both);
+    } else if (list.length > 0) take(this.s.lookups(list, bots, TOTAL_CAP));
 
     let nameTotal = 0;
     const names: number[] = [];
-    if (q.words.length > 0 && !(q.identifier && found.size > 0)) {
+    if (readWords && !(q.identifier && found.size > 0)) {
       const want = limit + found.size;
-      const matches = this.s.wordMatches(q.words, botIds, CANDIDATES, want, TOTAL_CAP);
+      matches ??= this.s.wordMatches(q.words, botIds, CANDIDATES, want, TOTAL_CAP);
       for (const rows of matches.classes) if (names.length < want) for (const r of rows) if (!names.includes(r.id)) names.push(r.id);
       nameTotal = matches.total;
     }
@@ -104,6 +111,6 @@ export class ContactSearch {
     for (const id of names) if (!found.has(id)) found.set(id, 'name');
     const hits = [...found].slice(0, limit).map(([id, matched]) => ({ id, matched }));
     const total = exact + nameTotal - alsoExact;
-    return { hits, total: Math.min(total, TOTAL_CAP), capped: total >= TOTAL_CAP };
+    return { hits, total: Math.min(total, TOTAL_CAP), capped: total >= TOTAL_CAP, details };
   }
 }

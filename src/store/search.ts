@@ -14,7 +14,7 @@ const IN_JSON = 'IN (SELECT value FROM json_each(?))';
 /** How a query's words are tried, best first: whole words of the name, whole words anywhere, each word as a prefix. */
 export const WORD_MATCHES: readonly WordMatch[] = ['name', 'words', 'prefixes'];
 
-interface WordMatches {
+export interface WordMatches {
   /** Each class's contacts, in the order of WORD_MATCHES. */
   classes: { id: number }[][];
   /** Contacts matching as prefixes, counted up to the cap. */
@@ -59,6 +59,17 @@ export interface SearchIndex {
    * reads (rowsByIds, tagsByContact, listByContacts, count) give the same.
    */
   details?(ids: readonly number[], bots: readonly number[]): HitDetails;
+  /**
+   * `lookups` and `wordMatches` at once, with the details of every contact either found, in one
+   * round trip: for a query whose words are read whatever its lookups find. Only where a round
+   * trip costs (PostgreSQL).
+   */
+  lookupsAndWords?(
+    lookups: readonly Lookup[],
+    words: readonly string[],
+    bots: readonly number[],
+    n: { limit: number; candidates: number; want: number; cap: number },
+  ): { lookups: { id: number }[][]; words: WordMatches; details: HitDetails };
 }
 
 /** The index of SEARCH_SCHEMA in a SQLite database (the service's, or the remote index file). */

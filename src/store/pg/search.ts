@@ -16,7 +16,7 @@
  * (and a prefix longer than the index keeps) in the tokens of each row it reads.
  */
 import type { ContactRow } from '../contacts.js';
-import { WORD_MATCHES, type HitDetails, type HitRow, type Lookup, type SearchIndex } from '../search.js';
+import { WORD_MATCHES, type HitDetails, type HitRow, type Lookup, type SearchIndex, type WordMatches } from '../search.js';
 import { asciiLower, asPrefix, phoneKey, searchTokens, type WordMatch } from '../search-text.js';
 import type { PgConnection } from './connection.js';
 
@@ -121,20 +121,26 @@ export function reindex(c: PgConnection, ids: readonly number[]): void {
 /** A query word as the index reads it: the terms whose contacts it is among (one or two), and what the tokens must hold. */
 interface WordTerms {
   terms: [string, string | null];
-  /** Looked for in the tokens: " word " for a whole token, " word" for a prefix. */
-  find: string;
-  /** The whole token must be the name's (before the " | "). */
-  inName: boolean;
+  /**
+   * A LIKE pattern the tokens must match: "% word %" for a whole token, "% word %|%" for a whole
+   * token of the name (before the one "|"), "% word%" for a prefix. (LIKE, not strpos: strpos
+   * counts characters to the match, which costs in a text of several bytes a character.)
+   */
+  like: string;
   chars: number;
 }
+
+/** A word as LIKE reads it literally (a token holds none of these, but a query is anyone's). */
+const literal = (w: string) => w.replace(/[\\%_]/g, '\\$&');
 
 /** A query's words as terms: whole in the name, whole anywhere, or (`prefixes`) each as a prefix when `asPrefix`. */
 function wordTerms(words: readonly string[], match: WordMatch): WordTerms[] {
   return words.map((w) => {
     const chars = [...w];
-    if (match === 'name') return { terms: [`n${w}`, null], find: ` ${w} `, inName: true, chars: chars.length };
-    if (match === 'words' || !asPrefix(w)) return { terms: [`n${w}`, `h${w}`], find: ` ${w} `, inName: false, chars: chars.length };
-    return { terms: [`p${chars.slice(0, PREFIX_CHARS).join('')}`, null], find: ` ${w}`, inName: false, chars: chars.length };
+    const like = `% ${literal(w)}`;
+    if (match === 'name') return { terms: [`n${w}`, null], like: `${like} %|%`, chars: chars.length };
+    if (match === 'words' || !asPrefix(w)) return { terms: [`n${w}`, `h${w}`], like: `${like} %`, chars: chars.length };
+    return { terms: [`p${chars.slice(0, PREFIX_CHARS).join('')}`, null], like: `${like}%`, chars: chars.length };
   });
 }
 
@@ -145,9 +151,7 @@ function wordTerms(words: readonly string[], match: WordMatch): WordTerms[] {
  * every word.
  */
 function matching(words: readonly WordTerms[], p: (v: unknown) => string, limit: string): string {
-  const checks = words
-    .map((w) => (w.inName ? `strpos(t.tokens, ${p(w.find)}) BETWEEN 1 AND strpos(t.tokens, ' | ')` : `strpos(t.tokens, ${p(w.find)}) > 0`))
-    .join(' AND ');
+  const checks = words.map((w) => `t.tokens LIKE ${p(w.like)}`).join(' AND ');
   const range = (term: string | null) =>
     `(SELECT t.contact_id, t.name_chars FROM contact_terms t WHERE t.bot_id = b.bot AND t.term = ${p(term)}::text AND ${checks}
       ORDER BY t.contact_id LIMIT ${limit})`;
@@ -170,26 +174,25 @@ function rarestFirst(words: readonly WordTerms[], freq: Frequencies): WordTerms[
 }
 
 /**
- * One statement for every class of a query's words: each class's `want` shortest names of its
- * first `candidates`, a class read only while the ones before it hold fewer than `want`
- * contacts between them; and the prefix matches counted up to `cap` (the prefix class is the
- * first `candidates` of those).
+ * SQL for every class of a query's words (k 0-2: id, name_chars), its rows ordered by k, then
+ * name length, then id: each class's `want` shortest names of its first `candidates`, a class
+ * read only while the ones before it hold fewer than `want` contacts between them; and (k 3,
+ * the id column) how many contacts match as prefixes, counted up to `cap` (the prefix class is
+ * the first `candidates` of those). $1 is the bots; `p` adds a parameter.
  */
 function wordMatchesSql(
   words: readonly string[],
-  bots: readonly number[],
+  p: (v: unknown) => string,
   candidates: number,
   want: number,
   cap: number,
   freq: Frequencies,
-) {
-  const params: unknown[] = [bots];
-  const p = (v: unknown) => `$${params.push(v)}`;
+): string {
   const [cand, wanted, capped] = [p(candidates), p(want), p(cap)];
   const [name, anywhere, prefixes] = WORD_MATCHES.map((match) => rarestFirst(wordTerms(words, match), freq));
   const best = (from: string, gate: string) =>
     `SELECT contact_id AS id, name_chars FROM ${from} r ${gate} ORDER BY name_chars, contact_id LIMIT ${wanted}`;
-  const sql = `WITH
+  return `WITH
     c0 AS MATERIALIZED (${best(matching(name!, p, cand), '')}),
     c1 AS MATERIALIZED (${best(matching(anywhere!, p, cand), `WHERE (SELECT count(*) FROM c0) < ${wanted}`)}),
     pm AS MATERIALIZED ${matching(prefixes!, p, capped)},
@@ -200,21 +203,71 @@ function wordMatchesSql(
     SELECT 0 AS k, id, name_chars FROM c0 UNION ALL SELECT 1, id, name_chars FROM c1 UNION ALL SELECT 2, id, name_chars FROM c2
     UNION ALL SELECT 3, count(*), 0 FROM pm
     ORDER BY 1, 3, 2`;
-  return { sql, params };
+}
+
+/**
+ * SQL for each lookup's contacts (i: the lookup's place, id, n: its order within the lookup),
+ * at most `limit` each: a key's by id, a range's by key, then id (for one key, the same order).
+ * $1 is the bots; `p` adds a parameter.
+ */
+function lookupsSql(lookups: readonly Lookup[], p: (v: unknown) => string, limit: string): string {
+  if (lookups.length === 0) return 'SELECT 0 AS i, 0::bigint AS id, 0::bigint AS n WHERE false';
+  const one = (l: Lookup, i: number) =>
+    'id' in l
+      ? `SELECT ${i} AS i, id, 0::bigint AS n FROM contacts WHERE id = ${p(l.id)} AND bot_id = ANY($1::bigint[]) AND preview = 0 AND deleted_at IS NULL`
+      : `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY key, contact_id) AS n FROM (SELECT key, contact_id FROM contact_search_keys
+         WHERE ${'key' in l ? `key = ${p(l.key)}` : `key >= ${p(l.from)} AND key < ${p(l.to)}`} AND bot_id = ANY($1::bigint[])
+         ORDER BY key, contact_id LIMIT ${limit}) k`;
+  return lookups.map((l, i) => `(${one(l, i)})`).join(' UNION ALL ');
 }
 
 type Tagged = { contact_id: number; name: string };
 type AccountDetail = HitDetails['accounts'] extends Map<number, (infer A)[]> ? A : never;
 
-/** The found contacts' rows, tags (in order) and accounts (by id), and how many contacts the bots list (their block counts). */
-const DETAILS = `SELECT json_build_object(
+/**
+ * SQL for what a search's answer shows of the contacts `ids` names (an array expression), as one
+ * JSON object: their rows, tags (in order) and accounts (by id), and how many contacts the bots
+ * `bots` list (their block counts).
+ */
+const detailsJson = (ids: string, bots: string) => `json_build_object(
   'rows', (SELECT coalesce(json_agg(json_build_object('id', id, 'bot_id', bot_id, 'name', name, 'messenger', messenger, 'phone', phone,
-      'email', email, 'telegram_username', telegram_username, 'max_username', max_username) ORDER BY id), '[]') FROM contacts WHERE id = ANY($1::bigint[])),
+      'email', email, 'telegram_username', telegram_username, 'max_username', max_username) ORDER BY id), '[]') FROM contacts WHERE id = ANY(${ids})),
   'tags', (SELECT coalesce(json_agg(json_build_object('contact_id', contact_id, 'name', name) ORDER BY contact_id, position), '[]')
-      FROM contact_tags WHERE contact_id = ANY($1::bigint[])),
+      FROM contact_tags WHERE contact_id = ANY(${ids})),
   'accounts', (SELECT coalesce(json_agg(json_build_object('contact_id', contact_id, 'id', id, 'currency', currency, 'amount', amount,
-      'blocked_at', blocked_at) ORDER BY contact_id, id), '[]') FROM contact_accounts WHERE contact_id = ANY($1::bigint[])),
-  'listed', (SELECT coalesce(sum(n), 0) FROM contact_blocks WHERE bot_id = ANY($2::bigint[]))) AS d`;
+      'blocked_at', blocked_at) ORDER BY contact_id, id), '[]') FROM contact_accounts WHERE contact_id = ANY(${ids})),
+  'listed', (SELECT coalesce(sum(n), 0) FROM contact_blocks WHERE bot_id = ANY(${bots})))`;
+
+const DETAILS = `SELECT ${detailsJson('$1::bigint[]', '$2::bigint[]')} AS d`;
+
+type DetailsJson = { rows: HitRow[]; tags: Tagged[]; accounts: (AccountDetail & { contact_id: number })[]; listed: number };
+
+/** HitDetails from detailsJson's object. */
+function hitDetails(d: DetailsJson): HitDetails {
+  const tags = new Map<number, string[]>();
+  for (const t of d.tags) tags.set(t.contact_id, [...(tags.get(t.contact_id) ?? []), t.name]);
+  const accounts = new Map<number, AccountDetail[]>();
+  for (const { contact_id, ...a } of d.accounts) accounts.set(contact_id, [...(accounts.get(contact_id) ?? []), a]);
+  return { rows: d.rows, tags, accounts, listed: d.listed };
+}
+
+/** The word classes and the count from wordMatchesSql's rows (k, id). */
+function wordMatchesOf(rows: Iterable<{ k: number; id: number }>): WordMatches {
+  const classes: { id: number }[][] = WORD_MATCHES.map(() => []);
+  let total = 0;
+  for (const r of rows) {
+    if (r.k === WORD_MATCHES.length) total = r.id;
+    else classes[r.k]!.push({ id: r.id });
+  }
+  return { classes, total };
+}
+
+/** Each lookup's contacts from lookupsSql's rows (i, id), in their order. */
+function lookupsOf(n: number, rows: Iterable<{ i: number; id: number }>): { id: number }[][] {
+  const out: { id: number }[][] = Array.from({ length: n }, () => []);
+  for (const r of rows) out[r.i]!.push({ id: r.id });
+  return out;
+}
 
 /** How long the terms' frequencies are kept before they are read again (autovacuum's ANALYZE renews them now and then). */
 const FREQUENCIES_MS = 10 * 60_000;
@@ -232,42 +285,37 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
     }
     return freq.terms;
   };
+  /** A statement's text and parameters, $1 the bots. */
+  const statement = (bots: readonly number[], build: (p: (v: unknown) => string) => string) => {
+    const params: unknown[] = [bots];
+    const sql = build((v) => `$${params.push(v)}`);
+    return { sql, params };
+  };
   return {
     lookups: (lookups, bots, limit) => {
       if (lookups.length === 0) return [];
-      const params: unknown[] = [bots, limit];
-      const p = (v: unknown) => `$${params.push(v)}`;
-      // A key's contacts by id; a range's by key, then id (for one key, the same order).
-      const one = (l: Lookup, i: number) =>
-        'id' in l
-          ? `SELECT ${i} AS i, id, 0::bigint AS n FROM contacts WHERE id = ${p(l.id)} AND bot_id = ANY($1::bigint[]) AND preview = 0 AND deleted_at IS NULL`
-          : `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY key, contact_id) AS n FROM (SELECT key, contact_id FROM contact_search_keys
-             WHERE ${'key' in l ? `key = ${p(l.key)}` : `key >= ${p(l.from)} AND key < ${p(l.to)}`} AND bot_id = ANY($1::bigint[])
-             ORDER BY key, contact_id LIMIT $2) k`;
-      const sql = `${lookups.map((l, i) => `(${one(l, i)})`).join(' UNION ALL ')} ORDER BY 1, 3`;
-      const out: { id: number }[][] = lookups.map(() => []);
-      for (const r of conn().query<{ i: number; id: number }>(sql, params, { prepared: true }).rows) out[r.i]!.push({ id: r.id });
-      return out;
+      const { sql, params } = statement(bots, (p) => `${lookupsSql(lookups, p, p(limit))} ORDER BY 1, 3`);
+      return lookupsOf(lookups.length, conn().query<{ i: number; id: number }>(sql, params, { prepared: true }).rows);
     },
-    details: (ids, bots) => {
-      const d = conn().query<{
-        d: { rows: HitRow[]; tags: Tagged[]; accounts: (AccountDetail & { contact_id: number })[]; listed: number };
-      }>(DETAILS, [ids, bots], { prepared: true }).rows[0]!.d;
-      const tags = new Map<number, string[]>();
-      for (const t of d.tags) tags.set(t.contact_id, [...(tags.get(t.contact_id) ?? []), t.name]);
-      const accounts = new Map<number, AccountDetail[]>();
-      for (const { contact_id, ...a } of d.accounts) accounts.set(contact_id, [...(accounts.get(contact_id) ?? []), a]);
-      return { rows: d.rows, tags, accounts, listed: d.listed };
-    },
+    details: (ids, bots) => hitDetails(conn().query<{ d: DetailsJson }>(DETAILS, [ids, bots], { prepared: true }).rows[0]!.d),
     wordMatches: (words, bots, candidates, want, cap) => {
-      const { sql, params } = wordMatchesSql(words, bots, candidates, want, cap, frequencies());
-      const classes: { id: number }[][] = WORD_MATCHES.map(() => []);
-      let total = 0;
-      for (const r of conn().query<{ k: number; id: number }>(sql, params, { prepared: true }).rows) {
-        if (r.k === WORD_MATCHES.length) total = r.id;
-        else classes[r.k]!.push({ id: r.id });
-      }
-      return { classes, total };
+      const { sql, params } = statement(bots, (p) => wordMatchesSql(words, p, candidates, want, cap, frequencies()));
+      return wordMatchesOf(conn().query<{ k: number; id: number }>(sql, params, { prepared: true }).rows);
+    },
+    lookupsAndWords: (lookups, words, bots, n) => {
+      const { sql, params } = statement(
+        bots,
+        (p) => `WITH lk AS MATERIALIZED (${lookupsSql(lookups, p, p(n.limit))}),
+          wm AS MATERIALIZED (${wordMatchesSql(words, p, n.candidates, n.want, n.cap, frequencies())})
+          SELECT json_build_object(
+            'lookups', (SELECT coalesce(json_agg(json_build_object('i', i, 'id', id) ORDER BY i, n), '[]') FROM lk),
+            'words', (SELECT coalesce(json_agg(json_build_object('k', k, 'id', id) ORDER BY k, name_chars, id), '[]') FROM wm),
+            'details', ${detailsJson('ARRAY(SELECT id FROM lk UNION SELECT id FROM wm WHERE k < 3)', '$1::bigint[]')}) AS d`,
+      );
+      const d = conn().query<{
+        d: { lookups: { i: number; id: number }[]; words: { k: number; id: number }[]; details: DetailsJson };
+      }>(sql, params, { prepared: true }).rows[0]!.d;
+      return { lookups: lookupsOf(lookups.length, d.lookups), words: wordMatchesOf(d.words), details: hitDetails(d.details) };
     },
   };
 }
