@@ -60,9 +60,10 @@ export interface SearchIndex {
    */
   details?(ids: readonly number[], bots: readonly number[]): HitDetails;
   /**
-   * `lookups` and `wordMatches` at once, with the details of every contact either found, in one
-   * round trip: for a query whose words are read whatever its lookups find. Only where a round
-   * trip costs (PostgreSQL).
+   * `lookups` and `wordMatches` at once, in one round trip, for a query whose words are read
+   * whatever its lookups find; with the details of the words' contacts when the lookups found
+   * nobody (else the words are read again with more wanted, and their details then). Only where
+   * a round trip costs (PostgreSQL).
    */
   lookupsAndWords?(
     lookups: readonly Lookup[],

@@ -312,6 +312,8 @@ function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' |
     [b1, 'telegram', '505', 'Deleted Anna', { phone: '79165551234' }],
     [b2, 'telegram', '506', 'Ann 2nd', { email: 'a@b' }],
     [b1, 'telegram', '507', 'Фёдор Достоевский', { username: 'fedor' }],
+    // A Viber id that is also a name's word: "smith" finds it by the id, then reads the names again.
+    [b2, 'viber', 'smith', 'Viber Smith Fan', {}],
     // "al smith": the name that holds both words comes before the shorter one that has "al" as a handle.
     [b2, 'telegram', '509', 'Smith', { username: 'al' }],
     [b2, 'telegram', '510', 'Al Smith Jones', {}],
@@ -389,8 +391,10 @@ function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' |
  * else (SQLite, identifiers) from the store's own reads, which must say the same.
  */
 function searched(store: Pick<StoreApi, 'contacts' | 'contactAccounts' | 'search'>, q: string, bots: number[], limit: number) {
-  const { details, ...r } = new ContactSearch(store.search).search(q, bots, limit);
+  const { details: given, ...r } = new ContactSearch(store.search).search(q, bots, limit);
   const ids = r.hits.map((h) => h.id);
+  // As localSearch reads them: given with the search, else the index's details, else the store's reads.
+  const details = given ?? store.search.details?.(ids, bots);
   const tags = details?.tags ?? store.contacts.tagsByContact(ids);
   const accounts = details?.accounts ?? store.contactAccounts.listByContacts(ids);
   const rows = details?.rows ?? store.contacts.rowsByIds(ids);
@@ -524,6 +528,18 @@ describe('PgStore', () => {
     const expected = searchScript(lite);
     expect(JSON.stringify(expected)).toContain('"matched":"phone"');
     expect(searchScript(pg)).toEqual(expected);
+    // A query of words gets its hits' details with the search (one round trip); an identifier, or
+    // words whose lookup found someone, does not.
+    const bots = pg.projects.ownerBotIds(pg.owners.first()!.id);
+    const given = (q: string) => new ContactSearch(pg.search).search(q, bots, 5).details !== undefined;
+    expect([given('anna'), given('фед'), given('nobody'), given('@sean'), given('5551234'), given('smith')]).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("migration 6 makes the search's terms from the arrays of migration 1's index: the very terms reindex writes, so a database indexed before finds as before", async () => {

@@ -211,10 +211,12 @@ function wordMatchesSql(
  * $1 is the bots; `p` adds a parameter.
  */
 function lookupsSql(lookups: readonly Lookup[], p: (v: unknown) => string, limit: string): string {
-  if (lookups.length === 0) return 'SELECT 0 AS i, 0::bigint AS id, 0::bigint AS n WHERE false';
+  // Every statement uses `limit`, so that its parameter's type is known whichever lookups there are.
+  if (lookups.length === 0) return `SELECT 0 AS i, 0::bigint AS id, 0::bigint AS n WHERE false LIMIT ${limit}`;
   const one = (l: Lookup, i: number) =>
     'id' in l
-      ? `SELECT ${i} AS i, id, 0::bigint AS n FROM contacts WHERE id = ${p(l.id)} AND bot_id = ANY($1::bigint[]) AND preview = 0 AND deleted_at IS NULL`
+      ? `SELECT ${i} AS i, id, 0::bigint AS n FROM contacts WHERE id = ${p(l.id)} AND bot_id = ANY($1::bigint[]) AND preview = 0 AND deleted_at IS NULL
+         LIMIT ${limit}`
       : `SELECT ${i} AS i, contact_id AS id, row_number() OVER (ORDER BY key, contact_id) AS n FROM (SELECT key, contact_id FROM contact_search_keys
          WHERE ${'key' in l ? `key = ${p(l.key)}` : `key >= ${p(l.from)} AND key < ${p(l.to)}`} AND bot_id = ANY($1::bigint[])
          ORDER BY key, contact_id LIMIT ${limit}) k`;
@@ -310,7 +312,7 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
           SELECT json_build_object(
             'lookups', (SELECT coalesce(json_agg(json_build_object('i', i, 'id', id) ORDER BY i, n), '[]') FROM lk),
             'words', (SELECT coalesce(json_agg(json_build_object('k', k, 'id', id) ORDER BY k, name_chars, id), '[]') FROM wm),
-            'details', ${detailsJson('ARRAY(SELECT id FROM lk UNION SELECT id FROM wm WHERE k < 3)', '$1::bigint[]')}) AS d`,
+            'details', ${detailsJson('ARRAY(SELECT id FROM wm WHERE k < 3 AND NOT EXISTS (SELECT FROM lk))', '$1::bigint[]')}) AS d`,
       );
       const d = conn().query<{
         d: { lookups: { i: number; id: number }[]; words: { k: number; id: number }[]; details: DetailsJson };
