@@ -18,6 +18,7 @@ import { ContactMirror } from '../state/contact-mirror.js';
 import { ContactSearch } from '../state/contact-query.js';
 import type { LocalBackend } from '../service/backend.js';
 import { unavailableAnswer } from '../service/pipeline.js';
+import type { HitDetails } from '../store/search.js';
 import { StoreBadText, StoreUnavailable, type StoreApi } from '../store/store-api.js';
 import { isoTime } from '../store/time.js';
 
@@ -61,6 +62,28 @@ function unavailableRefused<T extends object>(part: T): T {
   return out as T;
 }
 
+/**
+ * What a search's answer shows of its hits and how many contacts the bots list: given with the
+ * search (PostgreSQL, a query of words), else the index's own read (PostgreSQL), else the
+ * store's reads.
+ */
+export function answerDetails(
+  store: Pick<StoreApi, 'search' | 'contacts' | 'contactAccounts'>,
+  ids: readonly number[],
+  bots: readonly number[],
+  given?: HitDetails,
+): HitDetails {
+  return (
+    given ??
+    store.search.details?.(ids, bots) ?? {
+      rows: store.contacts.rowsByIds(ids),
+      tags: store.contacts.tagsByContact(ids),
+      accounts: store.contactAccounts.listByContacts(ids),
+      listed: store.contacts.count(bots),
+    }
+  );
+}
+
 /** Search and directory over the service's own database. */
 export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts {
   const contacts: ContactIndex = {
@@ -70,13 +93,7 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
       const { hits, total, capped, details } = new ContactSearch(store.search).search(query, bots, opts.limit);
       const ids = hits.map((h) => h.id);
-      const d = details ??
-        store.search.details?.(ids, bots) ?? {
-          rows: store.contacts.rowsByIds(ids),
-          tags: store.contacts.tagsByContact(ids),
-          accounts: store.contactAccounts.listByContacts(ids),
-          listed: store.contacts.count(bots),
-        };
+      const d = answerDetails(store, ids, bots, details);
       const rows = new Map(d.rows.map((r) => [r.id, r]));
       const { tags, accounts } = d;
       const found: ContactHit[] = hits.map((h) => {

@@ -15,6 +15,7 @@ import { FixtureError, loadFixture } from '../../src/store/seed.js';
 import { PgConnection } from '../../src/store/pg/connection.js';
 import { MIGRATION_LOCK, migratePg, PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { reindex } from '../../src/store/pg/search.js';
+import { answerDetails } from '../../src/cli/search-wiring.js';
 import { searchTokens } from '../../src/store/search-text.js';
 import { PgStore } from '../../src/store/pg/index.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -387,23 +388,19 @@ function searchScript(store: Pick<StoreApi, 'owners' | 'projects' | 'contacts' |
 
 /**
  * A search's hits, total and cap, and what its answer shows of each hit (name, tags, accounts)
- * and the bots' count: from the details PostgreSQL reads with a query of words (one round trip),
- * else (SQLite, identifiers) from the store's own reads, which must say the same.
+ * and the bots' count, read as localSearch reads them (answerDetails): PostgreSQL's come with a
+ * query of words or from its own statement, SQLite's from the store's reads, and must say the same.
  */
 function searched(store: Pick<StoreApi, 'contacts' | 'contactAccounts' | 'search'>, q: string, bots: number[], limit: number) {
   const { details: given, ...r } = new ContactSearch(store.search).search(q, bots, limit);
   const ids = r.hits.map((h) => h.id);
-  // As localSearch reads them: given with the search, else the index's details, else the store's reads.
-  const details = given ?? store.search.details?.(ids, bots);
-  const tags = details?.tags ?? store.contacts.tagsByContact(ids);
-  const accounts = details?.accounts ?? store.contactAccounts.listByContacts(ids);
-  const rows = details?.rows ?? store.contacts.rowsByIds(ids);
+  const { rows, tags, accounts, listed } = answerDetails(store, ids, bots, given);
   const shown = ids.map((id) => [
     rows.find((row) => row.id === id)?.name,
     tags.get(id) ?? [],
     (accounts.get(id) ?? []).map((a) => [a.id, a.currency, a.amount, a.blocked_at]),
   ]);
-  return { ...r, shown, listed: details?.listed ?? store.contacts.count(bots) };
+  return { ...r, shown, listed };
 }
 
 /** A fixture loaded, then what every part reads back of it; and a bad fixture that writes nothing. */
