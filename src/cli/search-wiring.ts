@@ -88,8 +88,11 @@ export function answerDetails(
 export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts {
   const contacts: ContactIndex = {
     async find(ownerId, query, opts) {
+      // PostgreSQL: the owner's bots are read on the search's connection while the owner is
+      // checked on the store's, so the two round trips overlap.
+      const ownBots = store.search.ownerBots?.(ownerId);
       admit(backend);
-      const own = store.projects.ownerBotIds(ownerId);
+      const own = ownBots ? ownBots() : store.projects.ownerBotIds(ownerId);
       const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
       const { hits, total, capped, details } = new ContactSearch(store.search).search(query, bots, opts.limit);
       const ids = hits.map((h) => h.id);

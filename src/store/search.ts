@@ -71,6 +71,13 @@ export interface SearchIndex {
     bots: readonly number[],
     n: { limit: number; candidates: number; want: number; cap: number },
   ): { lookups: { id: number }[][]; words: WordMatches; details: HitDetails };
+  /**
+   * The ids of an owner's live bots, as the store's `projects.ownerBotIds`, read on the
+   * index's own connection: the statement is sent at once and its answer read by calling the
+   * function returned, so that the caller's checks on the store's connection run meanwhile.
+   * Only where a round trip costs (PostgreSQL).
+   */
+  ownerBots?(ownerId: number): () => number[];
 }
 
 /** The index of SEARCH_SCHEMA in a SQLite database (the service's, or the remote index file). */

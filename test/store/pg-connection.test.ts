@@ -126,6 +126,32 @@ describe('PgConnection', () => {
     expect(pid(c)).not.toBe(before);
   });
 
+  it('a statement sent ahead (begin) runs while another connection works, and its answer is never lost or taken for another', async () => {
+    const a = await connect();
+    const b = pg.keep(new PgConnection(a.url));
+    a.query('INSERT INTO t VALUES (1, 10), (2, 20)');
+    b.one('SELECT 1');
+    // Two waits of 500 ms, one on each connection: overlapped, they take about one (one after the other, 1 s at least).
+    const t0 = performance.now();
+    const sent = a.begin<{ n: number }>('SELECT n FROM (SELECT pg_sleep(0.5)) s, t WHERE id = $1', [2]);
+    b.query('SELECT pg_sleep(0.5)');
+    expect(sent().rows).toEqual([{ n: 20 }]);
+    expect(performance.now() - t0).toBeLessThan(900);
+    // Read again, the same answer; used before its answer is read, the connection keeps it for its reader.
+    expect(sent().rows).toEqual([{ n: 20 }]);
+    const first = a.begin<{ id: number }>('SELECT id FROM t WHERE n = $1', [10]);
+    expect(a.one('SELECT count(*) AS n FROM t')).toEqual({ n: 2 });
+    const second = a.begin<{ id: number }>('SELECT id FROM t WHERE n = $1', [20]);
+    expect(second().rows).toEqual([{ id: 2 }]);
+    expect(first().rows).toEqual([{ id: 1 }]);
+    // An error is the reader's, as query's would be; the connection goes on.
+    const bad = a.begin('INSERT INTO t VALUES (1, 0)');
+    expect(() => bad()).toThrow(expect.objectContaining({ code: '23505' }));
+    expect(a.one('SELECT count(*) AS n FROM t')).toEqual({ n: 2 });
+    // Not inside a transaction: its statements must all be read in order.
+    expect(() => a.tx(() => a.begin('SELECT 1'))).toThrow(/outside a transaction/);
+  });
+
   it('a statement past the timeout is unavailable; a server that refuses connections too', async () => {
     const c = await connect({ statementTimeoutMs: 200 });
     expect(() => c.query('SELECT pg_sleep(2)')).toThrow(StoreUnavailable);

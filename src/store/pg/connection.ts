@@ -55,6 +55,13 @@ type Answer =
   | { error: { message: string; code?: string; lost: boolean } }
   | { closed: true };
 
+/** A statement sent ahead (`begin`): its message id, then its answer or why none came. */
+interface Pending {
+  id: number;
+  answer?: Answer;
+  failure?: unknown;
+}
+
 /** SQLSTATEs after which the whole transaction is run again: serialisation failure, deadlock. */
 const RETRY = new Set(['40001', '40P01']);
 /** Query cancelled by statement_timeout. */
@@ -86,6 +93,8 @@ export class PgConnection {
   /** The open transaction's id, once known (`knowTxid`, or asked before COMMIT); null: it has written nothing. */
   private txid: number | null | undefined;
   private closed = false;
+  /** The statement `begin` sent whose answer is still to be read (at most one). */
+  private pending: Pending | undefined;
 
   constructor(
     readonly url: string,
@@ -120,10 +129,21 @@ export class PgConnection {
   }
 
   private roundTrip(msg: object): Answer {
+    this.settle();
+    return this.answerTo(this.post(msg));
+  }
+
+  /** Send a message to the I/O thread; its id. */
+  private post(msg: object): number {
     if (this.closed) throw new Error('the PostgreSQL connection is closed');
     const id = ++this.sent;
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ ...msg, id });
+    return id;
+  }
+
+  /** Sleep until the answer to message `id` comes (the only one under way: see `settle`). */
+  private answerTo(id: number): Answer {
     const deadline = Date.now() + this.waitMs;
     for (;;) {
       const left = deadline - Date.now();
@@ -148,6 +168,21 @@ export class PgConnection {
   }
 
   /**
+   * Read the answer of the statement `begin` sent, if it is still to come, and keep it for its
+   * reader: one message at a time is under way, so the next one's answer is never taken for it.
+   */
+  private settle(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    try {
+      p.answer = this.answerTo(p.id);
+    } catch (e) {
+      p.failure = e;
+    }
+  }
+
+  /**
    * Run one statement; its rows (objects by column, or arrays with `array`). With `prepared` it
    * is prepared once per connection (named by its text), for a statement run again and again
    * with other values.
@@ -157,14 +192,47 @@ export class PgConnection {
     params: readonly unknown[] = [],
     opts: { array?: boolean; prepared?: boolean } = {},
   ): { rows: R[]; rowCount: number } {
+    return this.rowsOf(this.roundTrip(this.statement(sql, params, opts)));
+  }
+
+  /**
+   * Send one statement (outside a transaction) and go on: its rows are read by calling the
+   * function returned, when the caller has done its other work meanwhile (a statement on
+   * another connection), so that the two round trips overlap. The next use of this connection
+   * reads the answer first and keeps it for that call.
+   */
+  begin<R = Record<string, unknown>>(
+    sql: string,
+    params: readonly unknown[] = [],
+    opts: { array?: boolean; prepared?: boolean } = {},
+  ): () => { rows: R[]; rowCount: number } {
+    if (this.depth > 0) throw new Error('begin: a statement sent ahead runs outside a transaction');
+    const msg = this.statement(sql, params, opts);
+    this.settle();
+    const p: Pending = { id: this.post(msg) };
+    this.pending = p;
+    return () => {
+      if (this.pending === p) this.settle();
+      if (p.failure !== undefined) throw p.failure;
+      // The connection's generation is learnt from its latest answer only.
+      return this.rowsOf<R>(p.answer!, p.id === this.sent);
+    };
+  }
+
+  /** The message of one statement to the I/O thread. */
+  private statement(sql: string, params: readonly unknown[], opts: { array?: boolean; prepared?: boolean }): object {
     if (params.some(holdsNul)) throw new StoreBadText('a text holds the NUL character, which PostgreSQL cannot store');
-    const a = this.roundTrip({ sql, params, array: opts.array === true, prepared: opts.prepared === true, generation: this.generation });
+    return { sql, params, array: opts.array === true, prepared: opts.prepared === true, generation: this.generation };
+  }
+
+  /** A statement's rows, or the error it answered as ours. */
+  private rowsOf<R>(a: Answer, latest = true): { rows: R[]; rowCount: number } {
     if ('error' in a) {
       if (a.error.lost || a.error.code === TIMED_OUT) throw new StoreUnavailable(`PostgreSQL unavailable: ${a.error.message}`);
       throw new PgError(a.error.message, a.error.code);
     }
     if ('closed' in a) throw new Error('the PostgreSQL connection is closed');
-    this.lastGeneration = a.generation;
+    if (latest) this.lastGeneration = a.generation;
     return a as { rows: R[]; rowCount: number };
   }
 

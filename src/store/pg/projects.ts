@@ -5,6 +5,10 @@ import type { BotRow, ProjectRow, ProjectStore } from '../projects.js';
 import { isoTime } from '../time.js';
 import type { PgConnection } from './connection.js';
 
+/** The ids of an owner's live bots, in order ($1 the owner). */
+export const OWNER_BOTS =
+  'SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = $1 AND b.deleted_at IS NULL ORDER BY b.id';
+
 export class PgProjectStore implements Surface<ProjectStore> {
   constructor(private readonly c: PgConnection) {}
 
@@ -45,11 +49,6 @@ export class PgProjectStore implements Surface<ProjectStore> {
     );
   }
   ownerBotIds(ownerId: number): number[] {
-    return this.c
-      .query<{ id: number }>(
-        'SELECT b.id FROM bots b JOIN projects p ON p.uuid = b.project_uuid WHERE p.owner_id = $1 AND b.deleted_at IS NULL ORDER BY b.id',
-        [ownerId],
-      )
-      .rows.map((r) => r.id);
+    return this.c.query<{ id: number }>(OWNER_BOTS, [ownerId]).rows.map((r) => r.id);
   }
 }

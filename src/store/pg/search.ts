@@ -19,6 +19,7 @@ import type { ContactRow } from '../contacts.js';
 import { WORD_MATCHES, type HitDetails, type HitRow, type Lookup, type SearchIndex, type WordMatches } from '../search.js';
 import { asciiLower, asPrefix, phoneKey, searchTokens, type WordMatch } from '../search-text.js';
 import type { PgConnection } from './connection.js';
+import { OWNER_BOTS } from './projects.js';
 
 /** Prefixes up to this many characters are terms of their own (as SQLite's prefix indexes); a longer one is checked in the tokens. */
 const PREFIX_CHARS = 6;
@@ -303,6 +304,10 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
     wordMatches: (words, bots, candidates, want, cap) => {
       const { sql, params } = statement(bots, (p) => wordMatchesSql(words, p, candidates, want, cap, frequencies()));
       return wordMatchesOf(conn().query<{ k: number; id: number }>(sql, params, { prepared: true }).rows);
+    },
+    ownerBots: (ownerId) => {
+      const sent = conn().begin<{ id: number }>(OWNER_BOTS, [ownerId], { prepared: true });
+      return () => sent().rows.map((r) => r.id);
     },
     lookupsAndWords: (lookups, words, bots, n) => {
       const { sql, params } = statement(
