@@ -15,7 +15,7 @@ import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/contact
 import type { Backend } from '../api/backend.js';
 import { fail } from '../api/errors.js';
 import { ContactMirror } from '../state/contact-mirror.js';
-import { ContactSearch } from '../state/contact-query.js';
+import { ContactSearch, type SearchResult } from '../state/contact-query.js';
 import type { LocalBackend } from '../service/backend.js';
 import { unavailableAnswer } from '../service/pipeline.js';
 import type { HitDetails } from '../store/search.js';
@@ -84,17 +84,53 @@ export function answerDetails(
   );
 }
 
+/** Owners whose bots are remembered at most (a search of one more forgets them all). */
+const MAX_REMEMBERED = 10_000;
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
 /** Search and directory over the service's own database. */
 export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts {
+  /**
+   * PostgreSQL: each owner's bots as their last search read them. The next search runs with
+   * them while the owner is checked and the bots read again on the store's connection (the two
+   * round trips overlap), and runs again with the bots read when they changed: no answer is
+   * ever made of bots the owner no longer has.
+   */
+  const botsSeen = new Map<number, number[]>();
+  const remember = (ownerId: number, bots: number[]) => {
+    if (botsSeen.size >= MAX_REMEMBERED) botsSeen.clear();
+    botsSeen.set(ownerId, bots);
+  };
   const contacts: ContactIndex = {
     async find(ownerId, query, opts) {
-      // PostgreSQL: the owner's bots are read on the search's connection while the owner is
-      // checked on the store's, so the two round trips overlap.
-      const ownBots = store.search.ownerBots?.(ownerId);
-      admit(backend);
-      const own = ownBots ? ownBots() : store.projects.ownerBotIds(ownerId);
-      const bots = opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own;
-      const { hits, total, capped, details } = new ContactSearch(store.search).search(query, bots, opts.limit);
+      const only = (own: readonly number[]) => (opts.botIds ? own.filter((b) => opts.botIds!.includes(b)) : own);
+      const search = new ContactSearch(store.search);
+      const seen = store.search.ownerBots ? botsSeen.get(ownerId) : undefined;
+      let bots: readonly number[];
+      let result: SearchResult;
+      if (seen) {
+        let own: number[] = [];
+        result = search.search(query, only(seen), opts.limit, () => {
+          admit(backend);
+          own = store.projects.ownerBotIds(ownerId);
+        });
+        remember(ownerId, own);
+        bots = only(own);
+        if (!sameIds(bots, only(seen))) result = search.search(query, bots, opts.limit);
+      } else {
+        // PostgreSQL: the owner's bots are read on the search's connection while the owner is
+        // checked on the store's, so the two round trips overlap.
+        const ownBots = store.search.ownerBots?.(ownerId);
+        admit(backend);
+        const own = ownBots ? ownBots() : store.projects.ownerBotIds(ownerId);
+        if (ownBots) remember(ownerId, own);
+        bots = only(own);
+        result = search.search(query, bots, opts.limit);
+      }
+      const { hits, total, capped, details } = result;
       const ids = hits.map((h) => h.id);
       const d = answerDetails(store, ids, bots, details);
       const rows = new Map(d.rows.map((r) => [r.id, r]));

@@ -14,7 +14,7 @@
  * matches each, in rowid order, which FTS5 gives without sorting.
  */
 import type { MatchKind } from '../mcp/contact-search.js';
-import type { HitDetails, Lookup, SearchIndex, WordMatches } from '../store/search.js';
+import type { HitDetails, Lookup, Meanwhile, SearchIndex, WordMatches } from '../store/search.js';
 import { MIN_PHONE_DIGITS, parseQuery, phoneKey } from '../store/search-text.js';
 
 interface SearchHit {
@@ -51,10 +51,16 @@ export class ContactSearch {
   /** Over the lookups of an index: SQLite's (`sqliteSearchIndex`) or PostgreSQL's. */
   constructor(private readonly s: SearchIndex) {}
 
-  /** Contacts of `botIds` that match `query`, best first. */
-  search(query: string, botIds: readonly number[], limit: number): SearchResult {
+  /**
+   * Contacts of `botIds` that match `query`, best first. `meanwhile` (the caller's checks) runs
+   * once, while the first statement is under way (see `Meanwhile`).
+   */
+  search(query: string, botIds: readonly number[], limit: number, meanwhile?: Meanwhile): SearchResult {
     const q = parseQuery(query);
-    if (botIds.length === 0 || limit <= 0 || q.text === '') return { hits: [], total: 0, capped: false };
+    if (botIds.length === 0 || limit <= 0 || q.text === '') {
+      meanwhile?.();
+      return { hits: [], total: 0, capped: false };
+    }
     const bots = botIds;
     const found = new Map<number, MatchKind>();
     const add = (rows: { id: number }[], kind: MatchKind) => {
@@ -92,11 +98,13 @@ export class ContactSearch {
     let details: HitDetails | undefined;
     if (readWords && !q.identifier && this.s.lookupsAndWords) {
       // Words are read whatever the lookups find: both at once, with what the answer shows.
-      const both = this.s.lookupsAndWords(list, q.words, bots, { limit: TOTAL_CAP, candidates: CANDIDATES, want: limit, cap: TOTAL_CAP });
+      const n = { limit: TOTAL_CAP, candidates: CANDIDATES, want: limit, cap: TOTAL_CAP };
+      const both = this.s.lookupsAndWords(list, q.words, bots, n, meanwhile);
       take(both.lookups);
       // A lookup found someone (a Viber id that reads as words): more names are wanted, read again.
       if (found.size === 0) ({ words: matches, details } = both);
-    } else if (list.length > 0) take(this.s.lookups(list, bots, TOTAL_CAP));
+    } else if (list.length > 0) take(this.s.lookups(list, bots, TOTAL_CAP, meanwhile));
+    else meanwhile?.();
 
     let nameTotal = 0;
     const names: number[] = [];

@@ -36,6 +36,14 @@ export interface HitDetails {
 export type Lookup = { id: number } | { key: string } | { from: string; to: string };
 
 /**
+ * The caller's own work to run while a search's first statement is under way (the owner's
+ * checks, on the store's connection): `lookups` and `lookupsAndWords` call it exactly once,
+ * after the statement is sent and before its answer is read where a round trip costs
+ * (PostgreSQL), else first. When it throws, so does the call.
+ */
+export type Meanwhile = () => void;
+
+/**
  * The lookups a search is made of, each answered from the index: SQLite's (FTS5 and the key
  * table, below) or PostgreSQL's (pg/search.ts). Ids come back in the order each query gives.
  */
@@ -45,7 +53,7 @@ export interface SearchIndex {
    * for an id or a key, by key then id for a range. All of them at once (one round trip on
    * PostgreSQL).
    */
-  lookups(lookups: readonly Lookup[], bots: readonly number[], limit: number): { id: number }[][];
+  lookups(lookups: readonly Lookup[], bots: readonly number[], limit: number, meanwhile?: Meanwhile): { id: number }[][];
   /**
    * A query's words matched in each class of WORD_MATCHES in turn: of the first `candidates`
    * contacts (by id) whose words match, the `want` with the shortest names; and how many
@@ -70,6 +78,7 @@ export interface SearchIndex {
     words: readonly string[],
     bots: readonly number[],
     n: { limit: number; candidates: number; want: number; cap: number },
+    meanwhile?: Meanwhile,
   ): { lookups: { id: number }[][]; words: WordMatches; details: HitDetails };
   /**
    * The ids of an owner's live bots, as the store's `projects.ownerBotIds`, read on the
@@ -102,7 +111,8 @@ export function sqliteSearchIndex(db: Db): SearchIndex {
     ),
   };
   return {
-    lookups: (lookups, bots, limit) => {
+    lookups: (lookups, bots, limit, meanwhile) => {
+      meanwhile?.();
       const json = JSON.stringify(bots);
       return lookups.map((l) =>
         'id' in l ? s.byId.all(l.id, json) : 'key' in l ? s.byKey.all(l.key, json, limit) : s.byKeyRange.all(l.from, l.to, json, limit),

@@ -16,7 +16,7 @@
  * (and a prefix longer than the index keeps) in the tokens of each row it reads.
  */
 import type { ContactRow } from '../contacts.js';
-import { WORD_MATCHES, type HitDetails, type HitRow, type Lookup, type SearchIndex, type WordMatches } from '../search.js';
+import { WORD_MATCHES, type HitDetails, type HitRow, type Lookup, type Meanwhile, type SearchIndex, type WordMatches } from '../search.js';
 import { asciiLower, asPrefix, phoneKey, searchTokens, type WordMatch } from '../search-text.js';
 import type { PgConnection } from './connection.js';
 import { OWNER_BOTS } from './projects.js';
@@ -288,6 +288,13 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
     }
     return freq.terms;
   };
+  /** A prepared statement's rows, with the caller's work done while it runs (`Meanwhile`). */
+  const run = <R>(sql: string, params: unknown[], meanwhile: Meanwhile | undefined): R[] => {
+    if (!meanwhile) return conn().query<R>(sql, params, { prepared: true }).rows;
+    const sent = conn().begin<R>(sql, params, { prepared: true });
+    meanwhile();
+    return sent().rows;
+  };
   /** A statement's text and parameters, $1 the bots. */
   const statement = (bots: readonly number[], build: (p: (v: unknown) => string) => string) => {
     const params: unknown[] = [bots];
@@ -295,10 +302,13 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
     return { sql, params };
   };
   return {
-    lookups: (lookups, bots, limit) => {
-      if (lookups.length === 0) return [];
+    lookups: (lookups, bots, limit, meanwhile) => {
+      if (lookups.length === 0) {
+        meanwhile?.();
+        return [];
+      }
       const { sql, params } = statement(bots, (p) => `${lookupsSql(lookups, p, p(limit))} ORDER BY 1, 3`);
-      return lookupsOf(lookups.length, conn().query<{ i: number; id: number }>(sql, params, { prepared: true }).rows);
+      return lookupsOf(lookups.length, run<{ i: number; id: number }>(sql, params, meanwhile));
     },
     details: (ids, bots) => hitDetails(conn().query<{ d: DetailsJson }>(DETAILS, [ids, bots], { prepared: true }).rows[0]!.d),
     wordMatches: (words, bots, candidates, want, cap) => {
@@ -309,7 +319,7 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
       const sent = conn().begin<{ id: number }>(OWNER_BOTS, [ownerId], { prepared: true });
       return () => sent().rows.map((r) => r.id);
     },
-    lookupsAndWords: (lookups, words, bots, n) => {
+    lookupsAndWords: (lookups, words, bots, n, meanwhile) => {
       const { sql, params } = statement(
         bots,
         (p) => `WITH lk AS MATERIALIZED (${lookupsSql(lookups, p, p(n.limit))}),
@@ -319,9 +329,9 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
             'words', (SELECT coalesce(json_agg(json_build_object('k', k, 'id', id) ORDER BY k, name_chars, id), '[]') FROM wm),
             'details', ${detailsJson('ARRAY(SELECT id FROM wm WHERE k < 3 AND NOT EXISTS (SELECT FROM lk))', '$1::bigint[]')}) AS d`,
       );
-      const d = conn().query<{
+      const d = run<{
         d: { lookups: { i: number; id: number }[]; words: { k: number; id: number }[]; details: DetailsJson };
-      }>(sql, params, { prepared: true }).rows[0]!.d;
+      }>(sql, params, meanwhile)[0]!.d;
       return { lookups: lookupsOf(lookups.length, d.lookups), words: wordMatchesOf(d.words), details: hitDetails(d.details) };
     },
   };

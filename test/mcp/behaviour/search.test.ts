@@ -269,6 +269,17 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
     expect(ids(await find(world, { query: 'Ann', bot_id: 10 }))).toEqual([100]);
   });
 
+  // The service's own database (a remote server's search reads its copy, synced from the API).
+  test.runIf(TEST_BACKEND === 'local')('right after the owner is blocked: the next search is refused, as every call is', async () => {
+    world = await startMcp({ sync: SYNC });
+    // The first search reads the owner's bots; the next runs with them while the owner is checked.
+    expect(ids(await find(world, { query: 'Ann' }))).toEqual([100]);
+    world.store.owners.setBlocked(1, true);
+    const refused = await world.call('findContacts', { query: 'Ann' });
+    expect(refused.isError).toBe(true);
+    expect(firstJson(refused)).toEqual({ status: 403, error: 'Your account is blocked.' });
+  });
+
   test('right after a seed adds contacts', async () => {
     world = await startMcp({ sync: SYNC });
     const { loadFixture } = await import('../../../src/store/seed.js');
