@@ -1,8 +1,9 @@
 /**
  * The MCP server's contact search and workspace directory, wired for each backend:
  * - local: the service's own database (its search index, kept by triggers in every contact
- *   write); each call first passes the pipeline's owner checks, so a blocked owner, a lapsed
- *   plan or a rate limit stops a search as it stops any other call;
+ *   write); each call passes the pipeline's owner checks before it answers, so a blocked owner,
+ *   a lapsed plan or a rate limit stops a search as it stops any other call (on PostgreSQL the
+ *   search's first statement may be under way meanwhile; its answer is used only after them);
  * - remote: a search index file in the data folder per base URL and owner, synced from the API
  *   (`src/mcp/remote/contact-index.ts`), and what getMe, the configuration and earlier answers showed.
  */
@@ -101,7 +102,7 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
    */
   const botsSeen = new Map<number, number[]>();
   const remember = (ownerId: number, bots: number[]) => {
-    if (botsSeen.size >= MAX_REMEMBERED) botsSeen.clear();
+    if (!botsSeen.has(ownerId) && botsSeen.size >= MAX_REMEMBERED) botsSeen.clear();
     botsSeen.set(ownerId, bots);
   };
   const contacts: ContactIndex = {
@@ -113,10 +114,26 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       let result: SearchResult;
       if (seen) {
         let own: number[] = [];
-        result = search.search(query, only(seen), opts.limit, () => {
-          admit(backend);
-          own = store.projects.ownerBotIds(ownerId);
-        });
+        let checked = false;
+        try {
+          result = search.search(query, only(seen), opts.limit, () => {
+            checked = true;
+            try {
+              admit(backend);
+            } catch (e) {
+              // Refused: the owner's next search checks first and sends nothing ahead.
+              botsSeen.delete(ownerId);
+              throw e;
+            }
+            own = store.projects.ownerBotIds(ownerId);
+          });
+        } catch (e) {
+          // A search that failed before the checks ran (a query PostgreSQL cannot hold): the
+          // owner's refusal, if any, is the answer, as it is for every call.
+          if (!checked) admit(backend);
+          throw e;
+        }
+        if (!checked) throw new Error('the search ran without the owner checks');
         remember(ownerId, own);
         bots = only(own);
         if (!sameIds(bots, only(seen))) result = search.search(query, bots, opts.limit);

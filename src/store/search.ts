@@ -37,9 +37,10 @@ export type Lookup = { id: number } | { key: string } | { from: string; to: stri
 
 /**
  * The caller's own work to run while a search's first statement is under way (the owner's
- * checks, on the store's connection): `lookups` and `lookupsAndWords` call it exactly once,
- * after the statement is sent and before its answer is read where a round trip costs
- * (PostgreSQL), else first. When it throws, so does the call.
+ * checks, on the store's connection): `lookups` and `lookupsAndWords` call it once, after the
+ * statement is sent and before its answer is read where a round trip costs (PostgreSQL), else
+ * first. When it throws, so does the call; a call that fails before it sends its statement
+ * (a query PostgreSQL cannot hold) does not call it, and the caller checks whether it ran.
  */
 export type Meanwhile = () => void;
 

@@ -144,12 +144,27 @@ describe('PgConnection', () => {
     const second = a.begin<{ id: number }>('SELECT id FROM t WHERE n = $1', [20]);
     expect(second().rows).toEqual([{ id: 2 }]);
     expect(first().rows).toEqual([{ id: 1 }]);
+    // Sent one after the other, read in the other order.
+    const x = a.begin<{ id: number }>('SELECT id FROM t WHERE n = $1', [10]);
+    const y = a.begin<{ id: number }>('SELECT id FROM t WHERE n = $1', [20]);
+    expect(y().rows).toEqual([{ id: 2 }]);
+    expect(x().rows).toEqual([{ id: 1 }]);
     // An error is the reader's, as query's would be; the connection goes on.
     const bad = a.begin('INSERT INTO t VALUES (1, 0)');
     expect(() => bad()).toThrow(expect.objectContaining({ code: '23505' }));
     expect(a.one('SELECT count(*) AS n FROM t')).toEqual({ n: 2 });
     // Not inside a transaction: its statements must all be read in order.
     expect(() => a.tx(() => a.begin('SELECT 1'))).toThrow(/outside a transaction/);
+  });
+
+  it('a statement sent ahead past the timeout is unavailable to its reader, also when the connection was used first', async () => {
+    const c = await connect({ statementTimeoutMs: 200 });
+    const slow = c.begin('SELECT pg_sleep(2)');
+    expect(c.one('SELECT 1 AS one')).toEqual({ one: 1 });
+    expect(() => slow()).toThrow(StoreUnavailable);
+    const late = c.begin('SELECT pg_sleep(2)');
+    expect(() => late()).toThrow(StoreUnavailable);
+    expect(c.one('SELECT 2 AS two')).toEqual({ two: 2 });
   });
 
   it('a statement past the timeout is unavailable; a server that refuses connections too', async () => {

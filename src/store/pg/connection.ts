@@ -5,7 +5,8 @@
  * posted back. That blocks the thread that holds the connection for one round trip, as PHP's
  * PDO blocks a PHP-FPM worker: a server on PostgreSQL runs its service on several worker
  * threads, each with its own connection, so the process's event loop never waits on the
- * database.
+ * database. `begin` sends a statement without waiting, for a caller that has a statement of
+ * its own to run on another connection meanwhile (the search's, while the owner is checked).
  *
  * `tx` runs a closure in one SERIALIZABLE transaction (nested calls are savepoints), so a
  * read-check-write of the service sees what SQLite's IMMEDIATE transaction sees; a

@@ -272,12 +272,23 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
   // The service's own database (a remote server's search reads its copy, synced from the API).
   test.runIf(TEST_BACKEND === 'local')('right after the owner is blocked: the next search is refused, as every call is', async () => {
     world = await startMcp({ sync: SYNC });
-    // The first search reads the owner's bots; the next runs with them while the owner is checked.
-    expect(ids(await find(world, { query: 'Ann' }))).toEqual([100]);
-    world.store.owners.setBlocked(1, true);
-    const refused = await world.call('findContacts', { query: 'Ann' });
-    expect(refused.isError).toBe(true);
-    expect(firstJson(refused)).toEqual({ status: 403, error: 'Your account is blocked.' });
+    const blocked = { status: 403, error: 'Your account is blocked.' };
+    // Each refused search comes right after one that succeeded: on PostgreSQL that one's bots are
+    // remembered and the next search's first statement runs while the owner is checked.
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ['words', { query: 'Ann' }],
+      ['an identifier', { query: '100' }],
+      ["another owner's bot (no statement at all)", { query: 'Ann', bot_id: 20 }],
+      ['a query PostgreSQL cannot hold', { query: 'Ann\u0000' }],
+    ];
+    for (const [what, args] of cases) {
+      world.store.owners.setBlocked(1, false);
+      expect(ids(await find(world, { query: 'Ann' })), what).toEqual([100]);
+      world.store.owners.setBlocked(1, true);
+      const refused = await world.call('findContacts', args);
+      expect(refused.isError, what).toBe(true);
+      expect(firstJson(refused), what).toEqual(blocked);
+    }
   });
 
   test('right after a seed adds contacts', async () => {
