@@ -1316,7 +1316,9 @@ async function benchSearch(ctx) {
     '',
     `\`node tools/bench/search.mjs --count ${contacts} --rounds ${rounds} [--pg]\`: ${contacts.toLocaleString('en')} contacts in one ` +
       `bot, ${rounds} queries of each kind, limit 10, through the search the MCP server runs (the index, then the hits' rows, tags ` +
-      'and accounts). Targets: p50 ≤ 5 ms and p99 ≤ 20 ms for every kind, on both stores.',
+      'and accounts). Targets: p50 ≤ 5 ms and p99 ≤ 20 ms for every kind, on both stores. Each store is first searched with as many ' +
+      'other queries of every kind, kind after kind (their p50: "first pass"), so that every kind is timed on an equally warm cache; ' +
+      'the first kind of the first pass (full names) reads the index into a cache that holds what the seed wrote last.',
     '',
   ];
   const data = {};
@@ -1336,9 +1338,15 @@ async function benchSearch(ctx) {
       lines.push(`${store}: no result.`, '');
       continue;
     }
-    const rows = Object.entries(json.kinds).map(([kind, r]) => [kind, f(r.p50, 2), f(r.p99, 2), `${Math.round(r.found * 100)} %`]);
+    const rows = Object.entries(json.kinds).map(([kind, r]) => [
+      kind,
+      f(r.p50, 2),
+      f(r.p99, 2),
+      `${Math.round(r.found * 100)} %`,
+      f(r.first_p50, 2),
+    ]);
     lines.push(`### ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (seeded in ${f(json.seed_s)} s)`, '');
-    lines.push(table(['query', 'p50 ms', 'p99 ms', 'found'], rows), '');
+    lines.push(table(['query', 'p50 ms', 'p99 ms', 'found', 'first pass p50 ms'], rows), '');
     const worst50 = Object.entries(json.kinds).sort((a, b) => b[1].p50 - a[1].p50)[0];
     const worst99 = Object.entries(json.kinds).sort((a, b) => b[1].p99 - a[1].p99)[0];
     const name = store === 'sqlite' ? 'SQLite' : 'PostgreSQL';

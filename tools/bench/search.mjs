@@ -4,7 +4,8 @@
 // repeats ~100 times at 1 M), phones, emails, usernames and messenger ids, into one bot of a
 // temp database, through the same triggers that keep the index on every write; then times the
 // search the MCP server runs (`localSearch`: the pipeline's getMe, the index, rows, tags and
-// accounts) for a mix of query kinds. Reports p50 and p99 per kind and overall.
+// accounts) for a mix of query kinds. Reports p50 and p99 per kind and overall, timed after a
+// first pass of other queries of every kind (its p50 shown too), so each kind meets a warm cache.
 //
 //   npm run build && node tools/bench/search.mjs [--count 1000000] [--rounds 300] [--db FILE] [--keep] [--migration]
 //   npm run build && node tools/bench/search.mjs --pg [--count 1000000] [--rounds 300]
@@ -309,11 +310,8 @@ const KINDS = {
 };
 
 const q = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))];
-const all = [];
-const byKind = {};
-for (const [kind, make] of Object.entries(KINDS)) {
-  const queries = Array.from({ length: rounds }, (_, k) => make(k + 1));
-  for (const query of queries.slice(0, 20)) await contacts.find(1, query, { limit: 10 }); // warm-up
+/** Each query of `queries` searched once: the latencies (ms, sorted) and how many found someone. */
+async function pass(queries) {
   const lat = [];
   let hits = 0;
   for (const query of queries) {
@@ -322,9 +320,22 @@ for (const [kind, make] of Object.entries(KINDS)) {
     lat.push(performance.now() - t);
     if (r.hits.length > 0) hits++;
   }
+  return { lat: lat.sort((a, b) => a - b), hits };
+}
+// First, as many other queries of every kind (other contacts), each kind in turn: right after the
+// seed the database's cache holds what the seed wrote last, so the first kind searched would pay
+// for reading the index into it and the kinds after would not. Their p50 is shown as the first
+// pass; the targets are judged on the timed pass, every kind then searched on an equally warm cache.
+const firstPass = {};
+for (const [kind, make] of Object.entries(KINDS))
+  firstPass[kind] = q((await pass(Array.from({ length: rounds }, (_, k) => make(k + 1 + 5 * rounds)))).lat, 0.5);
+const all = [];
+const byKind = {};
+for (const [kind, make] of Object.entries(KINDS)) {
+  const queries = Array.from({ length: rounds }, (_, k) => make(k + 1));
+  const { lat, hits } = await pass(queries);
   all.push(...lat);
-  lat.sort((a, b) => a - b);
-  byKind[kind] = { p50: q(lat, 0.5), p99: q(lat, 0.99), found: hits / queries.length };
+  byKind[kind] = { p50: q(lat, 0.5), p99: q(lat, 0.99), found: hits / queries.length, first_p50: firstPass[kind] };
 }
 all.sort((a, b) => a - b);
 const overall = { p50: q(all, 0.5), p99: q(all, 0.99) };
@@ -340,8 +351,9 @@ if (pgSeed !== null)
   );
 else if (seedSeconds !== null) console.log(`seeded in ${seedSeconds.toFixed(0)} s, index kept by the triggers of every insert`);
 if (migrationSeconds !== null) console.log(`migration 9 built the name index of the existing contacts in ${migrationSeconds.toFixed(0)} s`);
-console.log('\n| query | p50 ms | p99 ms | found |\n|---|---|---|---|');
-for (const [kind, r] of Object.entries(byKind)) console.log(`| ${kind} | ${f2(r.p50)} | ${f2(r.p99)} | ${Math.round(r.found * 100)} % |`);
+console.log('\n| query | p50 ms | p99 ms | found | first pass p50 ms |\n|---|---|---|---|---|');
+for (const [kind, r] of Object.entries(byKind))
+  console.log(`| ${kind} | ${f2(r.p50)} | ${f2(r.p99)} | ${Math.round(r.found * 100)} % | ${f2(r.first_p50)} |`);
 console.log(`| **all** | **${f2(overall.p50)}** | **${f2(overall.p99)}** | |`);
 console.log(
   `BENCH_JSON ${JSON.stringify({ store: storeName, contacts: listed, rounds, seed_s: seedSeconds, migration_s: migrationSeconds, overall, kinds: byKind })}`,
