@@ -115,22 +115,25 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       if (seen) {
         let own: number[] = [];
         let checked = false;
+        /** The owner's checks; refused, their bots are forgotten, so their next search sends no search ahead of them. */
+        const check = () => {
+          checked = true;
+          try {
+            admit(backend);
+          } catch (e) {
+            botsSeen.delete(ownerId);
+            throw e;
+          }
+        };
         try {
           result = search.search(query, only(seen), opts.limit, () => {
-            checked = true;
-            try {
-              admit(backend);
-            } catch (e) {
-              // Refused: the owner's next search checks first and sends nothing ahead.
-              botsSeen.delete(ownerId);
-              throw e;
-            }
+            check();
             own = store.projects.ownerBotIds(ownerId);
           });
         } catch (e) {
           // A search that failed before the checks ran (a query PostgreSQL cannot hold): the
           // owner's refusal, if any, is the answer, as it is for every call.
-          if (!checked) admit(backend);
+          if (!checked) check();
           throw e;
         }
         if (!checked) throw new Error('the search ran without the owner checks');

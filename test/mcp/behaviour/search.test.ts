@@ -291,6 +291,30 @@ describe(`the index keeps up with writes (${TEST_BACKEND})`, () => {
     }
   });
 
+  // PostgreSQL: a remembered owner's search sends its statement before the checks answer.
+  test.runIf(TEST_BACKEND === 'local' && TEST_STORE === 'postgres')(
+    "a refused owner's bots are forgotten: their next search is checked before any search statement is sent",
+    async () => {
+      world = await startMcp({ sync: SYNC });
+      const index = world.store.search;
+      const sent: string[] = [];
+      for (const m of ['lookups', 'lookupsAndWords'] as const) {
+        const real = index[m]!.bind(index) as (...a: unknown[]) => never;
+        (index as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => (sent.push(m), real(...a));
+      }
+      for (const refusedQuery of ['Ann', 'Ann\u0000']) {
+        world.store.owners.setBlocked(1, false);
+        expect(ids(await find(world, { query: 'Ann' }))).toEqual([100]);
+        world.store.owners.setBlocked(1, true);
+        sent.length = 0;
+        expect((await world.call('findContacts', { query: refusedQuery })).isError).toBe(true);
+        expect((await world.call('findContacts', { query: 'Ann' })).isError).toBe(true);
+        // The refused search's own call (the NUL query's fails before it sends anything), then none.
+        expect(sent, refusedQuery).toEqual(['lookupsAndWords']);
+      }
+    },
+  );
+
   test('right after a seed adds contacts', async () => {
     world = await startMcp({ sync: SYNC });
     const { loadFixture } = await import('../../../src/store/seed.js');
