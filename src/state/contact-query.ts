@@ -53,14 +53,24 @@ export class ContactSearch {
 
   /**
    * Contacts of `botIds` that match `query`, best first. `meanwhile` (the caller's checks) runs
-   * once, while the first statement is under way (see `Meanwhile`).
+   * once before the answer: while the first statement is under way where the index can (see
+   * `Meanwhile`), else once the search is done.
    */
   search(query: string, botIds: readonly number[], limit: number, meanwhile?: Meanwhile): SearchResult {
+    let ran = meanwhile === undefined;
+    const once = () => {
+      if (ran) return;
+      ran = true;
+      meanwhile!();
+    };
+    const result = this.find(query, botIds, limit, meanwhile && once);
+    once();
+    return result;
+  }
+
+  private find(query: string, botIds: readonly number[], limit: number, meanwhile: Meanwhile | undefined): SearchResult {
     const q = parseQuery(query);
-    if (botIds.length === 0 || limit <= 0 || q.text === '') {
-      meanwhile?.();
-      return { hits: [], total: 0, capped: false };
-    }
+    if (botIds.length === 0 || limit <= 0 || q.text === '') return { hits: [], total: 0, capped: false };
     const bots = botIds;
     const found = new Map<number, MatchKind>();
     const add = (rows: { id: number }[], kind: MatchKind) => {
@@ -104,7 +114,6 @@ export class ContactSearch {
       // A lookup found someone (a Viber id that reads as words): more names are wanted, read again.
       if (found.size === 0) ({ words: matches, details } = both);
     } else if (list.length > 0) take(this.s.lookups(list, bots, TOTAL_CAP, meanwhile));
-    else meanwhile?.();
 
     let nameTotal = 0;
     const names: number[] = [];

@@ -37,10 +37,11 @@ export type Lookup = { id: number } | { key: string } | { from: string; to: stri
 
 /**
  * The caller's own work to run while a search's first statement is under way (the owner's
- * checks, on the store's connection): `lookups` and `lookupsAndWords` call it once, after the
- * statement is sent and before its answer is read where a round trip costs (PostgreSQL), else
- * first. When it throws, so does the call; a call that fails before it sends its statement
- * (a query PostgreSQL cannot hold) does not call it, and the caller checks whether it ran.
+ * checks, on the store's connection): where a round trip costs (PostgreSQL), `lookups` and
+ * `lookupsAndWords` call it once, after the statement is sent and before its answer is read;
+ * when it throws, so does the call. An index that sends nothing ahead ignores it, and
+ * `ContactSearch` runs it once the search is done. A call that fails before it sends its
+ * statement (a query PostgreSQL cannot hold) does not run it: the caller sees that.
  */
 export type Meanwhile = () => void;
 
@@ -112,8 +113,7 @@ export function sqliteSearchIndex(db: Db): SearchIndex {
     ),
   };
   return {
-    lookups: (lookups, bots, limit, meanwhile) => {
-      meanwhile?.();
+    lookups: (lookups, bots, limit) => {
       const json = JSON.stringify(bots);
       return lookups.map((l) =>
         'id' in l ? s.byId.all(l.id, json) : 'key' in l ? s.byKey.all(l.key, json, limit) : s.byKeyRange.all(l.from, l.to, json, limit),

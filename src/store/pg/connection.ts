@@ -215,8 +215,7 @@ export class PgConnection {
     return () => {
       if (this.pending === p) this.settle();
       if (p.failure !== undefined) throw p.failure;
-      // The connection's generation is learnt from its latest answer only.
-      return this.rowsOf<R>(p.answer!, p.id === this.sent);
+      return this.rowsOf<R>(p.answer!);
     };
   }
 
@@ -227,13 +226,14 @@ export class PgConnection {
   }
 
   /** A statement's rows, or the error it answered as ours. */
-  private rowsOf<R>(a: Answer, latest = true): { rows: R[]; rowCount: number } {
+  private rowsOf<R>(a: Answer): { rows: R[]; rowCount: number } {
     if ('error' in a) {
       if (a.error.lost || a.error.code === TIMED_OUT) throw new StoreUnavailable(`PostgreSQL unavailable: ${a.error.message}`);
       throw new PgError(a.error.message, a.error.code);
     }
     if ('closed' in a) throw new Error('the PostgreSQL connection is closed');
-    if (latest) this.lastGeneration = a.generation;
+    // Read by `tx` right after its BEGIN's answer, so an earlier statement's read later changes nothing.
+    this.lastGeneration = a.generation;
     return a as { rows: R[]; rowCount: number };
   }
 

@@ -303,10 +303,7 @@ export function pgSearchIndex(conn: () => PgConnection): SearchIndex {
   };
   return {
     lookups: (lookups, bots, limit, meanwhile) => {
-      if (lookups.length === 0) {
-        meanwhile?.();
-        return [];
-      }
+      if (lookups.length === 0) return [];
       const { sql, params } = statement(bots, (p) => `${lookupsSql(lookups, p, p(limit))} ORDER BY 1, 3`);
       return lookupsOf(lookups.length, run<{ i: number; id: number }>(sql, params, meanwhile));
     },
