@@ -125,7 +125,8 @@ export class ServicePool {
   private thread(i: number): Thread {
     const existing = this.threads[i];
     if (existing) return existing;
-    const worker = new Worker(new URL('./pool-worker.js', import.meta.url), { workerData: this.setup });
+    // Named from dist/ (this module's folder, or dist/cli for the bundled command: tools/bundle.mjs).
+    const worker = new Worker(new URL('../service/pool-worker.js', import.meta.url), { workerData: this.setup });
     const t: Thread = { worker, pending: new Map(), ready: false };
     worker.on('message', (m: Partial<PoolAnswer> & { ready?: true }) => {
       if (m.ready) t.ready = true;

@@ -104,13 +104,18 @@ export function uiResources(): Resource[] {
 const html = new Map<string, string>();
 
 /**
- * The built HTML of a view: beside the compiled module (dist/apps), or, when this module runs
- * from source (the tests), in the checkout's dist/apps after `npm run build`.
+ * The built HTML of a view, dist/apps/NAME.html: seen from the compiled module
+ * (dist/mcp/composite), from the bundled command's chunks (dist/cli, tools/bundle.mjs), or, when
+ * this module runs from source (the tests), from src/mcp/composite after `npm run build`.
  */
 function viewHtml(name: string): string {
   const cached = html.get(name);
   if (cached !== undefined) return cached;
-  const places = [new URL(`../../apps/${name}.html`, import.meta.url), new URL(`../../../dist/apps/${name}.html`, import.meta.url)];
+  const places = [
+    new URL(`../../apps/${name}.html`, import.meta.url),
+    new URL(`../apps/${name}.html`, import.meta.url),
+    new URL(`../../../dist/apps/${name}.html`, import.meta.url),
+  ];
   for (const place of places) {
     try {
       const text = readFileSync(fileURLToPath(place), 'utf8');
