@@ -129,6 +129,8 @@ interface WordTerms {
    */
   like: string;
   chars: number;
+  /** Every row of its terms holds it (all but a prefix longer than the index keeps): leading, it needs no check. */
+  held: boolean;
 }
 
 /** A word as LIKE reads it literally (a token holds none of these, but a query is anyone's). */
@@ -139,9 +141,10 @@ function wordTerms(words: readonly string[], match: WordMatch): WordTerms[] {
   return words.map((w) => {
     const chars = [...w];
     const like = `% ${literal(w)}`;
-    if (match === 'name') return { terms: [`n${w}`, null], like: `${like} %|%`, chars: chars.length };
-    if (match === 'words' || !asPrefix(w)) return { terms: [`n${w}`, `h${w}`], like: `${like} %`, chars: chars.length };
-    return { terms: [`p${chars.slice(0, PREFIX_CHARS).join('')}`, null], like: `${like}%`, chars: chars.length };
+    if (match === 'name') return { terms: [`n${w}`, null], like: `${like} %|%`, chars: chars.length, held: true };
+    if (match === 'words' || !asPrefix(w)) return { terms: [`n${w}`, `h${w}`], like: `${like} %`, chars: chars.length, held: true };
+    const held = chars.length <= PREFIX_CHARS;
+    return { terms: [`p${chars.slice(0, PREFIX_CHARS).join('')}`, null], like: `${like}%`, chars: chars.length, held };
   });
 }
 
@@ -149,12 +152,13 @@ function wordTerms(words: readonly string[], match: WordMatch): WordTerms[] {
  * SQL for the first `limit` contacts by id (their ids and name lengths), of any of the bots $1,
  * whose tokens hold every word; `p` adds a parameter. The first word leads: within each bot,
  * its terms' contacts in id order (which the LIMIT stops early), each row's tokens checked for
- * every word.
+ * the other words, then for the first one only where its terms do not already say it (`held`).
  */
 function matching(words: readonly WordTerms[], p: (v: unknown) => string, limit: string): string {
-  const checks = words.map((w) => `t.tokens LIKE ${p(w.like)}`).join(' AND ');
+  const checked = [...words.slice(1), ...(words[0]!.held ? [] : [words[0]!])];
+  const checks = checked.map((w) => ` AND t.tokens LIKE ${p(w.like)}`).join('');
   const range = (term: string | null) =>
-    `(SELECT t.contact_id, t.name_chars FROM contact_terms t WHERE t.bot_id = b.bot AND t.term = ${p(term)}::text AND ${checks}
+    `(SELECT t.contact_id, t.name_chars FROM contact_terms t WHERE t.bot_id = b.bot AND t.term = ${p(term)}::text${checks}
       ORDER BY t.contact_id LIMIT ${limit})`;
   const [a, b] = words[0]!.terms;
   return `(SELECT m.contact_id, m.name_chars FROM unnest($1::bigint[]) b(bot) CROSS JOIN LATERAL (
