@@ -159,9 +159,21 @@ if (stray.length)
 for (const f of [...SHIPPED.slice(1), PKG.bin['workspace-mcp'], 'dist/apps/contacts.html', 'dist/apps/account.html', 'dist/apps/list.html'])
   if (!files.includes(f)) fail(`the tarball lacks ${f}`);
 // Each built file has its source: a module or view left in dist/ from a deleted source would ship.
+// The command's bundle (tools/bundle.mjs): dist/cli/main.js and the bundle-*.js chunks it loads.
+const BUNDLE_CHUNK = /^dist\/cli\/bundle-[^/]+\.js$/;
+const bundled = new Set();
+for (const todo = ['main.js']; todo.length > 0;) {
+  const f = todo.pop();
+  if (bundled.has(f)) continue;
+  bundled.add(f);
+  const text = readFileSync(join(ROOT, 'dist', 'cli', f), 'utf8');
+  for (const [, spec] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']\.\/(bundle-[^"'/]+\.js)["']/g)) todo.push(spec);
+}
 const sourceOf = (f) =>
   VIEW.test(f) ? join(ROOT, 'views', `${VIEW.exec(f)[1]}.ts`) : join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts'));
-const orphans = files.filter((f) => f.startsWith('dist/') && !existsSync(sourceOf(f)));
+const orphans = files.filter((f) =>
+  BUNDLE_CHUNK.test(f) ? !bundled.has(f.slice('dist/cli/'.length)) : f.startsWith('dist/') && !existsSync(sourceOf(f)),
+);
 if (orphans.length) fail(`the tarball holds built files with no source: ${orphans.join(', ')}`);
 say(
   `tarball ${manifest.filename}: ${files.length} files, ${(manifest.size / 1024).toFixed(0)} kB packed, ${(manifest.unpackedSize / 1024).toFixed(0)} kB unpacked`,
