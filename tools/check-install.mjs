@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { childCpuSeconds, tempDir } from './bench/lib.mjs';
+import { loadedFiles } from './bundle.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -161,14 +162,7 @@ for (const f of [...SHIPPED.slice(1), PKG.bin['workspace-mcp'], 'dist/apps/conta
 // Each built file has its source: a module or view left in dist/ from a deleted source would ship.
 // The command's bundle (tools/bundle.mjs): dist/cli/main.js and the bundle-*.js chunks it loads.
 const BUNDLE_CHUNK = /^dist\/cli\/bundle-[^/]+\.js$/;
-const bundled = new Set();
-for (const todo = ['main.js']; todo.length > 0;) {
-  const f = todo.pop();
-  if (bundled.has(f)) continue;
-  bundled.add(f);
-  const text = readFileSync(join(ROOT, 'dist', 'cli', f), 'utf8');
-  for (const [, spec] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']\.\/(bundle-[^"'/]+\.js)["']/g)) todo.push(spec);
-}
+const bundled = loadedFiles();
 const sourceOf = (f) =>
   VIEW.test(f) ? join(ROOT, 'views', `${VIEW.exec(f)[1]}.ts`) : join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts'));
 const orphans = files.filter((f) =>

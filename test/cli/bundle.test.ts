@@ -4,37 +4,20 @@
  * loads a few files of ours instead of tsc's 160 (docs/BENCHMARKS.md, the stdio server's first
  * tool call). That it works is what every test of the CLI runs; this holds the shape.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/cli.js';
-
-const DIR = join(CLI, '..');
-
-/** The relative specifiers a built module imports, statically or on demand. */
-function relativeImports(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g)].map((m) => m[1]!);
-}
+import { BUNDLE_DIR, loadedFiles } from '../../tools/bundle.mjs';
 
 describe('the built command', () => {
   it('is dist/cli/main.js with its chunks, which import only one another', () => {
-    const chunks = readdirSync(DIR).filter((f) => /^bundle-.*\.js$/.test(f));
-    expect(chunks.length).toBeGreaterThan(0);
-    const seen = new Set<string>();
-    const todo = ['main.js'];
-    while (todo.length > 0) {
-      const f = todo.pop()!;
-      if (seen.has(f)) continue;
-      seen.add(f);
-      for (const spec of relativeImports(join(DIR, f))) {
-        expect(spec, `${f} imports ${spec}`).toMatch(/^\.\/bundle-[^/]+\.js$/);
-        expect(existsSync(join(DIR, spec)), `${f} imports ${spec}, which is not there`).toBe(true);
-        todo.push(spec.slice(2));
-      }
+    const loaded = [...loadedFiles()];
+    for (const f of loaded) {
+      expect(f, `main.js loads ${f}`).toMatch(/^(main|bundle-[^/]+)\.js$/);
+      expect(existsSync(join(BUNDLE_DIR, f)), `main.js loads ${f}, which is not there`).toBe(true);
     }
     // The lazily loaded parts are chunks of their own: main.js does not hold the store.
-    expect(seen.size).toBeGreaterThan(5);
-    expect(readFileSync(CLI, 'utf8')).not.toMatch(/better-sqlite3/);
+    expect(loaded.length).toBeGreaterThan(5);
+    expect(readFileSync(join(BUNDLE_DIR, 'main.js'), 'utf8')).not.toMatch(/better-sqlite3/);
   });
 });
