@@ -146,6 +146,30 @@ describe('the remote search index', () => {
     expect(rec.offsets).toEqual([ALL - 1]);
   });
 
+  test('an owner the API refuses now (blocked) gets its refusal, not the copy; unblocked, the copy again', async () => {
+    const rec = recorder();
+    world = await start(rec);
+    expect((await find(world, { query: 'Ann' })).data.map((c: { id: number }) => c.id)).toEqual([100]);
+    world.store.owners.setBlocked(1, true);
+    // The spec: a blocked owner's every call answers 403 {"error": "Your account is blocked."}.
+    const refused = await world.client.callTool({ name: 'findContacts', arguments: { query: 'Ann' } });
+    expect(refused.isError).toBe(true);
+    expect(firstJson(refused)).toMatchObject({ status: 403, error: 'Your account is blocked.' });
+    expect(JSON.stringify(refused)).not.toContain('"name":"Ann"');
+    world.store.owners.setBlocked(1, false);
+    expect((await find(world, { query: 'Ann' })).data.map((c: { id: number }) => c.id)).toEqual([100]);
+  });
+
+  test('a sync stopped by a 503 leaves the copy searchable, its error in meta.index', async () => {
+    const rec = recorder();
+    world = await start(rec);
+    await find(world, { query: 'Ann' });
+    rec.down = true;
+    const body = await find(world, { query: 'Ann' });
+    expect(body.data.map((c: { id: number }) => c.id)).toEqual([100]);
+    expect(body.meta.index.error).toMatch(/503/);
+  });
+
   test('a full refresh when asked (refresh: true) or when the copy is older than its age', async () => {
     const rec = recorder();
     let clock = Date.parse('2026-03-01T10:00:00Z');

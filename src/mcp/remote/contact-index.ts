@@ -82,6 +82,9 @@ export interface SyncOptions {
 
 type Mode = 'pass' | 'continue';
 
+/** The API's statuses that refuse the key or its owner as such (unauthorized, pro_required, owner_blocked or forbidden). */
+const OWNER_REFUSED = new Set([401, 402, 403]);
+
 function text(v: unknown): string | null {
   return v === undefined || v === null || v === '' ? null : String(v);
 }
@@ -256,11 +259,17 @@ class OwnerIndex {
     };
   }
 
-  /** The error that stopped the last sync, when it left nothing to search. */
+  /**
+   * The API's refusal that stopped the last sync, when it must be the answer: the API refuses
+   * the key or its owner now (401, 402, 403: a key revoked, a plan ended, an owner blocked), so
+   * the copy is no longer theirs to read; or the copy holds nothing yet. A sync stopped by
+   * anything else (a 429, the service down) leaves the copy searchable, its error said in meta.index.
+   */
   refusal(): IndexRefused | undefined {
-    return this.lastError instanceof IndexRefused && this.mirror.state().as_of === null && this.mirror.count() === 0
-      ? this.lastError
-      : undefined;
+    const e = this.lastError;
+    if (!(e instanceof IndexRefused)) return undefined;
+    if (OWNER_REFUSED.has(e.status)) return e;
+    return this.mirror.state().as_of === null && this.mirror.count() === 0 ? e : undefined;
   }
 
   async close(): Promise<void> {
