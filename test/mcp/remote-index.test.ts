@@ -160,6 +160,46 @@ describe('the remote search index', () => {
     expect((await find(world, { query: 'Ann' })).data.map((c: { id: number }) => c.id)).toEqual([100]);
   });
 
+  test('blocked within the catch-up time (no sync asked for): the live account read says so, and nothing of the copy is shown', async () => {
+    const rec = recorder();
+    world = await start(rec, { sync: { catchUpMs: 60_000 } });
+    expect((await find(world, { query: 'Nobody', limit: 5 })).data).toHaveLength(5);
+    world.store.owners.setBlocked(1, true);
+    const refused = await world.client.callTool({ name: 'findContacts', arguments: { query: 'Nobody', limit: 5 } });
+    expect(refused.isError).toBe(true);
+    expect(firstJson(refused)).toMatchObject({ status: 403, error: 'Your account is blocked.' });
+    expect(JSON.stringify(refused)).not.toContain('Nobody');
+  });
+
+  test("a sync left by an earlier request stopped by 401 (its request's key gone) does not refuse a later caller", async () => {
+    const rec = recorder();
+    world = await start(rec);
+    let release!: (r: ApiResponse) => void;
+    const gate = new Promise<ApiResponse>((resolve) => (release = resolve));
+    // The first page passes; the next waits, then answers 401 as the remote client does once its request's key is gone.
+    const inner = world.context.backend;
+    const backend: Backend = {
+      call: (method, params, o) => (method === 'getContacts' && (params.offset as number) > 0 ? gate : inner.call(method, params, o)),
+      close: async () => {},
+    };
+    const index = new SyncedContactIndex(backend, () => ContactMirror.open(join(world!.dir, 'left-sync.db')), {
+      pageSize: PAGE,
+      catchUpMs: 0,
+      waitMs: 50,
+    });
+    try {
+      expect((await index.find(1, 'Ann', { limit: 3 })).hits.map((h) => h.id)).toEqual([100]);
+      // The second find joins the sync still running; it stops on the 401 while this find waits.
+      const second = index.find(1, 'Ann', { limit: 3 });
+      release({ status: 401, headers: {}, body: { error: 'unauthorized' } });
+      const found = await second;
+      expect(found.hits.map((h) => h.id)).toEqual([100]);
+      expect(found.index.error).toMatch(/401/);
+    } finally {
+      await index.close();
+    }
+  });
+
   test('a sync stopped by a 503 leaves the copy searchable, its error in meta.index', async () => {
     const rec = recorder();
     world = await start(rec);

@@ -76,14 +76,18 @@ const ResultSchema = z.object({
   }),
 });
 
-/** The contact's accounts read live; undefined when it is gone (404/403), or the error result. */
+/** A contact the API answers 403 for: no longer the owner's, or the owner refused as a whole (blocked). */
+const FORBIDDEN = Symbol('forbidden');
+
+/** The contact's accounts read live; undefined when it is gone (404), FORBIDDEN (403), or the error result. */
 async function liveAccounts(
   ctx: McpContext,
   contactId: number,
   signal: AbortSignal,
-): Promise<CompactAccount[] | undefined | CallToolResult> {
+): Promise<CompactAccount[] | undefined | typeof FORBIDDEN | CallToolResult> {
   const res = await logWithin(signal, () => ctx.backend.call('getContactAccounts', { contact_id: contactId }, { signal }));
-  if (res.status === 404 || res.status === 403) return undefined;
+  if (res.status === 404) return undefined;
+  if (res.status === 403) return FORBIDDEN;
   if (!isSuccess(res.status)) return toolResult(res, { method: 'getContactAccounts' });
   ctx.seen.record(res.body);
   const data = (res.body as { data?: Array<{ id: number; currency: string; amount: number; blocked_at: string | null }> }).data ?? [];
@@ -149,11 +153,18 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
       }
       const hits: ContactHit[] = [];
       let total = found.total;
+      let ownerChecked = false;
       for (const [i, hit] of found.hits.entries()) {
         if (hit.accounts === undefined && i < LIVE_ACCOUNTS) {
           const accounts = await liveAccounts(ctx, hit.id, extra.signal);
-          if (accounts === undefined) {
-            total--; // deleted since the index saw it
+          if (accounts === FORBIDDEN && !ownerChecked) {
+            // Which 403 is it? A blocked owner's getMe is refused too: then nothing of the copy is shown.
+            ownerChecked = true;
+            const me = await logWithin(extra.signal, () => ctx.backend.call('getMe', {}, { signal: extra.signal }));
+            if (!isSuccess(me.status)) return toolResult(me, { method: 'getMe' });
+          }
+          if (accounts === undefined || accounts === FORBIDDEN) {
+            total--; // gone since the index saw it (deleted, or no longer the owner's)
             continue;
           }
           if (!Array.isArray(accounts)) return accounts;

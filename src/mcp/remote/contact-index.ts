@@ -82,7 +82,7 @@ export interface SyncOptions {
 
 type Mode = 'pass' | 'continue';
 
-/** The API's statuses that refuse the key or its owner as such (unauthorized, pro_required, owner_blocked or forbidden). */
+/** The API's statuses that refuse the key or its owner as such (unauthorized, pro_required, owner_blocked). */
 const OWNER_REFUSED = new Set([401, 402, 403]);
 
 function text(v: unknown): string | null {
@@ -209,21 +209,28 @@ class OwnerIndex {
     this.running = run;
   }
 
-  /** Bring the copy up to date, waiting at most `waitMs`; the sync goes on after that. */
-  async ready(opts: FindOptions): Promise<void> {
+  /**
+   * Bring the copy up to date, waiting at most `waitMs`; the sync goes on after that. Answers the
+   * API's refusal of the key or its owner (401, 402, 403) when a sync this call started stopped
+   * on it: only a sync made for this caller speaks for them (one left running by an earlier
+   * request may have lost that request's key, `mcp --http --auth key`).
+   */
+  async ready(opts: FindOptions): Promise<IndexRefused | undefined> {
     const deadline = this.o.now().getTime() + (opts.wait === false ? 0 : this.o.waitMs);
     let refresh = opts.refresh === true;
+    let mine: Promise<void> | undefined;
     if (opts.progress) this.listeners.add(opts.progress);
     try {
       for (;;) {
         if (!this.running) {
           const mode = this.decide(refresh);
-          if (mode === undefined) return;
+          if (mode === undefined) return undefined;
           refresh = false;
           this.start(mode);
+          mine = this.running;
         }
         const left = deadline - this.o.now().getTime();
-        if (left <= 0 || opts.signal?.aborted) return;
+        if (left <= 0 || opts.signal?.aborted) return undefined;
         const current = this.running!;
         let timer: NodeJS.Timeout | undefined;
         const finished = await Promise.race([
@@ -234,9 +241,12 @@ class OwnerIndex {
           }),
         ]);
         clearTimeout(timer);
-        if (!finished) return;
-        if (this.lastError) return;
-        if (!refresh) return;
+        if (!finished) return undefined;
+        if (this.lastError) {
+          const e = this.lastError;
+          return current === mine && e instanceof IndexRefused && OWNER_REFUSED.has(e.status) ? e : undefined;
+        }
+        if (!refresh) return undefined;
       }
     } finally {
       if (opts.progress) this.listeners.delete(opts.progress);
@@ -259,17 +269,11 @@ class OwnerIndex {
     };
   }
 
-  /**
-   * The API's refusal that stopped the last sync, when it must be the answer: the API refuses
-   * the key or its owner now (401, 402, 403: a key revoked, a plan ended, an owner blocked), so
-   * the copy is no longer theirs to read; or the copy holds nothing yet. A sync stopped by
-   * anything else (a 429, the service down) leaves the copy searchable, its error said in meta.index.
-   */
+  /** The error that stopped the last sync, when it left nothing to search. */
   refusal(): IndexRefused | undefined {
-    const e = this.lastError;
-    if (!(e instanceof IndexRefused)) return undefined;
-    if (OWNER_REFUSED.has(e.status)) return e;
-    return this.mirror.state().as_of === null && this.mirror.count() === 0 ? e : undefined;
+    return this.lastError instanceof IndexRefused && this.mirror.state().as_of === null && this.mirror.count() === 0
+      ? this.lastError
+      : undefined;
   }
 
   async close(): Promise<void> {
@@ -309,8 +313,10 @@ export class SyncedContactIndex implements ContactIndex {
 
   async find(ownerId: number, query: string, opts: FindOptions): Promise<FindResult> {
     const oi = this.owner(ownerId);
-    await oi.ready(opts);
-    const refused = oi.refusal();
+    // The API refuses this caller now (a key revoked, a plan ended, an owner blocked): the copy
+    // is no longer theirs to read. A sync stopped by anything else (a 429, the service down)
+    // leaves the copy searchable, its error said in meta.index.
+    const refused = (await oi.ready(opts)) ?? oi.refusal();
     if (refused) throw refused;
     const { hits, total, capped } = oi.mirror.find(query, opts.botIds, opts.limit);
     return { hits, total, capped, index: oi.info() };
