@@ -178,10 +178,11 @@ interface ServeOptions {
 /** Makes the context and the tools over the wired backend when first called; the MCP layer's code is loaded then. */
 function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () => Promise<Served> {
   return async () => {
-    const [wired, { McpContext }, { selectTools, wiringOf }] = await Promise.all([
+    const [wired, { McpContext }, { selectTools, wiringOf }, { ownersAudit }] = await Promise.all([
       setup.wire(),
       import('../mcp/context.js'),
       import('../mcp/serve/server.js'),
+      import('../mcp/money/audit.js'),
     ]);
     const ctx = new McpContext({
       backend: wired.backend,
@@ -190,7 +191,10 @@ function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () 
       ownerId: setup.ownerId,
       contacts: wired.contacts,
       directory: wired.directory,
-      audit: wired.audit,
+      // The trail is the database's (or the data folder's), which other owners' servers write
+      // too: this server shows its owner's entries only (its own entries name no owner when the
+      // owner is unknown, a remote getMe switched off).
+      audit: wired.audit && ownersAudit(wired.audit, setup.ownerId ?? null),
       accountHolder: wired.accountHolder,
       questionKey: setup.shared?.questionKey,
       money: { policy: o.policy, window: state.moves(setup.scope) },

@@ -102,6 +102,31 @@ describe('stdio', () => {
     expect(d.status).toBe(2);
     expect(d.stderr).toMatch(/--max-result-chars must be a whole number 5000 or more, not 100/);
   });
+
+  test("two owners' servers on one database: workspace://audit shows each only their own entries", async () => {
+    const shared = seedDb(mcpFixture());
+    const as = async (key: string) => {
+      const client = await connectStdio('2025-11-25', {
+        command: process.execPath,
+        args: [CLI, 'mcp', '--db', shared],
+        env: env({ WORKSPACE_API_KEY: key }),
+        stderr: 'ignore',
+      });
+      cleanups.push(() => client.close());
+      return client;
+    };
+    const [alice, bob] = [await as('alice-key'), await as('bob-key')];
+    const contact = (bot_id: number, name: string) => ({ bot_id, messenger: 'telegram', telegram_id: 7000 + bot_id, name });
+    expect((await alice.callTool({ name: 'createOrUpdateContact', arguments: contact(10, 'Alice Made') })).isError).toBeFalsy();
+    expect((await bob.callTool({ name: 'createOrUpdateContact', arguments: contact(20, 'Bob Made') })).isError).toBeFalsy();
+    const audit = async (c: typeof alice) =>
+      JSON.parse(((await c.readResource({ uri: 'workspace://audit' })).contents[0] as { text: string }).text).data as Array<{
+        owner_id: number;
+        arguments: { name: string };
+      }>;
+    expect((await audit(alice)).map((e) => [e.owner_id, e.arguments.name])).toEqual([[1, 'Alice Made']]);
+    expect((await audit(bob)).map((e) => [e.owner_id, e.arguments.name])).toEqual([[2, 'Bob Made']]);
+  });
 });
 
 describe('Streamable HTTP', () => {

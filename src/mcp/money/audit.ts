@@ -70,10 +70,11 @@ const PAGE = 50;
 const MAX_PAGE = 500;
 
 /**
- * One owner's part of a trail several owners write (`mcp --http --auth key`): their entries
- * only, paged as the trail is (newest first, `next` a `before`), other owners' skipped.
+ * One owner's part of a trail several owners write (a database or data folder several servers
+ * share, `mcp --http --auth key`): their entries only, paged as the trail is (newest first,
+ * `next` a `before`), other owners' skipped. `null`: the entries that name no owner.
  */
-export function ownersAudit(trail: AuditTrail, ownerId: number): AuditTrail {
+export function ownersAudit(trail: AuditTrail, ownerId: number | null): AuditTrail {
   return {
     append: (entry) => trail.append(entry),
     read(q) {
