@@ -6,6 +6,7 @@
  * carries the count, the file, its resource and how to read it in parts (in the text and in
  * structuredContent: some hosts drop resource links), and a resource link; never the rows.
  */
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
@@ -106,7 +107,9 @@ export function exportTool(ctx: McpContext): ToolSpec {
       const cap = Math.min(p.date_to ?? now, now);
       const dir = join(ctx.dataDir, 'exports');
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '');
-      const name = `contacts-${p.bot_id ?? 'all'}-${stamp}-${Math.random().toString(36).slice(2, 8)}.${format}`;
+      // The name is the file's only key (the folder may be shared by several owners' servers on
+      // one database): 72 random bits, not guessable.
+      const name = `contacts-${p.bot_id ?? 'all'}-${stamp}-${randomBytes(9).toString('base64url')}.${format}`;
       const file = join(dir, name);
       // Contacts are personal data: the folder and file are the server owner's only.
       mkdirSync(dir, { recursive: true, mode: 0o700 });

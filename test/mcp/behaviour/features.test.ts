@@ -31,6 +31,8 @@ describe('exportContacts', () => {
     expect(r.isError).toBeFalsy();
     const body = r.structuredContent as any;
     expect(body).toMatchObject({ count: 2503, format: 'jsonl', uri: expect.stringMatching(/^workspace:\/\/exports\//) });
+    // The name is the file's only key (other owners' servers may share the folder): 72 random bits at its end.
+    expect(body.uri).toMatch(/^workspace:\/\/exports\/contacts-10-\d{8}T\d{6}-[A-Za-z0-9_-]{12}\.jsonl$/);
     expect(JSON.stringify(r.content).length).toBeLessThan(2000);
     const lines = readFileSync(body.file, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(2503);
