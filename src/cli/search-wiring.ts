@@ -201,7 +201,6 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       };
     },
     async botChoices(ownerId) {
-      admit(backend);
       return store.directory.bots(ownerId).map((b) => ({ id: b.id, name: b.name }));
     },
     async onlyBot(ownerId) {
@@ -209,7 +208,6 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       return bots.length === 1 ? bots[0] : undefined;
     },
     async currencies(ownerId) {
-      admit(backend);
       return store.directory.currencies(ownerId);
     },
   };

@@ -32,8 +32,7 @@ async function bots(ctx: McpContext, value: string): Promise<Completion> {
   const owner = await ctx.owner();
   if (typeof owner !== 'number' || !ctx.directory) return NONE;
   const needle = loose(value.trim());
-  // A refused owner (blocked, a key revoked) is offered nothing; the tool call will say why.
-  const all = await ctx.directory.botChoices(owner).catch(() => []);
+  const all = await ctx.directory.botChoices(owner);
   return cap(
     all.filter((b) => String(b.id).startsWith(needle) || (b.name !== null && loose(b.name).includes(needle))).map((b) => String(b.id)),
   );
@@ -58,7 +57,7 @@ async function contacts(ctx: McpContext, value: string, context: Record<string, 
 async function currencies(ctx: McpContext, value: string): Promise<Completion> {
   const prefix = value.trim().toUpperCase();
   const owner = await ctx.owner();
-  const own = typeof owner === 'number' && ctx.directory ? await ctx.directory.currencies(owner).catch(() => []) : [];
+  const own = typeof owner === 'number' && ctx.directory ? await ctx.directory.currencies(owner) : [];
   return cap([...own, ...cc.codes()].filter((c) => c.startsWith(prefix)));
 }
 
