@@ -158,10 +158,11 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
         if (hit.accounts === undefined && i < LIVE_ACCOUNTS) {
           const accounts = await liveAccounts(ctx, hit.id, extra.signal);
           if (accounts === FORBIDDEN && !ownerChecked) {
-            // Which 403 is it? A blocked owner's getMe is refused too: then nothing of the copy is shown.
+            // Which 403 is it? A blocked owner's getMe is refused too (401, 402, 403): then nothing
+            // of the copy is shown. Any other answer (a 429, getMe switched off) says nothing of the owner.
             ownerChecked = true;
             const me = await logWithin(extra.signal, () => ctx.backend.call('getMe', {}, { signal: extra.signal }));
-            if (!isSuccess(me.status)) return toolResult(me, { method: 'getMe' });
+            if (me.status === 401 || me.status === 402 || me.status === 403) return toolResult(me, { method: 'getMe' });
           }
           if (accounts === undefined || accounts === FORBIDDEN) {
             total--; // gone since the index saw it (deleted, or no longer the owner's)

@@ -27,6 +27,7 @@ function pageOf(all: readonly AuditEntry[], q: AuditQuery): AuditPage {
     if (q.tool !== undefined && e.tool !== q.tool) continue;
     if (q.contact !== undefined && e.contact_id !== q.contact) continue;
     if (q.since !== undefined && e.at < q.since) continue;
+    if (q.owner !== undefined && (e.owner_id ?? null) !== q.owner) continue;
     if (out.length === q.limit) return { entries: out, next: out[out.length - 1]!.seq };
     out.push({ seq, ...e });
   }
@@ -81,7 +82,7 @@ export function ownersAudit(trail: AuditTrail, ownerId: number | null): AuditTra
       const entries: AuditPage['entries'] = [];
       let before = q.before;
       for (;;) {
-        const page = trail.read({ ...q, before, limit: Math.max(q.limit, 100) });
+        const page = trail.read({ ...q, owner: ownerId, before, limit: Math.max(q.limit, 100) });
         for (const e of page.entries) {
           if (e.owner_id !== ownerId) continue;
           entries.push(e);

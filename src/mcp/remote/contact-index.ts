@@ -244,7 +244,11 @@ class OwnerIndex {
         if (!finished) return undefined;
         if (this.lastError) {
           const e = this.lastError;
-          return current === mine && e instanceof IndexRefused && OWNER_REFUSED.has(e.status) ? e : undefined;
+          const ownerRefused = e instanceof IndexRefused && OWNER_REFUSED.has(e.status);
+          if (current === mine) return ownerRefused ? e : undefined;
+          // Another caller's sync met a refusal that may not be this caller's: its own sync tells.
+          if (ownerRefused) continue;
+          return undefined;
         }
         if (!refresh) return undefined;
       }

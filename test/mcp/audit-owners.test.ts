@@ -1,0 +1,52 @@
+/**
+ * One owner's part of an audit trail several owners write (ownersAudit over the remote mode's
+ * JSON-lines file): their entries only, newest first, paged by `next` without overlap or gap,
+ * filters kept; `null` is the entries that name no owner.
+ */
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { AuditEntry } from '../../src/api/backend.js';
+import { JsonlAuditTrail, ownersAudit } from '../../src/mcp/money/audit.js';
+import { tempDir } from '../helpers/temp.js';
+
+function entry(owner: number | null, i: number): AuditEntry {
+  return {
+    at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    owner_id: owner,
+    client: null,
+    session: null,
+    tool: i % 3 === 0 ? 'addTag' : 'addFundsToContactAccount',
+    arguments: { n: i },
+    contact_id: i,
+    status: 200,
+    code: null,
+    idempotency_key: null,
+    replayed: false,
+    confirmation: null,
+  };
+}
+
+describe('ownersAudit over the remote trail', () => {
+  test("each owner pages through their own entries only; others' interleaved are skipped", () => {
+    const trail = new JsonlAuditTrail(join(tempDir(), 'audit.jsonl'));
+    // 300 entries: owners 1, 2 and none taking turns.
+    const owners = [1, 2, null] as const;
+    for (let i = 0; i < 300; i++) trail.append(entry(owners[i % 3]!, i));
+    for (const owner of owners) {
+      const mine = ownersAudit(trail, owner);
+      const seen: number[] = [];
+      let before: number | undefined;
+      do {
+        const page = mine.read({ limit: 30, before });
+        expect(page.entries.every((e) => e.owner_id === owner)).toBe(true);
+        seen.push(...page.entries.map((e) => e.arguments.n as number));
+        before = page.next;
+      } while (before !== undefined);
+      const expected = Array.from({ length: 100 }, (_, k) => 297 - 3 * k + owners.indexOf(owner));
+      expect(seen).toEqual(expected);
+    }
+    // Filters hold beside the owner's: owner 1's addTag entries (i % 3 === 0: all of owner 1's).
+    expect(ownersAudit(trail, 2).read({ limit: 500, tool: 'addTag' }).entries).toEqual([]);
+    expect(ownersAudit(trail, 1).read({ limit: 500, tool: 'addTag' }).entries).toHaveLength(100);
+  });
+});
