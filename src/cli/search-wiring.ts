@@ -32,8 +32,8 @@ export interface SearchParts {
  * The owner may call the API now (key, plan, block, rate limit, as every method checks first),
  * or IndexRefused. Not through getMe: a getMe past its sunset must not switch search off.
  */
-function admit(backend: LocalBackend): void {
-  const res = backend.admit();
+function admit(backend: LocalBackend, o?: { counted?: boolean }): void {
+  const res = backend.admit(o);
   if (res) throw new IndexRefused(res.status, res.body, res.headers);
 }
 
@@ -201,6 +201,8 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       };
     },
     async botChoices(ownerId) {
+      // Asked as a person types: the owner checked, no request counted.
+      admit(backend, { counted: false });
       return store.directory.bots(ownerId).map((b) => ({ id: b.id, name: b.name }));
     },
     async onlyBot(ownerId) {
@@ -208,6 +210,7 @@ export function localSearch(store: StoreApi, backend: LocalBackend): SearchParts
       return bots.length === 1 ? bots[0] : undefined;
     },
     async currencies(ownerId) {
+      admit(backend, { counted: false });
       return store.directory.currencies(ownerId);
     },
   };

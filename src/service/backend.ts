@@ -76,9 +76,9 @@ export class LocalBackend implements Backend {
     return this.threads ? this.threads.call(req, opts?.audit) : answerAudited(this.service, req, opts?.audit);
   }
 
-  /** Whether the owner may call the API now (key, plan, block, rate limit): undefined, or the refusal. */
-  admit(): ApiResponse | undefined {
-    return this.service.admit(this.as);
+  /** Whether the owner may call the API now (key, plan, block, rate limit unless `counted: false`): undefined, or the refusal. */
+  admit(o?: { counted?: boolean }): ApiResponse | undefined {
+    return this.service.admit(this.as, o);
   }
 
   async close(): Promise<void> {

@@ -164,11 +164,14 @@ export class Service {
    * Whether the owner of a request may call the API now, as every method checks first (key,
    * plan, block, rate limit, counted as one request): undefined, or the refusal. For the MCP
    * server's own composite tools, which are no API method and so have no deprecation of their own.
+   * `counted: false`: key, plan and block only, no request counted (a completion, asked as a
+   * person types, must not spend the owner's rate limit).
    */
-  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash'>): ApiResponse | undefined {
+  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash'>, o: { counted?: boolean } = {}): ApiResponse | undefined {
     const headers: Record<string, string> = {};
     try {
       const owner = this.authenticate(req.bearer, req.asOwner, req.keyHash);
+      if (o.counted === false) return undefined;
       const rate = this.limiter.take(owner.id, this.now().getTime());
       Object.assign(headers, rate.headers);
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');

@@ -7,6 +7,7 @@ import cc from 'currency-codes';
 import { listPrompts } from './prompts.js';
 import { completeSchemaId, LIST_TEMPLATE } from '../composite/resources.js';
 import type { McpContext } from '../context.js';
+import { IndexRefused } from '../contact-search.js';
 
 export interface Completion {
   values: string[];
@@ -17,6 +18,12 @@ export interface Completion {
 /** MCP allows at most 100 values. */
 const MAX_VALUES = 100;
 const NONE: Completion = { values: [], total: 0, hasMore: false };
+
+/** A refused owner (blocked, a key revoked, the database unreachable) is offered nothing: the tool call will say why. */
+function noneIfRefused(e: unknown): never[] {
+  if (e instanceof IndexRefused) return [];
+  throw e;
+}
 
 /** Lower case without accents, for matching a bot's name. */
 function loose(text: string): string {
@@ -32,7 +39,7 @@ async function bots(ctx: McpContext, value: string): Promise<Completion> {
   const owner = await ctx.owner();
   if (typeof owner !== 'number' || !ctx.directory) return NONE;
   const needle = loose(value.trim());
-  const all = await ctx.directory.botChoices(owner);
+  const all = await ctx.directory.botChoices(owner).catch(noneIfRefused);
   return cap(
     all.filter((b) => String(b.id).startsWith(needle) || (b.name !== null && loose(b.name).includes(needle))).map((b) => String(b.id)),
   );
@@ -57,7 +64,7 @@ async function contacts(ctx: McpContext, value: string, context: Record<string, 
 async function currencies(ctx: McpContext, value: string): Promise<Completion> {
   const prefix = value.trim().toUpperCase();
   const owner = await ctx.owner();
-  const own = typeof owner === 'number' && ctx.directory ? await ctx.directory.currencies(owner) : [];
+  const own = typeof owner === 'number' && ctx.directory ? await ctx.directory.currencies(owner).catch(noneIfRefused) : [];
   return cap([...own, ...cc.codes()].filter((c) => c.startsWith(prefix)));
 }
 

@@ -510,6 +510,34 @@ describe(`instructions, completions and prompts (${TEST_BACKEND})`, () => {
     expect(await complete('exportBotContacts', 'contact_id', 'ann')).toEqual([]);
   });
 
+  test.runIf(TEST_BACKEND === 'local')('a blocked owner is offered none of their bots, contacts or currencies', async () => {
+    world = await startMcp();
+    const complete = async (prompt: string, name: string, value: string) =>
+      (await world!.client.complete({ ref: { type: 'ref/prompt', name: prompt }, argument: { name, value } })).completion.values;
+    expect(await complete('exportBotContacts', 'bot_id', '1')).toEqual(['10']);
+    expect((await complete('setupLoyaltyBalance', 'currency', 'u'))[0]).toBe('USD');
+    world.store.owners.setBlocked(1, true);
+    expect(await complete('exportBotContacts', 'bot_id', '1')).toEqual([]);
+    expect(await complete('setupLoyaltyBalance', 'contact_id', 'ann')).toEqual([]);
+    // ISO 4217's codes alone, in their order: no currency of theirs first.
+    expect((await complete('setupLoyaltyBalance', 'currency', 'u'))[0]).toBe('UAH');
+  });
+
+  test.runIf(TEST_BACKEND === 'local')(
+    "bot_id and currency completions, asked as a person types, spend none of the owner's rate limit",
+    async () => {
+      world = await startMcp({ rateLimit: 2 });
+      const complete = async (prompt: string, name: string, value: string) =>
+        (await world!.client.complete({ ref: { type: 'ref/prompt', name: prompt }, argument: { name, value } })).completion.values;
+      for (const typed of ['1', '10']) expect(await complete('exportBotContacts', 'bot_id', typed)).toEqual(['10']);
+      for (const typed of ['u', 'us', 'usd']) expect((await complete('setupLoyaltyBalance', 'currency', typed))[0]).toBe('USD');
+      // Two requests a minute: both still there for the tool calls.
+      expect((await world.call('getMe')).isError).toBeFalsy();
+      expect((await world.call('getMe')).isError).toBeFalsy();
+      expect(firstJson(await world.call('getMe')).status).toBe(429);
+    },
+  );
+
   test('prompt arguments are checked like tool arguments', async () => {
     world = await startMcp();
     await expect(world.client.getPrompt({ name: 'setupLoyaltyBalance', arguments: { contact_id: 'Anna' } })).rejects.toThrow(
