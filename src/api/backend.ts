@@ -66,6 +66,12 @@ export interface ApiResponse {
 export interface Backend {
   call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse>;
   close(): Promise<void>;
+  /**
+   * The owner check every method makes (key, plan, block; the rate limit too unless `counted:
+   * false`): undefined, or the refusal. Only a backend that can make it without a request has
+   * it (the built-in service).
+   */
+  admit?(o?: { counted?: boolean }): ApiResponse | undefined;
 }
 
 /** What to read of the audit trail: filters, and the page (`before`: where the last page stopped). */

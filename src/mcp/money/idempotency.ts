@@ -56,8 +56,12 @@ export async function callOnce<Pending extends object = never>(
   key: string,
   params: Record<string, unknown>,
   call: () => Promise<ApiResponse | Pending>,
-  /** `final`: a definite refusal is kept too (the answer to a question, which counts once). */
-  o: { final?: boolean } = {},
+  /**
+   * `final`: a definite refusal is kept too (the answer to a question, which counts once).
+   * `refused`: the API's refusal of the caller now (blocked, a key revoked), asked before a kept
+   * answer is replayed, which the API would not have answered either.
+   */
+  o: { final?: boolean; refused?: () => ApiResponse | undefined } = {},
 ): Promise<Answer | Pending> {
   const hash = hashArguments(def.name, params);
   const seen = keys.reserve(key, def.name, hash);
@@ -72,6 +76,8 @@ export async function callOnce<Pending extends object = never>(
         `An operation with this idempotency key is under way, or its outcome is unknown. Check with ${readBackOf(def)} before retrying with a new key.`,
       );
     }
+    const refused = o.refused?.();
+    if (refused) return refused;
     return { status: seen.answer.status, headers: {}, body: seen.answer.body, replayed: true };
   }
   const res = await call();

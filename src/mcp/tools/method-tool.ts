@@ -217,7 +217,11 @@ async function answerOf(
   // under the question's nonce and replayed, so the same answer sent twice (a retried
   // 2026-07-28 request) moves the money once, and a "no" cannot be sent again as a "yes".
   const nonce = extra.elicit.state<{ nonce?: unknown }>()?.nonce;
-  const answered = typeof nonce === 'string' ? () => callOnce(ctx.keys, def, `confirmation ${nonce}`, params, call, { final: true }) : call;
+  // A replay answers nothing the API would refuse now (the owner blocked since): checked where the
+  // backend can without a request, counting none.
+  const refused = () => ctx.backend.admit?.({ counted: false });
+  const answered =
+    typeof nonce === 'string' ? () => callOnce(ctx.keys, def, `confirmation ${nonce}`, params, call, { final: true, refused }) : call;
   const key = args[IDEMPOTENCY_KEY];
   if (key === undefined || key === null) return withParams(await answered());
   // No NUL: a key is kept in the database, and PostgreSQL's text cannot hold one.
@@ -225,7 +229,7 @@ async function answerOf(
     return fail
       .invalid(IDEMPOTENCY_KEY, 'The idempotency key field must be a string of 1 to 255 characters, with no NUL character.')
       .response();
-  return withParams(await callOnce(ctx.keys, def, key, params, answered));
+  return withParams(await callOnce(ctx.keys, def, key, params, answered, { refused }));
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Money safety: idempotency keys on the money tools, kept in the MCP server's own state file. */
 import { expect, test } from 'vitest';
 import { seedStore, TEST_STORE } from '../../helpers/store.js';
-import { firstJson, mcpFixture, useMcp, type McpWorld } from '../harness.js';
+import { firstJson, mcpFixture, TEST_BACKEND, useMcp, type McpWorld } from '../harness.js';
 
 const startMcp = useMcp();
 
@@ -22,6 +22,19 @@ test('same key and same arguments: the first result again, replayed: true, and n
   expect(again.isError).toBeFalsy();
   expect(again.structuredContent).toEqual({ ...(first.structuredContent as object), replayed: true });
   expect(firstJson(again)).toEqual(again.structuredContent);
+  expect(await balance(world)).toBe(1250);
+});
+
+test.runIf(TEST_BACKEND === 'local')("a replay for an owner blocked since: the API's 403, not the kept answer", async () => {
+  const world = await startMcp();
+  expect((await world.call('addFundsToContactAccount', topUp)).isError).toBeFalsy();
+  world.store.owners.setBlocked(1, true);
+  const again = await world.call('addFundsToContactAccount', topUp);
+  expect(again.isError).toBe(true);
+  expect(firstJson(again)).toMatchObject({ status: 403, error: 'Your account is blocked.' });
+  world.store.owners.setBlocked(1, false);
+  // The key still holds the move: unblocked, the same call is its replay, and nothing moves twice.
+  expect(((await world.call('addFundsToContactAccount', topUp)).structuredContent as any).replayed).toBe(true);
   expect(await balance(world)).toBe(1250);
 });
 
