@@ -82,10 +82,7 @@ export interface AuditQuery {
   since?: string;
   before?: number;
   limit: number;
-  /**
-   * Only this owner's entries (null: those that name none). A trail may skip others itself (the
-   * remote file does, which it reads whole each time); ownersAudit filters what comes back anyway.
-   */
+  /** Only this owner's entries (null: those that name none). */
   owner?: number | null;
 }
 

@@ -18,10 +18,22 @@ export class AuditStore {
       append: db.prepare<[string, string, number | null, string]>(
         'INSERT INTO mcp_audit (at, tool, contact_id, entry) VALUES (?, ?, ?, ?)',
       ),
-      page: db.prepare<{ tool: string | null; contact: number | null; since: string | null; before: number | null; limit: number }, Row>(
+      page: db.prepare<
+        {
+          tool: string | null;
+          contact: number | null;
+          since: string | null;
+          before: number | null;
+          byOwner: number;
+          owner: number | null;
+          limit: number;
+        },
+        Row
+      >(
         `SELECT seq, entry FROM mcp_audit
          WHERE (@tool IS NULL OR tool = @tool) AND (@contact IS NULL OR contact_id = @contact)
            AND (@since IS NULL OR at >= @since) AND (@before IS NULL OR seq < @before)
+           AND (@byOwner = 0 OR json_extract(entry, '$.owner_id') IS @owner)
          ORDER BY seq DESC LIMIT @limit`,
       ),
     };
@@ -37,6 +49,8 @@ export class AuditStore {
       contact: q.contact ?? null,
       since: q.since ?? null,
       before: q.before ?? null,
+      byOwner: q.owner === undefined ? 0 : 1,
+      owner: q.owner ?? null,
       limit: q.limit + 1,
     });
     const entries = rows.slice(0, q.limit).map((r) => ({ seq: r.seq, ...(parseOrderedJson(r.entry) as AuditEntry) }));

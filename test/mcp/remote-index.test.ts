@@ -154,7 +154,7 @@ describe('the remote search index', () => {
     world = await start(rec);
     expect((await find(world, { query: 'Ann' })).data.map((c: { id: number }) => c.id)).toEqual([100]);
     world.store.owners.setBlocked(1, true);
-    // The spec: a blocked owner's every call answers 403 {"error": "Your account is blocked."}.
+    // The spec: "A blocked account gives `403`." (an error body `{error}`)
     const refused = await world.client.callTool({ name: 'findContacts', arguments: { query: 'Ann' } });
     expect(refused.isError).toBe(true);
     expect(firstJson(refused)).toMatchObject({ status: 403, error: 'Your account is blocked.' });
@@ -168,6 +168,7 @@ describe('the remote search index', () => {
     world = await start(rec, { sync: { catchUpMs: 60_000 } });
     expect((await find(world, { query: 'Nobody', limit: 5 })).data).toHaveLength(5);
     world.store.owners.setBlocked(1, true);
+    // "A blocked account gives `403`": the live read says so, and getMe tells it from a contact gone elsewhere.
     const refused = await world.client.callTool({ name: 'findContacts', arguments: { query: 'Nobody', limit: 5 } });
     expect(refused.isError).toBe(true);
     expect(firstJson(refused)).toMatchObject({ status: 403, error: 'Your account is blocked.' });

@@ -18,6 +18,7 @@ import { lazySchemas, shapeToZod } from '../tools/schemas.js';
 import {
   compactContact,
   IndexRefused,
+  refusesOwner,
   type CompactAccount,
   type CompactContact,
   type ContactHit,
@@ -162,7 +163,7 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
             // of the copy is shown. Any other answer (a 429, getMe switched off) says nothing of the owner.
             ownerChecked = true;
             const me = await logWithin(extra.signal, () => ctx.backend.call('getMe', {}, { signal: extra.signal }));
-            if (me.status === 401 || me.status === 402 || me.status === 403) return toolResult(me, { method: 'getMe' });
+            if (refusesOwner(me.status)) return toolResult(me, { method: 'getMe' });
           }
           if (accounts === undefined || accounts === FORBIDDEN) {
             total--; // gone since the index saw it (deleted, or no longer the owner's)

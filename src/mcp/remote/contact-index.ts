@@ -14,7 +14,15 @@
  */
 import type { ApiResponse } from '../../api/backend.js';
 import type { Backend } from '../../api/backend.js';
-import { IndexRefused, type ContactHit, type ContactIndex, type FindOptions, type FindResult, type IndexInfo } from '../contact-search.js';
+import {
+  IndexRefused,
+  refusesOwner,
+  type ContactHit,
+  type ContactIndex,
+  type FindOptions,
+  type FindResult,
+  type IndexInfo,
+} from '../contact-search.js';
 
 /** Where the sync stands. */
 export interface MirrorState {
@@ -81,9 +89,6 @@ export interface SyncOptions {
 }
 
 type Mode = 'pass' | 'continue';
-
-/** The API's statuses that refuse the key or its owner as such (unauthorized, pro_required, owner_blocked). */
-const OWNER_REFUSED = new Set([401, 402, 403]);
 
 function text(v: unknown): string | null {
   return v === undefined || v === null || v === '' ? null : String(v);
@@ -244,7 +249,7 @@ class OwnerIndex {
         if (!finished) return undefined;
         if (this.lastError) {
           const e = this.lastError;
-          const ownerRefused = e instanceof IndexRefused && OWNER_REFUSED.has(e.status);
+          const ownerRefused = e instanceof IndexRefused && refusesOwner(e.status);
           if (current === mine) return ownerRefused ? e : undefined;
           // Another caller's sync met a refusal that may not be this caller's: its own sync tells.
           if (ownerRefused) continue;

@@ -22,8 +22,17 @@ export class PgAuditStore implements Surface<AuditStore> {
       `SELECT seq, entry FROM mcp_audit
        WHERE ($1::text IS NULL OR tool = $1) AND ($2::bigint IS NULL OR contact_id = $2)
          AND ($3::text IS NULL OR at >= $3) AND ($4::bigint IS NULL OR seq < $4)
+         AND (NOT $6::boolean OR (entry::jsonb ->> 'owner_id') IS NOT DISTINCT FROM $7::text)
        ORDER BY seq DESC LIMIT $5`,
-      [q.tool ?? null, q.contact ?? null, q.since ?? null, q.before ?? null, q.limit + 1],
+      [
+        q.tool ?? null,
+        q.contact ?? null,
+        q.since ?? null,
+        q.before ?? null,
+        q.limit + 1,
+        q.owner !== undefined,
+        q.owner === undefined || q.owner === null ? null : String(q.owner),
+      ],
     ).rows;
     const entries = rows.slice(0, q.limit).map((r) => ({ seq: r.seq, ...(parseOrderedJson(r.entry) as AuditEntry) }));
     return rows.length > q.limit ? { entries, next: entries[entries.length - 1]!.seq } : { entries };

@@ -29,6 +29,7 @@ test.runIf(TEST_BACKEND === 'local')("a replay for an owner blocked since: the A
   const world = await startMcp();
   expect((await world.call('addFundsToContactAccount', topUp)).isError).toBeFalsy();
   world.store.owners.setBlocked(1, true);
+  // The spec: "A blocked account gives `403`." A replay is no exception.
   const again = await world.call('addFundsToContactAccount', topUp);
   expect(again.isError).toBe(true);
   expect(firstJson(again)).toMatchObject({ status: 403, error: 'Your account is blocked.' });

@@ -1,13 +1,17 @@
 /**
- * One owner's part of an audit trail several owners write (ownersAudit over the remote mode's
- * JSON-lines file): their entries only, newest first, paged by `next` without overlap or gap,
- * filters kept; `null` is the entries that name no owner.
+ * One owner's part of an audit trail several owners write (ownersAudit over the database's
+ * trail, SQLite or PostgreSQL as the test project says, and over the remote mode's JSON-lines
+ * file): their entries only, newest first, paged by `next` without overlap or gap, filters kept;
+ * `null` is the entries that name no owner.
  */
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
-import type { AuditEntry } from '../../src/api/backend.js';
-import { JsonlAuditTrail, ownersAudit } from '../../src/mcp/money/audit.js';
-import { tempDir } from '../helpers/temp.js';
+import { afterAll, describe, expect, test } from 'vitest';
+import type { AuditEntry } from '../../../src/api/backend.js';
+import { JsonlAuditTrail, ownersAudit } from '../../../src/mcp/money/audit.js';
+import type { AuditTrail } from '../../../src/mcp/state.js';
+import type { StoreApi } from '../../../src/store/store-api.js';
+import { openStore, seedStore, TEST_STORE } from '../../helpers/store.js';
+import { tempDir } from '../../helpers/temp.js';
 
 function entry(owner: number | null, i: number): AuditEntry {
   return {
@@ -26,9 +30,26 @@ function entry(owner: number | null, i: number): AuditEntry {
   };
 }
 
-describe('ownersAudit over the remote trail', () => {
+const stores: StoreApi[] = [];
+afterAll(() => {
+  for (const s of stores) s.close();
+});
+
+const TRAILS: Array<[string, () => AuditTrail]> = [
+  [
+    `the database's (${TEST_STORE})`,
+    () => {
+      const store = openStore(seedStore({}));
+      stores.push(store);
+      return store.audit;
+    },
+  ],
+  ['the remote JSON-lines file', () => new JsonlAuditTrail(join(tempDir(), 'audit.jsonl'))],
+];
+
+describe.each(TRAILS)('ownersAudit over %s', (_, open) => {
   test("each owner pages through their own entries only; others' interleaved are skipped", () => {
-    const trail = new JsonlAuditTrail(join(tempDir(), 'audit.jsonl'));
+    const trail = open();
     // 300 entries: owners 1, 2 and none taking turns.
     const owners = [1, 2, null] as const;
     for (let i = 0; i < 300; i++) trail.append(entry(owners[i % 3]!, i));
