@@ -13,6 +13,7 @@ import { createdEmptyHint, newKeyInfo, printBanner } from './banner.js';
 import { commandHelp, COMMANDS, mainHelp, version, type CommandName } from './help.js';
 import { reachableUrls } from './hosts.js';
 import { pgEnv } from './pg-env.js';
+import { tierUpSooner } from './jit.js';
 
 async function serve(args: string[]): Promise<void> {
   const { values } = parse(args, COMMANDS.serve.flags);
@@ -55,6 +56,7 @@ async function serve(args: string[]): Promise<void> {
     throw e;
   }
   const { server } = listening;
+  tierUpSooner();
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
   const [baseUrl, ...others] = reachableUrls(listening.baseUrl, host) as [string, ...string[]];
   const created = opened.created || (loc.url !== undefined && opened.newKey !== undefined);

@@ -7,6 +7,7 @@ import { printBanner } from './banner.js';
 import { reachableUrls } from './hosts.js';
 import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
+import { tierUpSooner } from './jit.js';
 
 /**
  * Serve `serving`'s tools over Streamable HTTP on `host`:`port` until SIGINT or SIGTERM, which
@@ -94,6 +95,7 @@ export async function startHttpByKey(callers: Callers, setup: BackendSetup, host
 
 /** The URL on stdout; SIGINT and SIGTERM close the server, then `setup`. */
 function announced(url: string, http: McpHttpServer, setup: BackendSetup): void {
+  tierUpSooner();
   process.stdout.write(`${url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
   const stop = () => {
     void http

@@ -2,6 +2,7 @@
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { instanceFactory, type Wiring } from '../mcp/serve/instance.js';
 import { log } from '../log.js';
+import { tierUpSooner } from './jit.js';
 import { claudeMcpAdd, mcpServersJson, printBanner, stdioEntry } from './banner.js';
 import type { BackendSetup } from './mcp-backend.js';
 
@@ -70,6 +71,8 @@ export async function startStdio(
   process.once('SIGTERM', stop);
   const unasked = setTimeout(backend, OPEN_UNASKED_MS);
   const setup = await opened.finally(() => clearTimeout(unasked));
+  // Start-up is over (the first answer written, the backend open): the calls are the server's work.
+  tierUpSooner();
   const entry = stdioEntry(
     stdioArgs(values, remote, setup),
     remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY',
