@@ -472,6 +472,29 @@ describe('the 2026-07-28 wire over HTTP, raw', () => {
     expect(ok.json.result.structuredContent).toEqual({ action: 'accept', content: { confirm: true }, state: { amount: 5 } });
   });
 
+  test('the era is read from the headers as well as the body: a 2026-07-28 header with a 2025 body is refused, never served as 2025', async () => {
+    const { http } = await serve();
+    const raw = async (body: object) => {
+      const res = await fetch(http.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': V },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...body }),
+      });
+      return { status: res.status, session: res.headers.get('mcp-session-id'), text: await res.text() };
+    };
+    // A request without the envelope its header promises: the 2026-07-28 path names what is missing.
+    const call = await raw({ method: 'tools/call', params: { name: 'getMe', arguments: {} } });
+    expect(call.status).toBe(400);
+    expect(call.text).toMatch(/MCP-Protocol-Version header names protocol revision 2026-07-28.*envelope/);
+    // A 2025 handshake under a 2026-07-28 header opens no session.
+    const init = await raw({
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    expect(init.status).toBe(400);
+    expect(init.session).toBeNull();
+  });
+
   test('no log lines unless the request names a level', async () => {
     const { post } = await serve();
     const quiet = await post('tools/call', { name: 'exportContacts', arguments: {} });
