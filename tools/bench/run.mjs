@@ -111,7 +111,7 @@ async function main() {
       ledger: [3, 4000],
       lists: 20_000,
       listRuns: 5,
-      mcp: [5, 2000, 10],
+      mcp: [5, 2000, 20],
       mcpBlocks: [20, 125, 1000],
       mcpSessions: [50, 3, 3, 500],
       soak: 60,
