@@ -71,7 +71,8 @@ export async function startStdio(
   process.once('SIGTERM', stop);
   const unasked = setTimeout(backend, OPEN_UNASKED_MS);
   const setup = await opened.finally(() => clearTimeout(unasked));
-  // Start-up is over (the first answer written, the backend open): the calls are the server's work.
+  // Start-up is over (the backend open: after the first answer, or nothing asked within
+  // OPEN_UNASKED_MS): the calls from now on are the server's work.
   tierUpSooner();
   const entry = stdioEntry(
     stdioArgs(values, remote, setup),

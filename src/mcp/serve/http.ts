@@ -188,7 +188,7 @@ const ERA_HEADERS = ['mcp-protocol-version', 'mcp-method', 'mcp-name'] as const;
  * cost about a sixth of a tool call's server CPU (tools/bench/mcp-sessions.mjs), and the
  * transport that then answers makes its own.
  */
-function classifiable(req: IncomingMessage): Request {
+export function classifiable(req: Pick<IncomingMessage, 'method' | 'headers'>): Request {
   const headers = new Headers();
   for (const name of ERA_HEADERS) {
     const v = req.headers[name];
