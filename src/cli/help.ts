@@ -194,6 +194,7 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['WORKSPACE_PG_POOL', 'PostgreSQL: service threads, each with a connection (default 4)'],
   ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', 'PostgreSQL: a longer statement is cancelled, its call answers 503 (default 15000)'],
   ['WORKSPACE_LOG_LEVEL', 'log level on stderr: trace, debug, info (default), warn, error, fatal, silent'],
+  ['WORKSPACE_JIT', 'default: leave V8 as it is (else, on Node 20, a server that is up optimises its call paths sooner)'],
   ['XDG_DATA_HOME', 'Linux: the data folder is $XDG_DATA_HOME/workspace-mcp (default ~/.local/share/workspace-mcp)'],
   ['APPDATA', 'Windows: the data folder is %APPDATA%\\workspace-mcp (macOS: ~/Library/Application Support/workspace-mcp)'],
 ];
