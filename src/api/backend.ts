@@ -71,7 +71,12 @@ export interface Backend {
    * false`): undefined, or the refusal. Only a backend that can make it without a request has
    * it (the built-in service).
    */
-  admit?(o?: { counted?: boolean }): ApiResponse | undefined;
+  admit?(o?: AdmitOptions): ApiResponse | undefined;
+}
+
+/** `counted: false`: the owner checked (key, plan, block) without a request counted against their rate limit. */
+export interface AdmitOptions {
+  counted?: boolean;
 }
 
 /** What to read of the audit trail: filters, and the page (`before`: where the last page stopped). */

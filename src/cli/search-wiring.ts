@@ -13,7 +13,7 @@ import type { WorkspaceDirectory } from '../mcp/state.js';
 import { RemoteDirectory, type RemoteConfig } from '../mcp/remote/directory.js';
 import { SyncedContactIndex, type SyncOptions } from '../mcp/remote/contact-index.js';
 import { IndexRefused, type ContactHit, type ContactIndex } from '../mcp/contact-search.js';
-import type { Backend } from '../api/backend.js';
+import type { AdmitOptions, Backend } from '../api/backend.js';
 import { fail } from '../api/errors.js';
 import { ContactMirror } from '../state/contact-mirror.js';
 import { ContactSearch, type SearchResult } from '../state/contact-query.js';
@@ -32,7 +32,7 @@ export interface SearchParts {
  * The owner may call the API now (key, plan, block, rate limit, as every method checks first),
  * or IndexRefused. Not through getMe: a getMe past its sunset must not switch search off.
  */
-function admit(backend: LocalBackend, o?: { counted?: boolean }): void {
+function admit(backend: LocalBackend, o?: AdmitOptions): void {
   const res = backend.admit(o);
   if (res) throw new IndexRefused(res.status, res.body, res.headers);
 }

@@ -73,7 +73,6 @@ export interface FindResult {
   index: IndexInfo;
 }
 
-/** The API refused what the index needed (a bad key, a blocked owner): its status and body. */
 /**
  * Whether an API status refuses the key or its owner as such: 401 (a key missing, wrong or
  * regenerated), 402 (pro_required), 403 (a blocked owner; also a contact of another owner's bot,
@@ -83,6 +82,7 @@ export function refusesOwner(status: number): boolean {
   return status === 401 || status === 402 || status === 403;
 }
 
+/** The API refused what the index needed (a bad key, a blocked owner): its status and body. */
 export class IndexRefused extends Error {
   constructor(
     readonly status: number,

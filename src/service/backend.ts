@@ -4,7 +4,7 @@
  * on a shared database (PostgreSQL), on the service threads of a pool (pool.ts) instead, so
  * that the MCP server's event loop never waits on the database for an API call.
  */
-import { errorCodeOf, type ApiResponse, type AuditEntry, type Backend, type CallOptions } from '../api/backend.js';
+import { errorCodeOf, type AdmitOptions, type ApiResponse, type AuditEntry, type Backend, type CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { verbFor } from '../api/define.js';
 import { hashKey } from '../store/keys.js';
@@ -77,7 +77,7 @@ export class LocalBackend implements Backend {
   }
 
   /** Whether the owner may call the API now (key, plan, block, rate limit unless `counted: false`): undefined, or the refusal. */
-  admit(o?: { counted?: boolean }): ApiResponse | undefined {
+  admit(o?: AdmitOptions): ApiResponse | undefined {
     return this.service.admit(this.as, o);
   }
 

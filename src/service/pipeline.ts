@@ -4,7 +4,7 @@
  * error table, answered by its own `response()`; anything unexpected becomes a logged
  * `server_error` (500) that leaks nothing.
  */
-import type { ApiResponse } from '../api/backend.js';
+import type { AdmitOptions, ApiResponse } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
 import { ApiError, fail, outcomeUnknown } from '../api/errors.js';
@@ -167,7 +167,7 @@ export class Service {
    * `counted: false`: key, plan and block only, no request counted (a completion, asked as a
    * person types, must not spend the owner's rate limit).
    */
-  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash'>, o: { counted?: boolean } = {}): ApiResponse | undefined {
+  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash'>, o: AdmitOptions = {}): ApiResponse | undefined {
     const headers: Record<string, string> = {};
     try {
       const owner = this.authenticate(req.bearer, req.asOwner, req.keyHash);

@@ -188,13 +188,14 @@ const ERA_HEADERS = ['mcp-protocol-version', 'mcp-method', 'mcp-name'] as const;
  * cost about a sixth of a tool call's server CPU (tools/bench/mcp-sessions.mjs), and the
  * transport that then answers makes its own.
  */
-export function classifiable(req: Pick<IncomingMessage, 'method' | 'headers'>): Request {
+export function classifiable(req: Pick<IncomingMessage, 'headers'>): Request {
   const headers = new Headers();
   for (const name of ERA_HEADERS) {
     const v = req.headers[name];
     if (typeof v === 'string') headers.set(name, v);
   }
-  return new Request('http://localhost/mcp', { method: req.method ?? 'POST', headers });
+  // Only a POST is classified (route: GET and DELETE are the 2025 era's own).
+  return new Request('http://localhost/mcp', { method: 'POST', headers });
 }
 
 /** The bearer of an Authorization header, or undefined. */
