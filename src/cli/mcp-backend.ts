@@ -20,7 +20,7 @@ import type { PgStore } from '../store/pg/index.js';
 import { UsageError } from './args.js';
 import { createdEmptyHint, createdEmptyWarning, newKeyInfo, type BannerInfo } from './banner.js';
 import { pgEnv } from './pg-env.js';
-import { requestKey } from './request-key.js';
+import { requestKey, withRequestKey } from './request-key.js';
 import { hashKey } from '../store/keys.js';
 import type { SearchParts } from './search-wiring.js';
 import type { OAuthStore } from '../oauth/store.js';
@@ -72,8 +72,14 @@ type KeyOwner = { id: number } | { status: number; message: string };
 
 /** What `--auth key` needs of a backend. */
 export interface Keyed {
-  /** The owner of the key of the request being answered (request-key.ts). */
-  owner(): Promise<KeyOwner>;
+  /** The owner of `key` (the bearer of the request being answered, or the key an OAuth grant holds). */
+  owner(key: string): Promise<KeyOwner>;
+  /**
+   * Remote: runs `fn` with `key` as the key of the backend's calls until `ended` is called (when
+   * the response closed; request-key.ts), for each call upstream goes with the key of the request
+   * it serves. Absent (local): each owner has a backend of their own (`Wired.ownedBy`).
+   */
+  within?<T>(key: string, fn: (ended: () => void) => T): T;
   /** The scope of an owner's idempotency keys and money window. */
   scopeOf(ownerId: number): string;
   /** An owner's own search and directory, when the backend keeps them per owner (remote); else `wire()`'s serve everyone. */
@@ -83,6 +89,11 @@ export interface Keyed {
 /** A backend and what goes with it. */
 interface Wired extends SearchParts {
   backend: Backend;
+  /**
+   * `--auth key` on the built-in service: a backend, search and directory acting as one owner,
+   * for that owner's context (the shared `backend` then acts as no one).
+   */
+  ownedBy?(ownerId: number): SearchParts & { backend: Backend };
   /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
   audit: AuditTrail;
   /** Who holds an account, read from the database (PostgreSQL: another instance may have shown it). */
@@ -193,11 +204,16 @@ export async function openLocal(
           import('./search-wiring.js'),
           pool,
         ]);
-        const backend = new LocalBackend(service, keyed ? { requestKey } : opened.identity, threads);
+        const backend = new LocalBackend(service, keyed ? { nobody: true } : opened.identity, threads);
+        const ownedBy = (ownerId: number) => {
+          const own = backend.actingAs(ownerId);
+          return { backend: own, ...localSearch(store, own) };
+        };
         return {
           backend,
           audit: store.audit,
           ...localSearch(store, backend),
+          ...(keyed ? { ownedBy } : {}),
           ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}),
         };
       })()),
@@ -224,9 +240,8 @@ export async function openLocal(
  */
 function localKeyed(store: Checked['store'], site: string): Keyed {
   return {
-    async owner() {
-      const key = requestKey();
-      const owner = key === undefined ? undefined : store.owners.byHash(hashKey(key));
+    async owner(key) {
+      const owner = store.owners.byHash(hashKey(key));
       if (!owner) return { status: 401, message: 'unauthorized' };
       if (owner.plan !== 'pro') return { status: 402, message: 'The API is available on the Pro plan only.' };
       if (owner.blocked_at) return { status: 403, message: 'Your account is blocked.' };
@@ -293,21 +308,24 @@ async function openRemoteByKey(baseUrl: string, configured: Configured): Promise
     ...remoteSearch(backend, dataDir, { baseUrl, seen: new SeenIds() }),
   };
   const searches = new Set<SearchParts>();
+  /** The owner of the key in scope, by getMe upstream. */
+  const remoteOwner = async (): Promise<KeyOwner> => {
+    const r = await backend.call('getMe', {});
+    const body = r.body as { message?: unknown; data?: { id?: unknown } } | undefined;
+    if (r.status === 200 && typeof body?.data?.id === 'number' && body.data.id > 0) return { id: body.data.id };
+    if (r.status === 410) return { status: 503, message: 'getMe is switched off on this API, and --auth key learns from it who calls' };
+    return {
+      status: r.status === 200 ? 502 : r.status,
+      message: typeof body?.message === 'string' ? body.message : `status ${r.status}`,
+    };
+  };
   return {
     scope: `remote ${baseUrl}`,
     dataDir,
     wire: () => Promise.resolve(wired),
     keyed: {
-      async owner() {
-        const r = await backend.call('getMe', {});
-        const body = r.body as { message?: unknown; data?: { id?: unknown } } | undefined;
-        if (r.status === 200 && typeof body?.data?.id === 'number' && body.data.id > 0) return { id: body.data.id };
-        if (r.status === 410) return { status: 503, message: 'getMe is switched off on this API, and --auth key learns from it who calls' };
-        return {
-          status: r.status === 200 ? 502 : r.status,
-          message: typeof body?.message === 'string' ? body.message : `status ${r.status}`,
-        };
-      },
+      within: withRequestKey,
+      owner: (key) => withRequestKey(key, (ended) => remoteOwner().finally(ended)),
       scopeOf: (ownerId) => `remote ${baseUrl} owner ${ownerId}`,
       searchOf(ownerId) {
         // Each owner's own ids seen: one person's answers never show in another's getWorkspace.

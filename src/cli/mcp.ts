@@ -17,7 +17,6 @@ import type { ToolSpec } from '../mcp/tool-spec.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { COMMANDS } from './help.js';
 import type { BackendSetup, Configured, Keyed, McpState } from './mcp-backend.js';
-import { withRequestKey } from './request-key.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './start-error.js';
@@ -217,8 +216,8 @@ function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () 
  */
 function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: ServeOptions): Callers {
   return {
-    within: withRequestKey,
-    owner: () => keyed.owner(),
+    ...(keyed.within ? { within: keyed.within } : {}),
+    owner: (key) => keyed.owner(key),
     async served(ownerId) {
       const [wired, { McpContext }, { selectTools }, { ownersAudit }] = await Promise.all([
         setup.wire(),
@@ -226,15 +225,17 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
         import('../mcp/serve/server.js'),
         import('../mcp/money/audit.js'),
       ]);
+      // Remote: the owner's own search index; local: a backend, search and directory acting as the owner.
       const search = keyed.searchOf?.(ownerId);
+      const own = wired.ownedBy?.(ownerId);
       const scope = keyed.scopeOf(ownerId);
       const ctx = new McpContext({
-        backend: wired.backend,
+        backend: own?.backend ?? wired.backend,
         keys: state.keys(scope),
         dataDir: join(setup.dataDir, 'owners', String(ownerId)),
         ownerId,
-        contacts: search?.contacts ?? wired.contacts,
-        directory: search?.directory ?? wired.directory,
+        contacts: search?.contacts ?? own?.contacts ?? wired.contacts,
+        directory: search?.directory ?? own?.directory ?? wired.directory,
         audit: ownersAudit(wired.audit, ownerId),
         accountHolder: wired.accountHolder,
         questionKey: setup.shared?.questionKey,
@@ -262,7 +263,7 @@ async function signInOver(state: McpState, keyed: Keyed, auth: Auth & { kind: 'o
     publicUrl: auth.publicUrl,
     store: state.oauth(),
     sealer: sealerOf(auth.master),
-    checkKey: (key) => withRequestKey(key, (ended) => keyed.owner().finally(ended)),
+    checkKey: (key) => keyed.owner(key),
   });
 }
 

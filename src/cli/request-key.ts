@@ -1,8 +1,12 @@
 /**
- * `mcp --http --auth key`: the API key of the HTTP request being answered, for the backend's
- * calls of that request alone. The key lives in the request's async context only, in a holder
- * emptied when the request's response ends: work that goes on after it (a search index's sync)
- * finds no key and is refused, so nothing of the key is kept past its request.
+ * `mcp --http --auth key` on a remote API: the API key of the HTTP request being answered, for
+ * the backend's calls upstream of that request alone. The key lives in the request's async
+ * context only, in a holder emptied when the request's response ends: work that goes on after it
+ * (a search index's sync) finds no key and is refused, so nothing of the key is kept past its
+ * request. On Node 20 an AsyncLocalStorage in use turns on promise hooks for the whole process,
+ * which costs a tool call about a seventh more CPU; so the built-in service does without it:
+ * each owner's context has a backend acting as that owner (LocalBackend.actingAs), reached only
+ * by requests whose key was found to be theirs.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

@@ -38,29 +38,37 @@ export interface ServiceThreads {
 
 /** The built-in service, called in-process through the same pipeline as HTTP. */
 export class LocalBackend implements Backend {
-  /** Who every call is made as: the key's hash (worked out once, checked at each call), or the owner. */
-  private readonly fixed?: Pick<ApiRequest, 'keyHash' | 'asOwner'>;
-  /** Else the key of the request being answered (`mcp --http --auth key`), read at each call. */
-  private readonly requestKey?: () => string | undefined;
+  /** Who every call is made as: the key's hash (worked out once, checked at each call), the owner, or no one. */
+  private readonly as: Pick<ApiRequest, 'keyHash' | 'asOwner'>;
 
   /**
    * `threads`: the calls are answered there, each by a thread's own Service and connection;
    * `service` then only answers `admit` (the search's and directory's owner checks).
+   * `{ nobody: true }` (`mcp --http --auth key`, where each owner has a backend of their own,
+   * `actingAs`): a hash no key has, so every call is refused, never an owner nor an api_token
+   * of the input.
    */
   constructor(
     readonly service: Service,
-    identity: { apiKey: string } | { ownerId: number } | { requestKey: () => string | undefined },
+    identity: { apiKey: string } | { ownerId: number } | { nobody: true },
     private readonly threads?: ServiceThreads,
   ) {
-    if ('requestKey' in identity) this.requestKey = identity.requestKey;
-    else this.fixed = 'apiKey' in identity ? { keyHash: hashKey(identity.apiKey) } : { asOwner: identity.ownerId };
+    this.as =
+      'apiKey' in identity
+        ? { keyHash: hashKey(identity.apiKey) }
+        : 'ownerId' in identity
+          ? { asOwner: identity.ownerId }
+          : { keyHash: '' };
   }
 
-  /** Who this call is made as. No request key: a hash no key has, never an owner nor an api_token of the input. */
-  private get as(): Pick<ApiRequest, 'keyHash' | 'asOwner'> {
-    if (this.fixed) return this.fixed;
-    const key = this.requestKey!();
-    return { keyHash: key === undefined ? '' : hashKey(key) };
+  /**
+   * The same service acting as `ownerId`, with no key: `mcp --http --auth key`, whose endpoint
+   * checks each request's key and sends it to its owner's own context (mcp/serve/http.ts), so
+   * the calls of that request are made as the owner the key was found to be. Plan, block and
+   * rate limit are still checked at each call.
+   */
+  actingAs(ownerId: number): LocalBackend {
+    return new LocalBackend(this.service, { ownerId }, this.threads);
   }
 
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {

@@ -23,15 +23,10 @@ const META = {
 test('at the bound of kept owners, a new owner takes the least recently used idle one’s place, not a 503', async () => {
   const world = await start();
   const owners: Record<string, number> = { 'alice-key': 1, 'bob-key': 2 };
-  let current = '';
   const served: number[] = [];
   const http = await serveMcpHttpByKey(
     {
-      within: (key, fn) => {
-        current = key;
-        return fn(() => {});
-      },
-      owner: async () => (owners[current] ? { id: owners[current]! } : { status: 401, message: 'Unauthenticated.' }),
+      owner: async (key) => (owners[key] ? { id: owners[key]! } : { status: 401, message: 'Unauthenticated.' }),
       served: async (id) => {
         served.push(id);
         return { ctx: world.context, tools: world.tools };

@@ -83,8 +83,15 @@ describe('mcp --http --auth key on the built-in service', () => {
     // Each one's default bot and contacts: their own.
     const ws = await bob.callTool({ name: 'getWorkspace', arguments: {} });
     expect(firstJson(ws)).toMatchObject({ owner: { id: 2 }, default_bot_id: 20 });
+    expect(firstJson(await alice.callTool({ name: 'getWorkspace', arguments: {} }))).toMatchObject({
+      owner: { id: 1 },
+      default_bot_id: 10,
+    });
     const found = await bob.callTool({ name: 'findContacts', arguments: { query: 'Ann' } });
     expect(JSON.stringify(firstJson(found))).not.toMatch(/"Ann"/);
+    // Each one's search finds their own contacts (each owner's context has a backend acting as them).
+    expect(JSON.stringify(firstJson(await bob.callTool({ name: 'findContacts', arguments: { query: 'fan' } })))).toMatch(/Bob fan/);
+    expect(JSON.stringify(firstJson(await alice.callTool({ name: 'findContacts', arguments: { query: 'Ann' } })))).toMatch(/"Ann"/);
     const own = await alice.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
     expect(data(own)[0].id).toBe(500);
     const other = await bob.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });

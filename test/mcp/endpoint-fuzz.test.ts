@@ -616,14 +616,9 @@ describe('sessions opened and abandoned', () => {
 
   test('--auth key: one owner at their own cap gets a 503, another still opens', async () => {
     const owners: Record<string, number> = { 'alice-key': 1, 'bob-key': 2 };
-    let current = '';
     const s = await serveMcpHttpByKey(
       {
-        within: (key, fn) => {
-          current = key;
-          return fn(() => {});
-        },
-        owner: async () => (owners[current] ? { id: owners[current]! } : { status: 401, message: 'Unauthenticated.' }),
+        owner: async (key) => (owners[key] ? { id: owners[key]! } : { status: 401, message: 'Unauthenticated.' }),
         served: async () => ({ ctx: world.context, tools: world.tools }),
       },
       { host: '127.0.0.1', port: 0, sessions: { perOwner: 2, max: 10 } },

@@ -206,13 +206,18 @@ function bearerOf(header: string | undefined): string | undefined {
 
 /**
  * `--auth key`: who a request is, from its own Workspace API key, and what serves each owner.
- * The key lives only in the request's scope (`within`); owners are kept by id, never by key.
+ * The key is checked on each request and lives only in its scope (`within`, when the backend
+ * sends it on); owners are kept by id, never by key.
  */
 export interface Callers {
-  /** Runs `fn` with `key` as the key of the backend's calls until `ended` is called (when the response closed). */
-  within<T>(key: string, fn: (ended: () => void) => T): T;
-  /** The owner of the request's key (called within it): their id, or the backend's refusal. */
-  owner(): Promise<{ id: number } | { status: number; message: string }>;
+  /**
+   * Runs `fn` with `key` as the key of the backend's calls until `ended` is called (when the
+   * response closed): a backend that sends each call with its request's key (remote). Absent,
+   * `fn` just runs: each owner's context has a backend acting as that owner.
+   */
+  within?<T>(key: string, fn: (ended: () => void) => T): T;
+  /** The owner of `key`: their id, or the backend's refusal. */
+  owner(key: string): Promise<{ id: number } | { status: number; message: string }>;
   /** The context and tools of an owner, made when first needed; `close` when no longer kept. */
   served(ownerId: number): Promise<{ ctx: McpContext; tools: ToolSpec[]; close?(): Promise<void> }>;
   /** Most owners kept at once (default 500), and how long an owner without a session is kept unused (default 15 min). */
@@ -425,7 +430,8 @@ async function listenOn(
 
   /**
    * `--auth key` and `--auth oauth`: the request's owner from its key (its bearer, or the key its
-   * access token's grant holds), within the key's scope, which ends with the response.
+   * access token's grant holds), checked on every request, within the key's scope (when the
+   * backend has one), which ends with the response.
    */
   async function asOwner(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, callers: Callers): Promise<void> {
     const unauthorized = (why: string) => deny(res, 401, `Unauthorized: ${why}`, { 'WWW-Authenticate': 'Bearer' });
@@ -439,11 +445,11 @@ async function listenOn(
       key = bearerOf(req.headers.authorization);
       if (key === undefined) return unauthorized('send your Workspace API key as Authorization: Bearer <key>');
     }
-    return callers.within(key, async (ended) => {
-      res.once('close', ended);
+    const checked = async (ended?: () => void) => {
+      if (ended) res.once('close', ended);
       // The key is checked on every request (or every keyRecheckMs): a grant whose key stopped working stops.
       const known = grant ? checkedKeys.get(grant.id) : undefined;
-      const who = known && known.until > Date.now() ? { id: known.owner } : await callers.owner();
+      const who = known && known.until > Date.now() ? { id: known.owner } : await callers.owner(key);
       if (!('id' in who)) {
         if (who.status === 401 || who.status === 402 || who.status === 403) {
           if (grant) return send(res, callers.gate!.keyRefused(grant, who.message));
@@ -470,7 +476,8 @@ async function listenOn(
         ? { token: '', clientId: grant.client_id, scopes: [], extra: { owner: who.id, client: grant.client_name, grant: grant.id } }
         : { token: '', clientId: `owner ${who.id}`, scopes: [] };
       return route(req, res, await party, who.id);
-    });
+    };
+    return callers.within ? callers.within(key, checked) : checked();
   }
 
   async function handle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse): Promise<void> {
