@@ -341,7 +341,7 @@ async function benchHttp(ctx) {
   // `bare`: what the baseline of each case is. 'bytes': a bare node:http server sending the
   // exact bytes ours answered; 'db': the bare database server doing the same work by hand.
   const cases = [
-    { name: 'getMe', label: '`getMe` (GET)', method: 'GET', path: 'getMe', headers: auth, bare: 'bytes', target: 0.9, conns: [10] },
+    { name: 'getMe', label: '`getMe` (GET)', method: 'GET', path: 'getMe', headers: auth, bare: 'bytes', target: 0.9, conns: [1, 10] },
     {
       name: 'getListSchema',
       label: '`getListSchema` (GET)',
@@ -539,8 +539,11 @@ async function benchHttp(ctx) {
   lines.push('');
   const tgt = [];
   for (const r of results) {
-    if (r.conns !== 10) continue;
-    const name = `${r.c.name === 'getContacts1000' ? 'getContacts limit 1000' : r.c.name === 'getContacts' ? 'getContacts limit 100' : r.c.name === 'withdrawFundsFromContactAccount' ? 'a debit' : r.c.name} over HTTP ≥ ${r.c.target}× bare node:http (10 connections)`;
+    // The targets at 10 connections (the servers' CPU a request, both saturated); the reads that
+    // send fixed bytes also at 1, one request at a time (the latency a caller sees).
+    if (r.conns !== 10 && !(r.conns === 1 && r.c.bare === 'bytes')) continue;
+    const conns = r.conns === 1 ? '1 connection, one request at a time' : '10 connections';
+    const name = `${r.c.name === 'getContacts1000' ? 'getContacts limit 1000' : r.c.name === 'getContacts' ? 'getContacts limit 100' : r.c.name === 'withdrawFundsFromContactAccount' ? 'a debit' : r.c.name} over HTTP ≥ ${r.c.target}× bare node:http (${conns})`;
     const met = r.vsBare >= r.c.target;
     tgt.push([name, x(r.vsBare), verdict(ctx, name, met, x(r.vsBare), met ? '' : missWhy(r))]);
   }
