@@ -67,8 +67,11 @@ export interface BackendSetup {
   keyed?: Keyed;
 }
 
-/** The owner of the request's key (`mcp --http --auth key`), or the backend's refusal. */
-type KeyOwner = { id: number } | { status: number; message: string };
+/**
+ * The owner of the request's key (`mcp --http --auth key`), or the backend's refusal. `keyHash`
+ * (the built-in service): the key's hash, which the owner's context acts by (`Wired.ownedBy`).
+ */
+type KeyOwner = { id: number; keyHash?: string } | { status: number; message: string };
 
 /** What `--auth key` needs of a backend. */
 export interface Keyed {
@@ -77,12 +80,12 @@ export interface Keyed {
   /**
    * Remote: runs `fn` with `key` as the key of the backend's calls until `ended` is called (when
    * the response closed; request-key.ts), for each call upstream goes with the key of the request
-   * it serves. Absent (local): each owner has a backend of their own (`Wired.ownedBy`).
+   * it serves. Absent (local): each key has a backend of its own (`Wired.ownedBy`).
    */
   within?<T>(key: string, fn: (ended: () => void) => T): T;
   /** The scope of an owner's idempotency keys and money window. */
   scopeOf(ownerId: number): string;
-  /** An owner's own search and directory, when the backend keeps them per owner (remote); else `wire()`'s serve everyone. */
+  /** An owner's own search and directory, when the backend keeps them per owner (remote); else each key's (`Wired.ownedBy`). */
   searchOf?(ownerId: number): SearchParts & { seen: SeenIds; close(): Promise<void> };
 }
 
@@ -90,10 +93,11 @@ export interface Keyed {
 interface Wired extends SearchParts {
   backend: Backend;
   /**
-   * `--auth key` on the built-in service: a backend, search and directory acting as one owner,
-   * for that owner's context (the shared `backend` then acts as no one).
+   * `--auth key` on the built-in service: a backend, search and directory acting by one owner's
+   * key (its hash, checked at each call), for the context of that owner and key (the shared
+   * `backend` then acts as no one).
    */
-  ownedBy?(ownerId: number): SearchParts & { backend: Backend };
+  ownedBy?(keyHash: string): SearchParts & { backend: Backend };
   /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
   audit: AuditTrail;
   /** Who holds an account, read from the database (PostgreSQL: another instance may have shown it). */
@@ -204,9 +208,9 @@ export async function openLocal(
           import('./search-wiring.js'),
           pool,
         ]);
-        const backend = new LocalBackend(service, keyed ? { nobody: true } : opened.identity, threads);
-        const ownedBy = (ownerId: number) => {
-          const own = backend.actingAs(ownerId);
+        const backend = new LocalBackend(service, keyed ? { keyHash: '' } : opened.identity, threads);
+        const ownedBy = (keyHash: string) => {
+          const own = backend.byKeyHash(keyHash);
           return { backend: own, ...localSearch(store, own) };
         };
         return {
@@ -241,11 +245,12 @@ export async function openLocal(
 function localKeyed(store: Checked['store'], site: string): Keyed {
   return {
     async owner(key) {
-      const owner = store.owners.byHash(hashKey(key));
+      const keyHash = hashKey(key);
+      const owner = store.owners.byHash(keyHash);
       if (!owner) return { status: 401, message: 'unauthorized' };
       if (owner.plan !== 'pro') return { status: 402, message: 'The API is available on the Pro plan only.' };
       if (owner.blocked_at) return { status: 403, message: 'Your account is blocked.' };
-      return { id: owner.id };
+      return { id: owner.id, keyHash };
     },
     scopeOf: (ownerId) => `${site} owner ${ownerId}`,
   };

@@ -218,16 +218,17 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
   return {
     ...(keyed.within ? { within: keyed.within } : {}),
     owner: (key) => keyed.owner(key),
-    async served(ownerId) {
+    async served(ownerId, keyHash) {
       const [wired, { McpContext }, { selectTools }, { ownersAudit }] = await Promise.all([
         setup.wire(),
         import('../mcp/context.js'),
         import('../mcp/serve/server.js'),
         import('../mcp/money/audit.js'),
       ]);
-      // Remote: the owner's own search index; local: a backend, search and directory acting as the owner.
+      // Remote: the owner's own search index; local: a backend, search and directory acting by
+      // the owner's key (no key: the shared backend, which acts as no one).
       const search = keyed.searchOf?.(ownerId);
-      const own = wired.ownedBy?.(ownerId);
+      const own = keyHash === undefined ? undefined : wired.ownedBy?.(keyHash);
       const scope = keyed.scopeOf(ownerId);
       const ctx = new McpContext({
         backend: own?.backend ?? wired.backend,

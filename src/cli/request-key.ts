@@ -5,8 +5,8 @@
  * (a search index's sync) finds no key and is refused, so nothing of the key is kept past its
  * request. On Node 20 an AsyncLocalStorage in use turns on promise hooks for the whole process,
  * which costs a tool call about a seventh more CPU; so the built-in service does without it:
- * each owner's context has a backend acting as that owner (LocalBackend.actingAs), reached only
- * by requests whose key was found to be theirs.
+ * each owner's context acts by the hash of the key it was made for (LocalBackend.byKeyHash),
+ * checked at each call, and is reached only by requests carrying that key.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

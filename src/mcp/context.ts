@@ -69,8 +69,9 @@ export interface McpContextOptions {
   /** A start-up fact the model must see (the database was created empty): in warnings, see `startNotes`. */
   startNote?: string;
   /**
-   * MCP tasks (2025-11-25): work that goes on after its request answered. On unless the API
-   * key lives only as long as its request (`--auth key`, `--auth oauth`): such work would have none.
+   * MCP tasks (2025-11-25): work that goes on after its request answered. Off for `--auth key`
+   * and `--auth oauth`: on `--remote` the API key lives only as long as its request, so such work
+   * would have none (on `--db`, off alike, so that both backends behave the same).
    */
   tasks?: boolean;
 }

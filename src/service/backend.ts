@@ -38,37 +38,35 @@ export interface ServiceThreads {
 
 /** The built-in service, called in-process through the same pipeline as HTTP. */
 export class LocalBackend implements Backend {
-  /** Who every call is made as: the key's hash (worked out once, checked at each call), the owner, or no one. */
+  /** Who every call is made as: the key's hash (worked out once, checked at each call), or the owner. */
   private readonly as: Pick<ApiRequest, 'keyHash' | 'asOwner'>;
 
   /**
    * `threads`: the calls are answered there, each by a thread's own Service and connection;
    * `service` then only answers `admit` (the search's and directory's owner checks).
-   * `{ nobody: true }` (`mcp --http --auth key`, where each owner has a backend of their own,
-   * `actingAs`): a hash no key has, so every call is refused, never an owner nor an api_token
-   * of the input.
+   * `{ keyHash }`: a key's hash, as `hashKey` makes it; `''` (no key has it) refuses every call,
+   * never acting as an owner nor on an api_token of the input.
    */
   constructor(
     readonly service: Service,
-    identity: { apiKey: string } | { ownerId: number } | { nobody: true },
+    identity: { apiKey: string } | { keyHash: string } | { ownerId: number },
     private readonly threads?: ServiceThreads,
   ) {
     this.as =
       'apiKey' in identity
         ? { keyHash: hashKey(identity.apiKey) }
-        : 'ownerId' in identity
-          ? { asOwner: identity.ownerId }
-          : { keyHash: '' };
+        : 'keyHash' in identity
+          ? { keyHash: identity.keyHash }
+          : { asOwner: identity.ownerId };
   }
 
   /**
-   * The same service acting as `ownerId`, with no key: `mcp --http --auth key`, whose endpoint
-   * checks each request's key and sends it to its owner's own context (mcp/serve/http.ts), so
-   * the calls of that request are made as the owner the key was found to be. Plan, block and
-   * rate limit are still checked at each call.
+   * The same service acting by the key whose hash is `keyHash`, checked at each call as a
+   * bearer key is (`mcp --http --auth key`, each key's own context): once the key is regenerated
+   * its calls are refused, those of work still under way too.
    */
-  actingAs(ownerId: number): LocalBackend {
-    return new LocalBackend(this.service, { ownerId }, this.threads);
+  byKeyHash(keyHash: string): LocalBackend {
+    return new LocalBackend(this.service, { keyHash }, this.threads);
   }
 
   async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {

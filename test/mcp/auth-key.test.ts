@@ -14,7 +14,8 @@ import { usePostgres } from '../helpers/postgres.js';
 import { stop } from '../helpers/temp.js';
 import { seedDb, tempDir, type Fixture } from '../helpers/world.js';
 import { connectHttp, ERAS, type McpClient } from './clients.js';
-import { firstJson, mcpFixture } from './harness.js';
+import { firstJson, manyContacts, mcpFixture } from './harness.js';
+import { openStore } from '../helpers/store.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -175,6 +176,33 @@ describe('mcp --http --auth key on the built-in service', () => {
     expect((await initialize(url, bearer(fresh))).status).toBe(200);
     const again = await connectAs('2026-07-28', url, fresh);
     expect(data(await again.callTool({ name: 'getMe', arguments: {} })).name).toBe('Alice');
+  });
+
+  test('a key regenerated while its request is under way: the rest of that work is refused, and the sessions it opened end', async () => {
+    // 20 000 contacts of Alice's: her export reads 20 pages, and the key is regenerated after the first.
+    const f = manyContacts(20_000);
+    const dbFile = seedDb({ ...f, accounts: twoOwners().accounts });
+    const { url } = await startKeyed(['--db', dbFile]);
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer('alice-key') } });
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    cleanups.push(() => client.close());
+    const store = openStore(dbFile);
+    cleanups.push(() => store.close());
+    let fresh: string | undefined;
+    const exported = (await client.callTool({ name: 'exportContacts', arguments: { bot_id: 10 } }, undefined, {
+      onprogress: () => void (fresh ??= store.owners.regenerateKey(1)),
+    })) as CallToolResult;
+    expect(fresh).toMatch(/\S/);
+    // Its next page was refused: the export stopped there, not at its end.
+    expect(exported.isError, JSON.stringify(exported)).toBe(true);
+    expect(JSON.stringify(exported.content)).toMatch(/unauthorized/i);
+    // The 2025-era session opened with the old key is gone, for the new key too.
+    const list = { jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} };
+    const session = { 'Mcp-Session-Id': transport.sessionId!, 'Mcp-Protocol-Version': '2025-11-25' };
+    expect((await post(url, { ...session, ...bearer(fresh!) }, list)).status).toBe(404);
+    const again = await connectAs('2026-07-28', url, fresh!);
+    expect(data((await again.callTool({ name: 'getMe', arguments: {} })) as CallToolResult).name).toBe('Alice');
   });
 
   test("--auth is checked at start: key and oauth need --http and no one person's bot; oauth an https origin and WORKSPACE_SECRET", () => {

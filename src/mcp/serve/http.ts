@@ -213,13 +213,17 @@ export interface Callers {
   /**
    * Runs `fn` with `key` as the key of the backend's calls until `ended` is called (when the
    * response closed): a backend that sends each call with its request's key (remote). Absent,
-   * `fn` just runs: each owner's context has a backend acting as that owner.
+   * `fn` just runs: each owner's context acts by the key it was made for (`keyHash`).
    */
   within?<T>(key: string, fn: (ended: () => void) => T): T;
-  /** The owner of `key`: their id, or the backend's refusal. */
-  owner(key: string): Promise<{ id: number } | { status: number; message: string }>;
-  /** The context and tools of an owner, made when first needed; `close` when no longer kept. */
-  served(ownerId: number): Promise<{ ctx: McpContext; tools: ToolSpec[]; close?(): Promise<void> }>;
+  /**
+   * The owner of `key`: their id, or the backend's refusal. `keyHash`: the key's hash when the
+   * owner's context acts by it; a request with another key of the same owner (the key was
+   * regenerated) gets a new context, and the old one goes with its sessions.
+   */
+  owner(key: string): Promise<{ id: number; keyHash?: string } | { status: number; message: string }>;
+  /** The context and tools of an owner (acting by the key with `keyHash`), made when first needed; `close` when no longer kept. */
+  served(ownerId: number, keyHash?: string): Promise<{ ctx: McpContext; tools: ToolSpec[]; close?(): Promise<void> }>;
   /** Most owners kept at once (default 500), and how long an owner without a session is kept unused (default 15 min). */
   maxOwners?: number;
   idleMs?: number;
@@ -294,6 +298,8 @@ class PersonRate {
 /** An owner's party as kept: when last used, their requests under way and open 2025-era sessions (kept while any is). */
 interface Kept {
   party: Promise<Party>;
+  /** The hash of the key the party acts by (Callers.owner), if it acts by one. */
+  keyHash?: string;
   lastUsed: number;
   busy: number;
   sessions: Set<string>;
@@ -339,21 +345,30 @@ async function listenOn(
   const sweeper = mode.kind === 'key' ? setInterval(() => sweep(Date.now()), 60_000) : undefined;
   const rate = mode.kind === 'key' ? new PersonRate(mode.callers.perPersonPerMinute ?? 600) : undefined;
   /** `--auth oauth`: grants whose key getMe accepted lately (keyRecheckMs), by grant id. */
-  const checkedKeys = new Map<string, { owner: number; until: number }>();
+  const checkedKeys = new Map<string, { owner: number; keyHash?: string; until: number }>();
   sweeper?.unref();
 
   /**
    * The party of `owner`, made when first needed, busy until `res` closed; undefined when the
    * bound is reached by owners with open sessions or requests under way.
    */
-  function partyOf(callers: Callers, owner: number, res: ServerResponse): Promise<Party> | undefined {
+  function partyOf(callers: Callers, who: { id: number; keyHash?: string }, res: ServerResponse): Promise<Party> | undefined {
     const now = Date.now();
+    const owner = who.id;
     let k = kept.get(owner);
+    if (k && k.keyHash !== who.keyHash) {
+      // The owner's key changed (regenerated): the party of the old key goes now, with the
+      // sessions it opened; work still under way on it is refused at its next call.
+      kept.delete(owner);
+      for (const id of k.sessions) sessions.closeNow(id);
+      void k.party.then((p) => p.close()).catch(onerror);
+      k = undefined;
+    }
     if (!k) {
       if (kept.size >= maxOwners) sweep(now, 1);
       if (kept.size >= maxOwners) return undefined;
-      const party = callers.served(owner).then(({ ctx, tools, close }) => partyOver(ctx, tools, onerror, close));
-      k = { party, lastUsed: now, busy: 0, sessions: new Set() };
+      const party = callers.served(owner, who.keyHash).then(({ ctx, tools, close }) => partyOver(ctx, tools, onerror, close));
+      k = { party, keyHash: who.keyHash, lastUsed: now, busy: 0, sessions: new Set() };
       const made = k;
       // A failure is not kept: the next request tries again.
       party.catch(() => {
@@ -449,7 +464,7 @@ async function listenOn(
       if (ended) res.once('close', ended);
       // The key is checked on every request (or every keyRecheckMs): a grant whose key stopped working stops.
       const known = grant ? checkedKeys.get(grant.id) : undefined;
-      const who = known && known.until > Date.now() ? { id: known.owner } : await callers.owner(key);
+      const who = known && known.until > Date.now() ? { id: known.owner, keyHash: known.keyHash } : await callers.owner(key);
       if (!('id' in who)) {
         if (who.status === 401 || who.status === 402 || who.status === 403) {
           if (grant) return send(res, callers.gate!.keyRefused(grant, who.message));
@@ -462,14 +477,14 @@ async function listenOn(
       if (grant && grant.owner_id !== who.id) return send(res, callers.gate!.keyRefused(grant, 'the key now belongs to someone else'));
       if (grant && !known && callers.keyRecheckMs) {
         if (checkedKeys.size >= 10_000) checkedKeys.delete(checkedKeys.keys().next().value!);
-        checkedKeys.set(grant.id, { owner: who.id, until: Date.now() + callers.keyRecheckMs });
+        checkedKeys.set(grant.id, { owner: who.id, keyHash: who.keyHash, until: Date.now() + callers.keyRecheckMs });
       }
       const wait = rate?.take(who.id);
       if (wait !== undefined)
         return deny(res, 429, `Too many requests from you: at most ${callers.perPersonPerMinute ?? 600} a minute; try again in ${wait} s`, {
           'Retry-After': String(wait),
         });
-      const party = partyOf(callers, who.id, res);
+      const party = partyOf(callers, who, res);
       if (!party) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
       // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the owner (and the OAuth client), never the key.
       req.auth = grant

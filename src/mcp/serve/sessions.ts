@@ -115,6 +115,12 @@ export class Sessions<T extends Closable> {
     this.count(e.owner, -1);
   }
 
+  /** Closes session `id` now, requests under way or not (the key that opened it stopped working). */
+  closeNow(id: string): void {
+    const e = this.byId.get(id);
+    if (e) this.end(id, e);
+  }
+
   /** Closes every session with no request under way for `idleMs`. */
   private sweep(now: number): void {
     for (const [id, e] of this.byId) if (this.expired(e, now)) this.end(id, e);
