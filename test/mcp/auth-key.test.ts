@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { cliEnv, INITIALIZE, runCli, runCliAsync, spawnAnnounced, spawnServe, type Announced } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -179,14 +180,15 @@ describe('mcp --http --auth key on the built-in service', () => {
   });
 
   test('a key regenerated while its request is under way: the rest of that work is refused, and the sessions it opened end', async () => {
-    // 20 000 contacts of Alice's: her export reads 20 pages, and the key is regenerated after the first.
-    const f = manyContacts(20_000);
+    // 40 000 contacts of Alice's: her export reads 40 pages, and the key is regenerated after the first.
+    const f = manyContacts(40_000);
     const dbFile = seedDb({ ...f, accounts: twoOwners().accounts });
     const { url } = await startKeyed(['--db', dbFile]);
     const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer('alice-key') } });
     const client = new Client({ name: 't', version: '1' });
     await client.connect(transport);
     cleanups.push(() => client.close());
+    expect(transport.sessionId).toBeTruthy();
     const store = openStore(dbFile);
     cleanups.push(() => store.close());
     let fresh: string | undefined;
@@ -203,6 +205,33 @@ describe('mcp --http --auth key on the built-in service', () => {
     expect((await post(url, { ...session, ...bearer(fresh!) }, list)).status).toBe(404);
     const again = await connectAs('2026-07-28', url, fresh!);
     expect(data((await again.callTool({ name: 'getMe', arguments: {} })) as CallToolResult).name).toBe('Alice');
+  });
+
+  test('a request let in with a key regenerated before its body came: 401, no session opened', async () => {
+    const dbFile = seedDb(twoOwners());
+    const { url } = await startKeyed(['--db', dbFile]);
+    expect((await initialize(url, bearer('alice-key'))).status).toBe(200);
+    // Its headers (the key, checked then) now; its body after the key changed and the new key was used.
+    const slow = () => {
+      const req = request(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...bearer('alice-key') },
+      });
+      req.flushHeaders();
+      const answered = new Promise<number>((resolve, reject) => {
+        req.on('response', (res) => (res.resume(), resolve(res.statusCode!)));
+        req.on('error', reject);
+      });
+      return { answered, send: () => req.end(JSON.stringify({ ...INITIALIZE, id: 1 })) };
+    };
+    const legacy = slow();
+    await new Promise((r) => setTimeout(r, 300));
+    const store = openStore(dbFile);
+    cleanups.push(() => store.close());
+    const fresh = store.owners.regenerateKey(1)!;
+    expect((await initialize(url, bearer(fresh))).status).toBe(200);
+    legacy.send();
+    expect(await legacy.answered).toBe(401);
   });
 
   test("--auth is checked at start: key and oauth need --http and no one person's bot; oauth an https origin and WORKSPACE_SECRET", () => {

@@ -207,7 +207,7 @@ function bearerOf(header: string | undefined): string | undefined {
 /**
  * `--auth key`: who a request is, from its own Workspace API key, and what serves each owner.
  * The key is checked on each request and lives only in its scope (`within`, when the backend
- * sends it on); owners are kept by id, never by key.
+ * sends it on); owners are kept by id (with the hash of their key, when their context acts by it).
  */
 export interface Callers {
   /**
@@ -300,6 +300,8 @@ interface Kept {
   party: Promise<Party>;
   /** The hash of the key the party acts by (Callers.owner), if it acts by one. */
   keyHash?: string;
+  /** The owner's key changed: the party is let go, and a request that reached it before is refused. */
+  retired?: boolean;
   lastUsed: number;
   busy: number;
   sessions: Set<string>;
@@ -349,10 +351,10 @@ async function listenOn(
   sweeper?.unref();
 
   /**
-   * The party of `owner`, made when first needed, busy until `res` closed; undefined when the
-   * bound is reached by owners with open sessions or requests under way.
+   * The party of `owner` as kept, made when first needed, busy until `res` closed; undefined when
+   * the bound is reached by owners with open sessions or requests under way.
    */
-  function partyOf(callers: Callers, who: { id: number; keyHash?: string }, res: ServerResponse): Promise<Party> | undefined {
+  function partyOf(callers: Callers, who: { id: number; keyHash?: string }, res: ServerResponse): Kept | undefined {
     const now = Date.now();
     const owner = who.id;
     let k = kept.get(owner);
@@ -360,6 +362,7 @@ async function listenOn(
       // The owner's key changed (regenerated): the party of the old key goes now, with the
       // sessions it opened; work still under way on it is refused at its next call.
       kept.delete(owner);
+      k.retired = true;
       for (const id of k.sessions) sessions.closeNow(id);
       void k.party.then((p) => p.close()).catch(onerror);
       k = undefined;
@@ -383,7 +386,7 @@ async function listenOn(
       busy.busy--;
       busy.lastUsed = Date.now();
     });
-    return k.party;
+    return k;
   }
 
   /**
@@ -391,7 +394,14 @@ async function listenOn(
    * client anything outside a response (no GET stream, no elicitation/create mid-call). A
    * session answers only the owner who opened it: to anyone else it is not found.
    */
-  async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown, party: Party, owner: number | undefined): Promise<void> {
+  async function legacy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    party: Party,
+    owner: number | undefined,
+    rec?: Kept,
+  ): Promise<void> {
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
@@ -408,7 +418,8 @@ async function listenOn(
     const place = sessions.reserve(owner);
     if ('retryAfter' in place)
       return deny(res, 503, 'Too many sessions open; try again later', { 'Retry-After': String(place.retryAfter) });
-    const ownSessions = owner === undefined ? undefined : kept.get(owner)?.sessions;
+    // The sessions of the party this request reached (not of a newer one, should the key have changed meanwhile).
+    const ownSessions = rec?.sessions;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (newId) => {
@@ -430,16 +441,24 @@ async function listenOn(
       place.done();
       // An initialize refused (not acceptable, not a valid message): no session; its instance is let go.
       if (transport.sessionId === undefined) await transport.close();
+      // One opened while its party was let go (the owner's key changed): closed with the others.
+      else if (rec?.retired) sessions.closeNow(transport.sessionId);
     }
   }
 
-  /** After the checks of who calls: routed by era to `party`'s instances. */
-  async function route(req: IncomingMessage, res: ServerResponse, party: Party, owner: number | undefined): Promise<void> {
+  /**
+   * After the checks of who calls: routed by era to `party`'s instances (`rec`: as kept for its
+   * owner, `--auth key`). A request whose party was let go while its body came in (its owner's
+   * key changed) is refused as its key is now.
+   */
+  async function route(req: IncomingMessage, res: ServerResponse, party: Party, owner: number | undefined, rec?: Kept): Promise<void> {
+    const gone = () => deny(res, 401, 'Unauthorized: the key was regenerated; send the new one', { 'WWW-Authenticate': 'Bearer' });
     // GET (a session's notification stream) and DELETE (its end) exist in the 2025 era only.
-    if (req.method !== 'POST') return legacy(req, res, undefined, party, owner);
+    if (req.method !== 'POST') return rec?.retired ? gone() : legacy(req, res, undefined, party, owner, rec);
     const parsed = await readJsonRpcBody(req, res);
     if (!parsed) return;
-    if (await isLegacyRequest(classifiable(req), parsed.body)) return legacy(req, res, parsed.body, party, owner);
+    if (rec?.retired) return gone();
+    if (await isLegacyRequest(classifiable(req), parsed.body)) return legacy(req, res, parsed.body, party, owner, rec);
     return party.modernNode(req, res, parsed.body);
   }
 
@@ -484,13 +503,13 @@ async function listenOn(
         return deny(res, 429, `Too many requests from you: at most ${callers.perPersonPerMinute ?? 600} a minute; try again in ${wait} s`, {
           'Retry-After': String(wait),
         });
-      const party = partyOf(callers, who, res);
-      if (!party) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
+      const rec = partyOf(callers, who, res);
+      if (!rec) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
       // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the owner (and the OAuth client), never the key.
       req.auth = grant
         ? { token: '', clientId: grant.client_id, scopes: [], extra: { owner: who.id, client: grant.client_name, grant: grant.id } }
         : { token: '', clientId: `owner ${who.id}`, scopes: [] };
-      return route(req, res, await party, who.id);
+      return route(req, res, await rec.party, who.id, rec);
     };
     return callers.within ? callers.within(key, checked) : checked();
   }
