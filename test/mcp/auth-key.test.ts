@@ -283,6 +283,42 @@ describe('mcp --http --auth key on a remote API', () => {
   });
 });
 
+describe('mcp --http --auth key: no AsyncLocalStorage on the built-in service', () => {
+  // On Node 20 an AsyncLocalStorage in use turns on promise hooks for the whole process (a
+  // seventh of a tool call's CPU, docs/BENCHMARKS.md): the built-in service needs none, the
+  // remote API keeps it for the key of each call upstream. A preload says when one is first run.
+  const preload = (): string => {
+    const file = join(tempDir(), 'als-said.cjs');
+    writeFileSync(
+      file,
+      `const { AsyncLocalStorage } = require('node:async_hooks');
+for (const m of ['run', 'enterWith']) {
+  const was = AsyncLocalStorage.prototype[m];
+  AsyncLocalStorage.prototype[m] = function (...a) {
+    if (!globalThis.alsSaid) { globalThis.alsSaid = true; process.stderr.write('AsyncLocalStorage in use\\n'); }
+    return was.apply(this, a);
+  };
+}
+`,
+    );
+    return `--require ${file}`;
+  };
+  const used = async (args: string[]) => {
+    const server = await startKeyed(args, { NODE_OPTIONS: preload() });
+    const alice = await connectAs('2025-11-25', server.url, 'alice-key');
+    expect(data(await alice.callTool({ name: 'getMe', arguments: {} })).name).toBe('Alice');
+    expect((await alice.callTool({ name: 'findContacts', arguments: { query: 'Ann' } })).isError).toBeFalsy();
+    return server.stderr().includes('AsyncLocalStorage in use');
+  };
+
+  test('--db: none run; --remote: one', async () => {
+    expect(await used(['--db', seedDb(twoOwners())])).toBe(false);
+    const served = await spawnServe(['--db', seedDb(twoOwners())]);
+    cleanups.push(() => stop(served.proc));
+    expect(await used(['--remote', served.baseUrl])).toBe(true);
+  });
+});
+
 describe('mcp --http --auth key on PostgreSQL', () => {
   const pg = usePostgres();
 
