@@ -164,6 +164,7 @@ describe('mcp --http --auth key on the built-in service', () => {
     expect(JSON.stringify(await bob.listResources())).not.toContain(uri);
   });
 
+  // "`admin regenerate-key --owner ID` prints the new key; the old one answers 401 at once."
   test('a key regenerated with admin regenerate-key stops working at once', async () => {
     const dbFile = seedDb(twoOwners());
     const { url } = await startKeyed(['--db', dbFile]);

@@ -339,10 +339,14 @@ async function listenOn(
     let over = kept.size + room - maxOwners;
     for (const [owner, k] of idle) {
       if (now - k.lastUsed < idleMs && over <= 0) break;
-      kept.delete(owner);
+      letGo(owner, k);
       over--;
-      void k.party.then((p) => p.close()).catch(onerror);
     }
+  }
+  /** An owner's party no longer kept, closed once made. */
+  function letGo(owner: number, k: Kept): void {
+    kept.delete(owner);
+    void k.party.then((p) => p.close()).catch(onerror);
   }
   const sweeper = mode.kind === 'key' ? setInterval(() => sweep(Date.now()), 60_000) : undefined;
   const rate = mode.kind === 'key' ? new PersonRate(mode.callers.perPersonPerMinute ?? 600) : undefined;
@@ -361,10 +365,9 @@ async function listenOn(
     if (k && k.keyHash !== who.keyHash) {
       // The owner's key changed (regenerated): the party of the old key goes now, with the
       // sessions it opened; work still under way on it is refused at its next call.
-      kept.delete(owner);
       k.retired = true;
       for (const id of k.sessions) sessions.closeNow(id);
-      void k.party.then((p) => p.close()).catch(onerror);
+      letGo(owner, k);
       k = undefined;
     }
     if (!k) {
