@@ -180,8 +180,8 @@ export interface RpcProcess {
   stderr(): string;
 }
 
-export function spawnRpc(args: string[], env: Record<string, string> = cliEnv()): RpcProcess {
-  const proc = track(spawn(process.execPath, [CLI, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
+export function spawnRpc(args: string[], env: Record<string, string> = cliEnv(), cli = CLI): RpcProcess {
+  const proc = track(spawn(process.execPath, [cli, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
   let out = '';
   let err = '';
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -24,7 +24,7 @@ import { refusal, toolResult } from '../result/results.js';
 import type { BulkPlans, BulkStep } from '../state.js';
 import type { ToolExtra, ToolSpec } from '../tool-spec.js';
 import { checkArguments } from '../tools/arguments.js';
-import { shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
+import { inputSchemaOf, shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
 import { PREVIEW_BULK_TOOL_INFO } from './identities.js';
 
 /** Most contacts a plan holds. */
@@ -259,7 +259,7 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       'Plans one action (amount: per contact) for all contacts matching every selection part (tags: all; query: as ' +
       'findContacts), checked as the API would. Changes nothing; then runBulk.',
     get inputSchema() {
-      return (input ??= inputSchema());
+      return (input ??= inputSchemaOf(PREVIEW_BULK_TOOL_INFO.name, inputSchema));
     },
     outputSchema: DATA_OUTPUT,
     annotations: { ...PREVIEW_BULK_TOOL_INFO.annotations },

@@ -82,6 +82,7 @@ const ResultSchema = z.object({
 
 export function exportTool(ctx: McpContext): ToolSpec {
   const schemas = lazySchemas(
+    EXPORT_TOOL_INFO.name,
     () => shapeToZod(params),
     () => ResultSchema,
   );

@@ -114,6 +114,7 @@ function fit<B extends { data: CompactContact[]; meta: object; warnings?: string
 export function findContactsTool(ctx: McpContext): ToolSpec {
   const index = ctx.contacts!;
   const schemas = lazySchemas(
+    FIND_TOOL_INFO.name,
     () => shapeToZod(FIND_PARAMS),
     () => ResultSchema,
   );

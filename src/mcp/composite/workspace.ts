@@ -71,6 +71,7 @@ async function workspaceView(ctx: McpContext): Promise<WorkspaceView | CallToolR
 
 export function workspaceTool(ctx: McpContext): ToolSpec {
   const schemas = lazySchemas(
+    WORKSPACE_TOOL_INFO.name,
     () => z.object({}).strict(),
     () => ViewSchema,
   );

@@ -23,7 +23,7 @@ import type { Confirmation, ToolOutcome, ToolSpec, ToolExtra } from '../tool-spe
 import { callOnce, isOutcomeUnknown, type Answer } from '../money/idempotency.js';
 import { argumentNotes, searchHint } from '../result/hints.js';
 import { toolResult } from '../result/results.js';
-import { shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
+import { inputSchemaOf, outputSchemaOf, shapeToZod, type JsonSchema } from './schemas.js';
 
 const IDEMPOTENCY_KEY = 'idempotency_key';
 const idempotencyRule = r.string().between(1, 255).describe('A new key (a UUID) per move, the same on its retry');
@@ -53,8 +53,9 @@ export function isListMethod(def: MethodDef): boolean {
  * the instructions say so once, and the schema's objects stay open to them. None for a 204:
  * `{}` says nothing a schema would add.
  */
-function outputSchemaOf(def: MethodDef): JsonSchema | undefined {
-  return def.result === null ? undefined : toJsonSchema(def.result, { output: true });
+function resultSchemaOf(def: MethodDef): JsonSchema | undefined {
+  const result = def.result;
+  return result === null ? undefined : outputSchemaOf(def.name, () => result);
 }
 
 /**
@@ -77,10 +78,10 @@ function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
     description: descriptionOf(def),
     // JSON Schemas are built on the first tools/list, not at start-up (a good part of cold start).
     get inputSchema() {
-      return (schemas.input ??= toJsonSchema(shapeToZod(shape)));
+      return (schemas.input ??= inputSchemaOf(def.name, () => shapeToZod(shape)));
     },
     get outputSchema() {
-      if (!('output' in schemas)) schemas.output = outputSchemaOf(def);
+      if (!('output' in schemas)) schemas.output = resultSchemaOf(def);
       return schemas.output;
     },
     annotations: { ...def.annotations },

@@ -8,6 +8,7 @@
  * `type: [t, "null"]`. Output schemas are read by programs, not models: compact too, and
  * without prose.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { FORMAT_PATTERNS, type Rule, type Shape } from '../../api/rules.js';
 
@@ -84,15 +85,55 @@ export function shapeToZod(shape: Shape): z.ZodObject {
   return z.object(entries).strict();
 }
 
+/** A tool's JSON Schemas as tools/list lists them (no output schema: none listed). */
+type Listed = { input: JsonSchema; output?: JsonSchema };
+
+/** The file `npm run build` writes beside the command's bundle (tools/build-schemas.mjs). */
+export const BUILT_SCHEMAS_FILE = 'tool-schemas.json';
+
+let built: Record<string, Listed> | undefined;
+
 /**
- * A tool's JSON Schemas, each made from its zod schema on first read (the first tools/list or
- * call) rather than when the tool is built at start-up: making them is a fair part of a cold
- * start, and a server that is only asked server/discover never needs them.
+ * Every tool's JSON Schemas as the build made them, by tool name: made from the zod schemas by
+ * the same code (below) when the product was built, since making them costs a stdio server's
+ * first tools/list some 40 ms (docs/BENCHMARKS.md) and they depend on nothing but the code: no
+ * flag, backend or owner changes a tool's schemas. Read from beside the command's bundle; empty
+ * where there is no such file (running from the sources, tsc's own output), and then each
+ * schema is made from zod on first read.
  */
-export function lazySchemas(input: () => z.ZodType, output: () => z.ZodType): { input(): JsonSchema; output(): JsonSchema } {
+function builtSchemas(): Record<string, Listed> {
+  if (built) return built;
+  try {
+    built = JSON.parse(readFileSync(new URL(`./${BUILT_SCHEMAS_FILE}`, import.meta.url), 'utf8')) as Record<string, Listed>;
+  } catch {
+    built = {};
+  }
+  return built;
+}
+
+/** A tool's input schema: the build's, else made from zod now. */
+export function inputSchemaOf(tool: string, make: () => z.ZodType | JsonSchema): JsonSchema {
+  const kept = Object.hasOwn(builtSchemas(), tool) ? built![tool]!.input : undefined;
+  if (kept) return kept;
+  const made = make();
+  return made instanceof z.ZodType ? toJsonSchema(made) : made;
+}
+
+/** A tool's output schema: the build's, else made from zod now. */
+export function outputSchemaOf(tool: string, make: () => z.ZodType): JsonSchema {
+  const kept = Object.hasOwn(builtSchemas(), tool) ? built![tool]!.output : undefined;
+  return kept ?? toJsonSchema(make(), { output: true });
+}
+
+/**
+ * A tool's JSON Schemas, each the build's (above) or made from its zod schema on first read (the
+ * first tools/list or call) rather than when the tool is built at start-up: making them is a fair
+ * part of a cold start, and a server that is only asked server/discover never needs them.
+ */
+export function lazySchemas(tool: string, input: () => z.ZodType, output: () => z.ZodType): { input(): JsonSchema; output(): JsonSchema } {
   let i: JsonSchema | undefined;
   let o: JsonSchema | undefined;
-  return { input: () => (i ??= toJsonSchema(input())), output: () => (o ??= toJsonSchema(output(), { output: true })) };
+  return { input: () => (i ??= inputSchemaOf(tool, input)), output: () => (o ??= outputSchemaOf(tool, output)) };
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
