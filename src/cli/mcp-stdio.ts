@@ -74,6 +74,9 @@ export async function startStdio(
   // Start-up is over (the backend open: after the first answer, or nothing asked within
   // OPEN_UNASKED_MS): the calls from now on are the server's work.
   tierUpSooner();
+  // The tools and the service under them load now, while the client reads the first answer,
+  // rather than when its tools/list comes.
+  factory.load();
   const entry = stdioEntry(
     stdioArgs(values, remote, setup),
     remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY',

@@ -108,24 +108,51 @@ const OPENINGS = {
   },
 };
 
-/** Spawn → the answer to the opening message on stdout (raw JSON-RPC, no client library in the way), ms. */
-function coldStart(s, opening) {
+const LIST_TOOLS = [
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+];
+
+/**
+ * Spawn → the answer to the opening message on stdout (raw JSON-RPC, no client library in the
+ * way), ms. `tools`: initialize, then, as soon as its answer is read (`pauseMs` later, if given),
+ * notifications/initialized and tools/list, as a client does before it shows any tools: the
+ * time to the tools/list answer from the spawn, or from sending it when there is a pause.
+ */
+function coldStart(s, opening, pauseMs) {
   return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
+    let t0 = process.hrtime.bigint();
     const p = spawn(process.execPath, s.args, { env: s.env, stdio: ['pipe', 'pipe', 'ignore'] });
     let out = '';
+    let asked = false;
+    const done = () => {
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      p.kill();
+      resolve(ms);
+    };
     p.stdout.on('data', (d) => {
       out += d;
-      if (out.includes('"id":1')) {
-        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-        p.kill();
-        resolve(ms);
+      if (opening !== 'tools') {
+        if (out.includes('"id":1')) done();
+        return;
       }
+      if (out.includes('"id":2')) return done();
+      if (asked || !out.includes('"id":1')) return;
+      asked = true;
+      const ask = () => {
+        if (pauseMs !== undefined) t0 = process.hrtime.bigint();
+        p.stdin.write(LIST_TOOLS.map((m) => JSON.stringify(m) + '\n').join(''));
+      };
+      if (pauseMs === undefined) ask();
+      else setTimeout(ask, pauseMs);
     });
     p.once('error', reject);
-    p.stdin.write(JSON.stringify(OPENINGS[opening]) + '\n');
+    p.stdin.write(JSON.stringify(OPENINGS[opening === 'tools' ? 'initialize' : opening]) + '\n');
   });
 }
+
+/** How long after the initialize answer the tools/list of `listed` is sent (ms). */
+const LIST_PAUSE_MS = 200;
 
 const res = { ours: [], bare: [] };
 for (let i = 0; i < rounds + 1; i++) {
@@ -148,10 +175,14 @@ for (const c of Object.values(sessions)) await c.client.close();
 
 const cold = { ours: [], bare: [] };
 const discover = { ours: [], bare: [] };
+const tools = { ours: [], bare: [] };
+const listed = { ours: [], bare: [] };
 for (let i = 0; i < colds; i++) {
   for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
     cold[k].push(await coldStart(SERVERS[k], 'initialize'));
     discover[k].push(await coldStart(SERVERS[k], 'discover'));
+    tools[k].push(await coldStart(SERVERS[k], 'tools'));
+    listed[k].push(await coldStart(SERVERS[k], 'tools', LIST_PAUSE_MS));
   }
 }
 
@@ -164,6 +195,8 @@ const row = (k) => {
     cpu: median(res[k].map((r) => r.cpu)),
     cold: median(cold[k]),
     discover: median(discover[k]),
+    tools: median(tools[k]),
+    listed: median(listed[k]),
   };
 };
 const shortRow = (k) => {
@@ -217,6 +250,7 @@ const ratio = {
   shortCpu: median(short.ours.map((o, i) => mean(short.bare[i].cpu) / mean(o.cpu))),
   cold: median(cold.ours.map((o, i) => o / cold.bare[i])),
   discover: median(discover.ours.map((o, i) => o / discover.bare[i])),
+  tools: median(tools.ours.map((o, i) => o / tools.bare[i])),
 };
 console.log(
   `ratio ours/bare (medians of per-round ratios): calls/s ${fmt(ratio.calls, 2)}, short blocks ${fmt(ratio.short, 2)}, cold start ${fmt(ratio.cold, 2)}, server/discover ${fmt(ratio.discover, 2)}`,
@@ -224,4 +258,10 @@ console.log(
 console.log(
   `server CPU a call, bare / ours (medians of per-round ratios; higher is better for ours): long rounds ${fmt(ratio.cpu, 2)}, short blocks ${fmt(ratio.shortCpu, 2)}`,
 );
-console.log(`BENCH_JSON ${JSON.stringify({ bench: 'mcp', rounds, calls, colds, blocks, block, pause, ours, bare, ratio })}`);
+console.log(
+  `cold start to the tools/list answer (initialize, its answer, then tools/list at once), ms: ours ${fmt(ours.tools, 0)}, bare ${fmt(bare.tools, 0)} (${fmt(ratio.tools, 2)}x); ` +
+    `tools/list sent ${LIST_PAUSE_MS} ms after the initialize answer, answered in: ours ${fmt(ours.listed, 1)} ms, bare ${fmt(bare.listed, 1)} ms`,
+);
+console.log(
+  `BENCH_JSON ${JSON.stringify({ bench: 'mcp', rounds, calls, colds, blocks, block, pause, listPause: LIST_PAUSE_MS, ours, bare, ratio })}`,
+);

@@ -82,7 +82,7 @@ export function instanceFactory(
   wiring: Wiring | (() => Promise<Wiring>),
   instructions: string,
   opts: { tasks?: boolean } = {},
-): McpServerFactory {
+): McpServerFactory & { load(): void } {
   let ready: Wiring | undefined = typeof wiring === 'function' ? undefined : wiring;
   let loading: Promise<Wiring> | undefined;
   /** Told of the wiring once it loaded (instances made before that subscribe then). */
@@ -107,7 +107,7 @@ export function instanceFactory(
     return w instanceof Promise ? (w.then(fn) as Promise<Awaited<T>>) : fn(w);
   };
 
-  return (_rc, o = { pushListChanged: true }) => {
+  const factory = (_rc?: McpRequestContext, o: InstanceOptions = { pushListChanged: true }): Server => {
     const server = new Instance(
       { name: SERVER_NAME, version: SERVER_VERSION, title: 'Workspace API' },
       {
@@ -172,6 +172,8 @@ export function instanceFactory(
     }
     return server;
   };
+  // Loads the wiring before a request needs it (a failure is retried by the next request).
+  return Object.assign(factory, { load: () => void Promise.resolve(get()).catch(() => undefined) });
 }
 
 /** Wiring without tasks behind an instance that offers them: none of them exists. */
