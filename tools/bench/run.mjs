@@ -1020,9 +1020,15 @@ async function benchMcp(ctx) {
         x(discover),
         verdict(ctx, 'MCP cold start to the server/discover answer ≤ 1.2× the bare SDK server', discover <= 1.2, x(discover), COLD_WHY),
       ]);
+    if (j.ratio.tools !== undefined)
+      tgt.push([
+        'cold start to the `tools/list` answer (asked as soon as the `initialize` answer is read: what a client waits for before it shows tools)',
+        `${x(j.ratio.tools)} (ours ${f(j.ours.tools, 0)} ms, bare ${f(j.bare.tools, 0)} ms)`,
+        `measured, no target; a \`tools/list\` sent ${j.listPause} ms after the \`initialize\` answer is answered in ${f(j.ours.listed, 1)} ms (bare ${f(j.bare.listed, 1)} ms)`,
+      ]);
   } else tgt.push(['MCP targets', '–', 'could not read the ratios from mcp.mjs output']);
   lines.push('| target | figure | verdict |', '|---|---|---|', ...tgt.map((t) => `| ${t.join(' | ')} |`), '');
-  return { area: 'mcp', md: lines.join('\n'), data: { cps, short, cold, discover } };
+  return { area: 'mcp', md: lines.join('\n'), data: { cps, short, cold, discover, tools: j?.ratio?.tools } };
 }
 
 function rssMb(pid) {
