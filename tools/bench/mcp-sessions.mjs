@@ -8,7 +8,9 @@
 // - resident memory (VmRSS) per idle session: the growth from `many` more sessions opened
 //   (initialize and notifications/initialized, then nothing) over the server with none open;
 // - what happens at `many` (default 500) sessions: the calls of `sessions` of them meanwhile,
-//   then one more owner's initialize, and one owner's sessions past its bound (100 by default).
+//   then one more owner's initialize, and one owner's sessions past its bound (100 by default);
+// - `sessions` people coming at once to a fresh server, each opening a session and asking
+//   tools/list: how long until all have their tools.
 // A raw JSON-RPC client over node:http with keep-alive (no client library's cost in the way),
 // in this process on the same cores.
 // Usage: npm run build && node tools/bench/mcp-sessions.mjs [--sessions 50] [--seconds 5]
@@ -232,6 +234,35 @@ for (const k of ['ours', 'bare']) {
   for (const s of [...first, ...rest, ...own, ...(extraOwner.call ? [extraOwner] : [])]) await close(servers[k].url, s);
 }
 
+// People who come at once to a fresh server: each opens a session and asks tools/list (the
+// first a client asks for), all together; a fresh pair of servers each round.
+const lists = { ours: [], bare: [] };
+for (let i = 0; i < ROUNDS; i++) {
+  for (const k of ['ours', 'bare']) {
+    servers[k].proc.kill();
+    servers[k] = await announce(k === 'ours' ? OURS : BARE, k === 'ours' ? {} : { BARE_TOOL_TEXT: text });
+  }
+  for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
+    const t = performance.now();
+    const lat = await Promise.all(
+      Array.from({ length: SESSIONS }, async (_, j) => {
+        const s = await open(servers[k].url, keyOf(j));
+        const t0 = performance.now();
+        const r = await post(servers[k].url, { jsonrpc: '2.0', id: ++nextId, method: 'tools/list' }, s.headers);
+        if (r.status !== 200 || !r.message?.result?.tools?.length) throw new Error(`tools/list: ${r.status}`);
+        return performance.now() - t0;
+      }),
+    );
+    lists[k].push({ all: performance.now() - t, p50: median(lat), max: Math.max(...lat) });
+  }
+}
+const listFig = (k) => ({
+  all: median(lists[k].map((r) => r.all)),
+  p50: median(lists[k].map((r) => r.p50)),
+  max: median(lists[k].map((r) => r.max)),
+});
+const firstLists = { ours: listFig('ours'), bare: listFig('bare') };
+
 const fig = (k) => ({
   cps: median(res[k].map((r) => r.cps)),
   p50: median(res[k].map((r) => r.p50)),
@@ -264,8 +295,13 @@ for (const k of ['ours', 'bare']) {
         : 'none refused of 150 more'),
   );
 }
+for (const k of ['ours', 'bare'])
+  console.log(
+    `${k}: ${SESSIONS} people at once on a fresh server, each initialize then tools/list: all listed in ${fmt(firstLists[k].all, 0)} ms, ` +
+      `tools/list p50 ${fmt(firstLists[k].p50, 1)} ms, slowest ${fmt(firstLists[k].max, 1)} ms (medians of ${ROUNDS} rounds)`,
+  );
 console.log(
-  `BENCH_JSON ${JSON.stringify({ bench: 'mcp-sessions', sessions: SESSIONS, seconds: SECONDS, rounds: ROUNDS, many: MANY, ...out, ratio, idle: many })}`,
+  `BENCH_JSON ${JSON.stringify({ bench: 'mcp-sessions', sessions: SESSIONS, seconds: SECONDS, rounds: ROUNDS, many: MANY, ...out, ratio, idle: many, firstLists })}`,
 );
 agent.destroy();
 for (const c of children) c.kill();

@@ -1271,6 +1271,15 @@ async function benchMcpSessions(ctx) {
             `owner ${many + 1}: ${o.extraOwner.status}`,
           ),
         ],
+        ...(j.firstLists
+          ? [
+              [
+                `${sessions} people at once on a fresh server, each \`initialize\` then \`tools/list\`: until all have their tools`,
+                `${f(j.firstLists.ours.all)} ms (bare ${f(j.firstLists.bare.all)} ms); tools/list p50 ${f(j.firstLists.ours.p50, 1)} ms (bare ${f(j.firstLists.bare.p50, 1)} ms)`,
+                'measured, no target',
+              ],
+            ]
+          : []),
       ],
     ),
     '',
