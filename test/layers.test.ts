@@ -168,7 +168,7 @@ describe('src/', () => {
   test('every folder of src/ is a layer with rules', () => {
     const layers = new Set([...graph.keys()].filter((f) => f.includes('/')).map(layerOf));
     expect([...layers].filter((l) => !(l in MAY_IMPORT))).toEqual([]);
-    expect([...graph.keys()].filter(isNeutral).sort()).toEqual(['log.ts', 'ordered.ts', 'read-body.ts', 'retry.ts']);
+    expect([...graph.keys()].filter(isNeutral).sort()).toEqual(['frozen.ts', 'log.ts', 'ordered.ts', 'read-body.ts', 'retry.ts']);
   });
 
   test('lower layers never import upper ones; remote and mcp import the contract only', () => {

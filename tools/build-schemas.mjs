@@ -25,40 +25,64 @@ try {
   const tools = await listTools(join(dir, 'w.db'));
   const names = tools.map((t) => t.name);
   const missing = MUST_LIST.filter((n) => !names.includes(n));
-  if (missing.length > 0) throw new Error(`tools/list lacks ${missing.join(', ')}`);
+  if (missing.length > 0) throw new Error(`build-schemas: tools/list lacks ${missing.join(', ')}`);
   const out = {};
-  for (const t of tools) out[t.name] = { input: t.inputSchema, ...(t.outputSchema ? { output: t.outputSchema } : {}) };
+  for (const t of tools) {
+    // MCP wants both at `type: object`; the SDK rewrites another output schema for a 2025 client,
+    // which this file must not keep for every client.
+    for (const [which, schema] of [
+      ['input', t.inputSchema],
+      ['output', t.outputSchema],
+    ])
+      if (schema !== undefined && schema?.type !== 'object') throw new Error(`build-schemas: ${t.name}'s ${which} schema is not an object`);
+    out[t.name] = { input: t.inputSchema, ...(t.outputSchema ? { output: t.outputSchema } : {}) };
+  }
   writeFileSync(OUT, JSON.stringify(out));
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
-/** tools/list of the built command's stdio server on a new database at `db` (no key: its default owner). */
+/** tools/list of the built command's stdio server on a new database at `db` (no key: its default owner); resolves once the server has exited. */
 function listTools(db) {
+  // Nothing of the caller's settings for the server: the schemas depend on the code alone.
+  const env = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !k.startsWith('WORKSPACE_') && k !== 'DATABASE_URL' && k !== 'NODE_OPTIONS') env[k] = v;
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [join(BUNDLE_DIR, 'main.js'), 'mcp', '--db', db], {
-      // Nothing of the caller's WORKSPACE_* settings: the schemas depend on the code alone.
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const proc = spawn(process.execPath, [join(BUNDLE_DIR, 'main.js'), 'mcp', '--db', db], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
+    let outcome;
     const timer = setTimeout(() => finish(new Error('no answer to tools/list within 30 s')), 30_000);
+    /** Keep the first outcome and end the server; settled once it has exited (its files closed). */
     const finish = (e, tools) => {
       clearTimeout(timer);
+      outcome ??= { e, tools };
+      proc.stdin.end();
       proc.kill();
-      if (e) reject(new Error(`build-schemas: ${e.message}${err ? `\n${err}` : ''}`));
-      else resolve(tools);
     };
     proc.stderr.on('data', (d) => (err += d));
-    proc.once('error', (e) => finish(e));
-    proc.once('exit', (code) => finish(new Error(`the server exited (${code}) before answering`)));
+    proc.once('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`build-schemas: ${e.message}`));
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      const { e, tools } = outcome ?? { e: new Error(`the server exited (${code}) before answering`) };
+      if (e) reject(new Error(`build-schemas: ${e.message}${err ? `\n${err}` : ''}`));
+      else resolve(tools);
+    });
     proc.stdout.on('data', (d) => {
       out += d;
-      for (let nl = out.indexOf('\n'); nl >= 0; nl = out.indexOf('\n')) {
+      for (let nl = out.indexOf('\n'); nl >= 0 && !outcome; nl = out.indexOf('\n')) {
         const line = out.slice(0, nl);
         out = out.slice(nl + 1);
-        const msg = JSON.parse(line);
+        let msg;
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          return finish(new Error(`not JSON-RPC on stdout: ${line.slice(0, 200)}`));
+        }
         if (msg.id !== 2) continue;
         if (msg.error) return finish(new Error(`tools/list: ${JSON.stringify(msg.error)}`));
         return finish(undefined, msg.result.tools);

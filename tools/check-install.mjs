@@ -154,10 +154,23 @@ const files = manifest.files.map((f) => f.path);
 /** A view's HTML, built from views/NAME.ts. */
 const VIEW = /^dist\/apps\/([a-z]+)\.html$/;
 const SHIPPED = ['package.json', 'README.md', 'LICENSE', 'fixtures/demo.json'];
-const stray = files.filter((f) => !SHIPPED.includes(f) && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f));
+/** The tools' JSON Schemas the build writes beside the bundle (tools/build-schemas.mjs): made, not compiled from a source. */
+const BUILT_SCHEMAS = 'dist/cli/tool-schemas.json';
+const stray = files.filter(
+  (f) => !SHIPPED.includes(f) && f !== BUILT_SCHEMAS && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f),
+);
 if (stray.length)
-  fail(`the tarball holds more than dist/*.js, the views' HTML, the demo fixture, README, LICENSE and package.json: ${stray.join(', ')}`);
-for (const f of [...SHIPPED.slice(1), PKG.bin['workspace-mcp'], 'dist/apps/contacts.html', 'dist/apps/account.html', 'dist/apps/list.html'])
+  fail(
+    `the tarball holds more than dist/*.js, the tools' schemas, the views' HTML, the demo fixture, README, LICENSE and package.json: ${stray.join(', ')}`,
+  );
+for (const f of [
+  ...SHIPPED.slice(1),
+  PKG.bin['workspace-mcp'],
+  BUILT_SCHEMAS,
+  'dist/apps/contacts.html',
+  'dist/apps/account.html',
+  'dist/apps/list.html',
+])
   if (!files.includes(f)) fail(`the tarball lacks ${f}`);
 // Each built file has its source: a module or view left in dist/ from a deleted source would ship.
 // The command's bundle (tools/bundle.mjs): dist/cli/main.js and the bundle-*.js chunks it loads.
@@ -166,7 +179,9 @@ const bundled = loadedFiles();
 const sourceOf = (f) =>
   VIEW.test(f) ? join(ROOT, 'views', `${VIEW.exec(f)[1]}.ts`) : join(ROOT, 'src', f.slice(5).replace(/\.js$/, '.ts'));
 const orphans = files.filter((f) =>
-  BUNDLE_CHUNK.test(f) ? !bundled.has(f.slice('dist/cli/'.length)) : f.startsWith('dist/') && !existsSync(sourceOf(f)),
+  BUNDLE_CHUNK.test(f)
+    ? !bundled.has(f.slice('dist/cli/'.length))
+    : f !== BUILT_SCHEMAS && f.startsWith('dist/') && !existsSync(sourceOf(f)),
 );
 if (orphans.length) fail(`the tarball holds built files with no source: ${orphans.join(', ')}`);
 say(

@@ -10,6 +10,8 @@
  * tried to change one would throw instead of changing the next caller's answer.
  */
 
+import { deepFreeze } from '../frozen.js';
+
 const ANSWERS = new WeakMap<object, object>();
 /** The JSON text of each kept answer as UTF-8 bytes, made on its first write. */
 const TEXTS = new WeakMap<object, Buffer | undefined>();
@@ -37,12 +39,4 @@ export function jsonText(body: unknown): string | Buffer {
     TEXTS.set(body, bytes);
   }
   return bytes;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }

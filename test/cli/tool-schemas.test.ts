@@ -63,11 +63,29 @@ test("what the server lists is the build's file: a copy of the bundle with a cha
   cpSync(dirname(CLI), copy, { recursive: true });
   try {
     const file = join(copy, BUILT_SCHEMAS_FILE);
-    const schemas = JSON.parse(readFileSync(file, 'utf8')) as Record<string, { input: Record<string, unknown> }>;
-    schemas.getMe!.input = { ...schemas.getMe!.input, description: 'from the file' };
+    type Entry = { input: Record<string, unknown>; output?: Record<string, unknown> };
+    const schemas = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Entry>;
+    // A method tool's input and output, a composite tool's input and output.
+    const mark = (tool: string, which: keyof Entry) =>
+      (schemas[tool]![which] = { ...schemas[tool]![which]!, description: `${tool} ${which}` });
+    for (const [tool, which] of [
+      ['getMe', 'input'],
+      ['getContacts', 'output'],
+      ['findContacts', 'input'],
+      ['exportContacts', 'output'],
+      ['previewBulk', 'input'],
+      ['runBulk', 'input'],
+    ] as const)
+      mark(tool, which);
     writeFileSync(file, JSON.stringify(schemas));
     const tools = await builtList(join(copy, 'main.js'));
-    expect(tools.find((t) => t.name === 'getMe')!.inputSchema).toMatchObject({ description: 'from the file' });
+    const listed = (tool: string) => tools.find((t) => t.name === tool)!;
+    expect(listed('getMe').inputSchema).toMatchObject({ description: 'getMe input' });
+    expect(listed('getContacts').outputSchema).toMatchObject({ description: 'getContacts output' });
+    expect(listed('findContacts').inputSchema).toMatchObject({ description: 'findContacts input' });
+    expect(listed('exportContacts').outputSchema).toMatchObject({ description: 'exportContacts output' });
+    expect(listed('previewBulk').inputSchema).toMatchObject({ description: 'previewBulk input' });
+    expect(listed('runBulk').inputSchema).toMatchObject({ description: 'runBulk input' });
     // Without the file, the same copy makes them from zod, as the sources do.
     rmSync(file);
     const made = await builtList(join(copy, 'main.js'));

@@ -1020,7 +1020,7 @@ async function benchMcp(ctx) {
         x(discover),
         verdict(ctx, 'MCP cold start to the server/discover answer ≤ 1.2× the bare SDK server', discover <= 1.2, x(discover), COLD_WHY),
       ]);
-    if (j.ratio.tools !== undefined)
+    if (j?.ratio?.tools !== undefined)
       tgt.push([
         'cold start to the `tools/list` answer (asked as soon as the `initialize` answer is read: what a client waits for before it shows tools)',
         `${x(j.ratio.tools)} (ours ${f(j.ours.tools, 0)} ms, bare ${f(j.bare.tools, 0)} ms)`,

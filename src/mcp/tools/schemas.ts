@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { deepFreeze } from '../../frozen.js';
 import { FORMAT_PATTERNS, type Rule, type Shape } from '../../api/rules.js';
 
 import type { JsonSchema } from '../tool-spec.js';
@@ -103,17 +104,28 @@ let built: Record<string, Listed> | undefined;
  */
 function builtSchemas(): Record<string, Listed> {
   if (built) return built;
+  built = {};
   try {
-    built = JSON.parse(readFileSync(new URL(`./${BUILT_SCHEMAS_FILE}`, import.meta.url), 'utf8')) as Record<string, Listed>;
+    const read: unknown = JSON.parse(readFileSync(new URL(`./${BUILT_SCHEMAS_FILE}`, import.meta.url), 'utf8'));
+    // Frozen: the same objects are listed to every client and every owner's context.
+    if (isNode(read)) built = deepFreeze(read) as Record<string, Listed>;
   } catch {
-    built = {};
+    // No file (or not one of ours): every schema is made from zod.
   }
   return built;
 }
 
+/** The build's schema `which` of `tool`, when it has one. */
+function builtOf(tool: string, which: keyof Listed): JsonSchema | undefined {
+  const all = builtSchemas();
+  const entry = Object.hasOwn(all, tool) ? all[tool] : undefined;
+  const schema = isNode(entry) ? entry[which] : undefined;
+  return isNode(schema) && schema.type === 'object' ? schema : undefined;
+}
+
 /** A tool's input schema: the build's, else made from zod now. */
 export function inputSchemaOf(tool: string, make: () => z.ZodType | JsonSchema): JsonSchema {
-  const kept = Object.hasOwn(builtSchemas(), tool) ? built![tool]!.input : undefined;
+  const kept = builtOf(tool, 'input');
   if (kept) return kept;
   const made = make();
   return made instanceof z.ZodType ? toJsonSchema(made) : made;
@@ -121,8 +133,7 @@ export function inputSchemaOf(tool: string, make: () => z.ZodType | JsonSchema):
 
 /** A tool's output schema: the build's, else made from zod now. */
 export function outputSchemaOf(tool: string, make: () => z.ZodType): JsonSchema {
-  const kept = Object.hasOwn(builtSchemas(), tool) ? built![tool]!.output : undefined;
-  return kept ?? toJsonSchema(make(), { output: true });
+  return builtOf(tool, 'output') ?? toJsonSchema(make(), { output: true });
 }
 
 /**
