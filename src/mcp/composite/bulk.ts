@@ -35,7 +35,7 @@ import type { Confirmation, ToolExtra, ToolOutcome, ToolSpec } from '../tool-spe
 import { checkArguments } from '../tools/arguments.js';
 import { clientOf } from '../tools/money-gate.js';
 import { methodCall } from '../tools/method-tool.js';
-import { inputSchemaOf, shapeToZod, type JsonSchema } from '../tools/schemas.js';
+import { inputSchemaOf, shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
 import { accountsOf, ACTIONS, DATA_OUTPUT, isMoneyAction, totalNote, type PlanBody } from './bulk-plan.js';
 import { RUN_BULK_TOOL_INFO } from './identities.js';
 
@@ -471,7 +471,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     title: RUN_BULK_TOOL_INFO.title,
     description: "Carries out a previewBulk plan once the person confirms; each contact's step at most once. Stopped? Call again to go on.",
     get inputSchema() {
-      return (input ??= inputSchemaOf(RUN_BULK_TOOL_INFO.name, () => shapeToZod(RUN_PARAMS)));
+      return (input ??= inputSchemaOf(RUN_BULK_TOOL_INFO.name, () => toJsonSchema(shapeToZod(RUN_PARAMS))));
     },
     outputSchema: DATA_OUTPUT,
     annotations: { ...RUN_BULK_TOOL_INFO.annotations },

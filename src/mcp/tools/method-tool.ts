@@ -23,7 +23,7 @@ import type { Confirmation, ToolOutcome, ToolSpec, ToolExtra } from '../tool-spe
 import { callOnce, isOutcomeUnknown, type Answer } from '../money/idempotency.js';
 import { argumentNotes, searchHint } from '../result/hints.js';
 import { toolResult } from '../result/results.js';
-import { inputSchemaOf, outputSchemaOf, shapeToZod, type JsonSchema } from './schemas.js';
+import { inputSchemaOf, outputSchemaOf, shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
 const IDEMPOTENCY_KEY = 'idempotency_key';
 const idempotencyRule = r.string().between(1, 255).describe('A new key (a UUID) per move, the same on its retry');
@@ -78,7 +78,7 @@ function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
     description: descriptionOf(def),
     // JSON Schemas are built on the first tools/list, not at start-up (a good part of cold start).
     get inputSchema() {
-      return (schemas.input ??= inputSchemaOf(def.name, () => shapeToZod(shape)));
+      return (schemas.input ??= inputSchemaOf(def.name, () => toJsonSchema(shapeToZod(shape))));
     },
     get outputSchema() {
       if (!('output' in schemas)) schemas.output = resultSchemaOf(def);

@@ -123,15 +123,12 @@ function builtOf(tool: string, which: keyof Listed): JsonSchema | undefined {
   return isNode(schema) && schema.type === 'object' ? schema : undefined;
 }
 
-/** A tool's input schema: the build's, else made from zod now. */
-export function inputSchemaOf(tool: string, make: () => z.ZodType | JsonSchema): JsonSchema {
-  const kept = builtOf(tool, 'input');
-  if (kept) return kept;
-  const made = make();
-  return made instanceof z.ZodType ? toJsonSchema(made) : made;
+/** A tool's input schema: the build's, else `make`'s now. */
+export function inputSchemaOf(tool: string, make: () => JsonSchema): JsonSchema {
+  return builtOf(tool, 'input') ?? make();
 }
 
-/** A tool's output schema: the build's, else made from zod now. */
+/** A tool's output schema: the build's, else made from its zod schema now. */
 export function outputSchemaOf(tool: string, make: () => z.ZodType): JsonSchema {
   return builtOf(tool, 'output') ?? toJsonSchema(make(), { output: true });
 }
@@ -144,7 +141,7 @@ export function outputSchemaOf(tool: string, make: () => z.ZodType): JsonSchema 
 export function lazySchemas(tool: string, input: () => z.ZodType, output: () => z.ZodType): { input(): JsonSchema; output(): JsonSchema } {
   let i: JsonSchema | undefined;
   let o: JsonSchema | undefined;
-  return { input: () => (i ??= inputSchemaOf(tool, input)), output: () => (o ??= outputSchemaOf(tool, output)) };
+  return { input: () => (i ??= inputSchemaOf(tool, () => toJsonSchema(input()))), output: () => (o ??= outputSchemaOf(tool, output)) };
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
