@@ -7,7 +7,7 @@
 import { StartError } from './start-error.js';
 import { locateDb } from './paths.js';
 import type { Answerer } from '../http/server.js';
-import { log } from '../log.js';
+import { log } from '../shared/log.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { createdEmptyHint, newKeyInfo, printBanner } from './banner.js';
 import { commandHelp, COMMANDS, mainHelp, version, type CommandName } from './help.js';

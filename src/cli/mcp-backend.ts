@@ -15,7 +15,7 @@ import { SeenIds } from '../mcp/seen.js';
 import type { AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
-import { log } from '../log.js';
+import { log } from '../shared/log.js';
 import type { PgStore } from '../store/pg/index.js';
 import { UsageError } from './args.js';
 import { createdEmptyHint, createdEmptyWarning, newKeyInfo, type BannerInfo } from './banner.js';

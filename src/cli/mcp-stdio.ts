@@ -1,7 +1,7 @@
 /** `workspace-mcp mcp` over stdio (the default): the server, and the client config that starts it again. */
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { instanceFactory, type Wiring } from '../mcp/serve/instance.js';
-import { log } from '../log.js';
+import { log } from '../shared/log.js';
 import { tierUpSooner } from './jit.js';
 import { claudeMcpAdd, mcpServersJson, printBanner, stdioEntry } from './banner.js';
 import type { BackendSetup } from './mcp-backend.js';

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
-import type { Logger } from '../log.js';
-import { readBody, TooLarge } from '../read-body.js';
+import type { Logger } from '../shared/log.js';
+import { readBody, TooLarge } from '../shared/read-body.js';
 import { arrived, type ApiRequest } from '../service/pipeline.js';
 import { jsonText } from '../service/rendered.js';
 

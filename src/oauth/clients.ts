@@ -10,7 +10,7 @@ import { BlockList, isIP } from 'node:net';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
 import { Agent, request } from 'undici';
-import { log } from '../log.js';
+import { log } from '../shared/log.js';
 
 /** A client as sign-in knows it: its id, its name, where it may be sent back to. */
 export interface Client {

@@ -16,8 +16,8 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import type { OAuthMetadata } from '@modelcontextprotocol/server';
-import { log } from '../log.js';
-import { readBody, TooLarge } from '../read-body.js';
+import { log } from '../shared/log.js';
+import { readBody, TooLarge } from '../shared/read-body.js';
 import { checkedMetadata, ClientDocuments, ClientError, isLoopbackHost, redirectAllowed, type Client } from './clients.js';
 import { consentPage, problemPage, type RequestFields } from './consent-page.js';
 import { hashToken, newToken, pkceMatches, sameSecret, type Sealer } from './secrets.js';

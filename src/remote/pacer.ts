@@ -1,4 +1,4 @@
-import { retryAfterSeconds } from '../retry.js';
+import { retryAfterSeconds } from '../shared/retry.js';
 
 /**
  * Client-side pacing: at most `limit` requests in any `windowMs`, counted at send time. Any

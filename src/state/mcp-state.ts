@@ -3,7 +3,7 @@
  * idempotency keys of the money tools, by scope (who the server acts for). It implements the
  * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in.
  */
-import { parseOrderedJson } from '../ordered.js';
+import { parseOrderedJson } from '../shared/ordered.js';
 import type { Caps, KeptAnswer, KeptCall, Reservation } from '../mcp/state.js';
 import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';

@@ -22,7 +22,7 @@ import type { AuditEntry } from '../../api/backend.js';
 import { addContactAccount } from '../../api/contact-accounts.js';
 import { fail, type ApiError } from '../../api/errors.js';
 import { r } from '../../api/rules.js';
-import { log } from '../../log.js';
+import { log } from '../../shared/log.js';
 import type { McpContext } from '../context.js';
 import { logWithin, uncancellable } from '../logging.js';
 import { majorUnits } from '../money/accounts.js';

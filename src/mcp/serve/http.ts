@@ -27,8 +27,8 @@ import {
   isLegacyRequest,
   type AuthInfo,
 } from '@modelcontextprotocol/server';
-import { log } from '../../log.js';
-import { readBody, TooLarge } from '../../read-body.js';
+import { log } from '../../shared/log.js';
+import { readBody, TooLarge } from '../../shared/read-body.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { Sessions, type SessionBounds } from './sessions.js';
 import { mcpServerFactory, type McpServerFactory } from './server.js';
