@@ -21,6 +21,7 @@ import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './start-error.js';
 import { envSecret } from '../service/secrets.js';
+import { isLoopbackHost } from '../shared/loopback.js';
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -311,8 +312,7 @@ function publicUrlOf(v: unknown): URL {
   } catch {
     throw new UsageError(`--public-url ${v} is not a URL: give https://your.host`);
   }
-  const loopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(u.hostname);
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback))
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname)))
     throw new UsageError(`--public-url ${v} must be https:// (http:// only on a loopback host, for trials): hosts sign in only over TLS`);
   if ((u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || u.username || u.password)
     throw new UsageError(`--public-url ${v} must be an origin alone (https://your.host), without a path: the MCP endpoint is its /mcp`);

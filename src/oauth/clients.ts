@@ -11,6 +11,7 @@ import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
 import { Agent, request } from 'undici';
 import { log } from '../shared/log.js';
+import { isLoopbackHost } from '../shared/loopback.js';
 
 /** A client as sign-in knows it: its id, its name, where it may be sent back to. */
 export interface Client {
@@ -32,9 +33,6 @@ const MAX_CACHE_MS = 24 * 60 * 60_000;
 const DEFAULT_CACHE_MS = 60 * 60_000;
 const MAX_CACHED = 500;
 
-const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '::1']);
-/** A loopback host: localhost, ::1, or an IPv4 literal in 127/8 (not a name that begins with 127.). */
-export const isLoopbackHost = (host: string) => LOOPBACK_NAMES.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 /** Documents fetched at once (each up to 5 s): a bound, so sign-in pages cannot be used to probe the network in bulk. */
 const MAX_FETCHES_AT_ONCE = 8;
 /** A failed fetch is not tried again for this long. */

@@ -18,7 +18,8 @@ import {
 import type { OAuthMetadata } from '@modelcontextprotocol/server';
 import { log } from '../shared/log.js';
 import { readBody, TooLarge } from '../shared/read-body.js';
-import { checkedMetadata, ClientDocuments, ClientError, isLoopbackHost, redirectAllowed, type Client } from './clients.js';
+import { isLoopbackHost } from '../shared/loopback.js';
+import { checkedMetadata, ClientDocuments, ClientError, redirectAllowed, type Client } from './clients.js';
 import { consentPage, problemPage, type RequestFields } from './consent-page.js';
 import { hashToken, newToken, pkceMatches, sameSecret, type Sealer } from './secrets.js';
 import type { GrantRow, OAuthStore } from './store.js';
