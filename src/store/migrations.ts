@@ -109,6 +109,19 @@ export const SEARCH_BY_BOT = `
   INSERT INTO contact_words (rowid, name, handles) SELECT id, name, handles FROM contact_words_source;
 `;
 
+/**
+ * The body of migration 4's two contact_order triggers (one text, interpolated in both): the
+ * bot's row made if missing, and its flag dropped when the contact `NEW` is out of time order
+ * with its listed neighbours by id. Frozen with migration 4.
+ */
+const CONTACT_ORDER_CHECK = `    INSERT OR IGNORE INTO contact_order (bot_id, by_time) VALUES (NEW.bot_id, 1);
+    UPDATE contact_order SET by_time = 0
+      WHERE bot_id = NEW.bot_id AND by_time = 1 AND (
+        (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
+           AND id < NEW.id ORDER BY id DESC LIMIT 1) > NEW.created_ts
+        OR (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
+           AND id > NEW.id ORDER BY id LIMIT 1) < NEW.created_ts);`;
+
 export const MIGRATIONS: readonly string[] = [
   // 1: the whole first schema.
   `
@@ -355,24 +368,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER contact_order_insert AFTER INSERT ON contacts
   WHEN NEW.preview = 0 AND NEW.deleted_at IS NULL
   BEGIN
-    INSERT OR IGNORE INTO contact_order (bot_id, by_time) VALUES (NEW.bot_id, 1);
-    UPDATE contact_order SET by_time = 0
-      WHERE bot_id = NEW.bot_id AND by_time = 1 AND (
-        (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
-           AND id < NEW.id ORDER BY id DESC LIMIT 1) > NEW.created_ts
-        OR (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
-           AND id > NEW.id ORDER BY id LIMIT 1) < NEW.created_ts);
+${CONTACT_ORDER_CHECK}
   END;
   CREATE TRIGGER contact_order_update AFTER UPDATE OF id, bot_id, created_ts, preview, deleted_at ON contacts
   WHEN NEW.preview = 0 AND NEW.deleted_at IS NULL
   BEGIN
-    INSERT OR IGNORE INTO contact_order (bot_id, by_time) VALUES (NEW.bot_id, 1);
-    UPDATE contact_order SET by_time = 0
-      WHERE bot_id = NEW.bot_id AND by_time = 1 AND (
-        (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
-           AND id < NEW.id ORDER BY id DESC LIMIT 1) > NEW.created_ts
-        OR (SELECT created_ts FROM contacts WHERE bot_id = NEW.bot_id AND preview = 0 AND deleted_at IS NULL
-           AND id > NEW.id ORDER BY id LIMIT 1) < NEW.created_ts);
+${CONTACT_ORDER_CHECK}
   END;
   `,
   // 5 (contact accounts): an account id is never given out twice. Without AUTOINCREMENT,

@@ -3,12 +3,15 @@
  * ../mcp-state.ts), in the service's own database, so that every MCP server instance on it
  * shares it: an idempotency key used through one instance replays through another, a
  * confirmation's first answer is final on all of them, and the daily caps count what all of
- * them moved. The same methods as the SQLite part, each atomic across instances.
+ * them moved. The same methods as the SQLite part, each atomic across instances. Its tables
+ * (../schema.ts) are brought up to date when it is made, by its own migrations.
  */
 import type { Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js';
-import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow } from '../mcp-state.js';
+import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow, type McpState } from '../mcp-state.js';
+import { PG_STATE_MIGRATIONS } from '../schema.js';
 import { isoTime } from '../../store/time.js';
 import type { PgConnection } from '../../store/pg/connection.js';
+import { MIGRATION_LOCK, PgSchemaProblem, underAdvisoryLock } from '../../store/pg/migrations.js';
 import { pgBulkPlans } from './bulk-plans.js';
 import type { OAuthStore } from '../../oauth/store.js';
 import { pgOAuthStore } from './oauth-store.js';
@@ -16,8 +19,44 @@ import { pgOAuthStore } from './oauth-store.js';
 /** The advisory locks of the money window: this pair's first number, an account's hash the second. */
 const WINDOW_LOCK = 0x776b_6d64;
 
-export class PgMcpState {
-  constructor(private readonly c: PgConnection) {}
+/** The advisory lock of the state's migrations: the store's first number, a second of its own. */
+const STATE_MIGRATION_LOCK = [MIGRATION_LOCK[0], 2] as const;
+
+/**
+ * Bring the state's tables up to date (`PG_STATE_MIGRATIONS`, after the store's own), once
+ * however many instances start together: the first to take the lock migrates, in one
+ * transaction; the others wait, then find them current. The version is the row of
+ * `mcp_state_schema`, made at 0 on first use (in a database migrated before the state had
+ * migrations of its own too, whose tables its first entries then find made). A state of a newer
+ * version is refused.
+ */
+export function migratePgState(c: PgConnection, migrations: readonly string[] = PG_STATE_MIGRATIONS): void {
+  underAdvisoryLock(c, STATE_MIGRATION_LOCK, () =>
+    c.tx(() => {
+      c.exec(
+        'CREATE TABLE IF NOT EXISTS mcp_state_schema (version integer NOT NULL); INSERT INTO mcp_state_schema SELECT 0 WHERE NOT EXISTS (SELECT FROM mcp_state_schema)',
+      );
+      const current = c.one<{ version: number }>('SELECT version FROM mcp_state_schema')!.version;
+      if (current > migrations.length)
+        throw new PgSchemaProblem(
+          `its MCP server state was made by a newer version (schema ${current}, this one knows ${migrations.length})`,
+        );
+      for (let v = current; v < migrations.length; v++) {
+        c.exec(migrations[v]!);
+        c.query('UPDATE mcp_state_schema SET version = $1', [v + 1]);
+      }
+    }),
+  );
+}
+
+export class PgMcpState implements McpState {
+  /** The state over the store's connection `c` (its tables migrated first). */
+  constructor(private readonly c: PgConnection) {
+    migratePgState(c);
+  }
+
+  /** Nothing of its own to close: the connection is the store's, closed with it. */
+  close(): void {}
 
   /** OAuth sign-in's clients, grants, codes and tokens, shared by every instance on the database. */
   oauth(): OAuthStore {

@@ -251,31 +251,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER mcp_audit_no_change BEFORE UPDATE OR DELETE ON mcp_audit
     FOR EACH ROW EXECUTE FUNCTION mcp_audit_append_only();
   `,
-  // 2: the MCP server's own state (src/state/pg/mcp-state.ts; the SQLite part keeps it in a
-  // file of its own: src/state/mcp-state.ts), here so that every instance on the database
-  // shares it: the idempotency keys of the money tools (status 0 with an empty body is a
-  // reservation), and the money moved through the MCP server per account, for the rolling
-  // 24 h caps.
-  `
-  CREATE TABLE mcp_idempotency_keys (
-    scope text COLLATE "C" NOT NULL,
-    key text COLLATE "C" NOT NULL,
-    method text COLLATE "C" NOT NULL,
-    params_hash text COLLATE "C" NOT NULL,
-    status integer NOT NULL,
-    body text COLLATE "C" NOT NULL,
-    created_at text COLLATE "C" NOT NULL,
-    PRIMARY KEY (scope, key)
-  );
-  CREATE TABLE mcp_money_moves (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    scope text COLLATE "C" NOT NULL,
-    account_id bigint NOT NULL,
-    amount bigint NOT NULL,
-    at_ms bigint NOT NULL
-  );
-  CREATE INDEX mcp_money_moves_window ON mcp_money_moves (scope, account_id, at_ms);
-  `,
+  // 2: the MCP server's idempotency keys and money window, made here until the MCP server's state
+  // had migrations of its own (src/state/schema.ts: PG_STATE_MIGRATIONS 1 and 2, which find them
+  // made in a database that ran this entry); empty now, kept so that the versions stay as they were.
+  '-- moved to src/state/schema.ts',
   // 3: per-bot counts of listed contacts by id block (1024 ids), as SQLite's contact_blocks: a
   // total is a sum of block counts, and an offset is found by summing them, then an index seek
   // by id, not a scan of every contact before it. Kept by statement triggers, one aggregated
@@ -316,71 +295,9 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER contact_blocks_update AFTER UPDATE ON contacts REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
     FOR EACH STATEMENT EXECUTE FUNCTION contact_blocks_update();
   `,
-  // 4: OAuth sign-in (`--auth oauth`, src/oauth/; src/state/pg/oauth-store.ts), shared by
-  // every instance on the database: registered clients, grants holding a person's API key
-  // sealed, and codes and tokens kept only as their SHA-256.
-  `
-  CREATE TABLE mcp_oauth_clients (
-    client_id text COLLATE "C" PRIMARY KEY,
-    metadata text NOT NULL,
-    created_at text COLLATE "C" NOT NULL
-  );
-  CREATE INDEX mcp_oauth_clients_created ON mcp_oauth_clients (created_at);
-  CREATE TABLE mcp_oauth_grants (
-    id text COLLATE "C" PRIMARY KEY,
-    owner_id bigint NOT NULL,
-    client_id text COLLATE "C" NOT NULL,
-    client_name text NOT NULL,
-    resource text COLLATE "C" NOT NULL,
-    scope text COLLATE "C" NOT NULL,
-    sealed_key text COLLATE "C" NOT NULL,
-    created_at text COLLATE "C" NOT NULL,
-    last_used_at text COLLATE "C",
-    revoked_at text COLLATE "C",
-    revoked_why text
-  );
-  CREATE TABLE mcp_oauth_codes (
-    code_hash text COLLATE "C" PRIMARY KEY,
-    grant_id text COLLATE "C" NOT NULL,
-    client_id text COLLATE "C" NOT NULL,
-    redirect_uri text COLLATE "C" NOT NULL,
-    challenge text COLLATE "C" NOT NULL,
-    resource text COLLATE "C" NOT NULL,
-    expires_ms bigint NOT NULL,
-    used smallint NOT NULL
-  );
-  CREATE TABLE mcp_oauth_tokens (
-    token_hash text COLLATE "C" PRIMARY KEY,
-    grant_id text COLLATE "C" NOT NULL,
-    kind text COLLATE "C" NOT NULL,
-    expires_ms bigint NOT NULL,
-    used smallint NOT NULL
-  );
-  CREATE INDEX mcp_oauth_tokens_expiry ON mcp_oauth_tokens (expires_ms);
-  `,
-  // 5: bulk plans (previewBulk, runBulk; src/state/pg/bulk-plans.ts), shared by every instance:
-  // a plan's body, its confirmation, who holds its run until when, one step per contact.
-  `
-  CREATE TABLE mcp_bulk_plans (
-    scope text COLLATE "C" NOT NULL,
-    id text COLLATE "C" NOT NULL,
-    body text NOT NULL,
-    created_at text COLLATE "C" NOT NULL,
-    expires_at text COLLATE "C" NOT NULL,
-    confirmation text,
-    runner text COLLATE "C",
-    held_until_ms bigint NOT NULL DEFAULT 0,
-    PRIMARY KEY (scope, id)
-  );
-  CREATE TABLE mcp_bulk_steps (
-    scope text COLLATE "C" NOT NULL,
-    plan_id text COLLATE "C" NOT NULL,
-    contact_id bigint NOT NULL,
-    status text COLLATE "C" NOT NULL,
-    note text NOT NULL,
-    PRIMARY KEY (scope, plan_id, contact_id)
-  );
-  `,
+  // 4 and 5: OAuth sign-in's tables and the bulk plans', as 2 (PG_STATE_MIGRATIONS 3 and 4).
+  '-- moved to src/state/schema.ts',
+  '-- moved to src/state/schema.ts',
   // 6: the search's words as btree terms (src/store/pg/search.ts), in place of arrays under GIN
   // indexes, which could not stop at a LIMIT (a count to 1000 read every match: 30 ms for a
   // common first name at a million contacts). One row per bot, term and contact: `n` and each
@@ -433,8 +350,7 @@ export class PgSchemaProblem extends Error {}
  * version of this one, is refused and left as it was.
  */
 export function migratePg(conn: PgConnection, migrations: readonly string[] = PG_MIGRATIONS): void {
-  conn.query('SELECT pg_advisory_lock($1, $2)', [...MIGRATION_LOCK]);
-  try {
+  underAdvisoryLock(conn, MIGRATION_LOCK, () =>
     conn.tx(() => {
       const ours =
         conn.one<{ n: number }>(
@@ -452,10 +368,22 @@ export function migratePg(conn: PgConnection, migrations: readonly string[] = PG
         conn.exec(migrations[v]!);
         conn.query('UPDATE workspace_schema SET version = $1', [v + 1]);
       }
-    });
+    }),
+  );
+}
+
+/**
+ * Run `fn` holding the session advisory lock `lock` (a pair of numbers), so that instances
+ * starting together run it one after another: the migrations of the store's schema, and the
+ * MCP server's state's own (src/state/pg/mcp-state.ts).
+ */
+export function underAdvisoryLock<T>(conn: PgConnection, lock: readonly [number, number], fn: () => T): T {
+  conn.query('SELECT pg_advisory_lock($1, $2)', [...lock]);
+  try {
+    return fn();
   } finally {
     try {
-      conn.query('SELECT pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK]);
+      conn.query('SELECT pg_advisory_unlock($1, $2)', [...lock]);
     } catch (e) {
       // A lost connection has let go of its session lock already.
       if (e instanceof PgError) throw e;
