@@ -110,6 +110,7 @@ export function cycles(graph: Map<string, string[]>): string[][] {
  */
 export const MCP_ROOMS: ReadonlyArray<readonly string[]> = [
   ['serve/'],
+  ['auth/'],
   ['composite/'],
   ['tools/'],
   ['context.ts', 'tool-spec.ts'],
@@ -174,6 +175,7 @@ describe('src/', () => {
     expect([...graph.keys()].filter(isNeutral).sort()).toEqual([
       'shared/frozen.ts',
       'shared/log.ts',
+      'shared/loopback.ts',
       'shared/ordered.ts',
       'shared/read-body.ts',
       'shared/retry.ts',

@@ -33,6 +33,11 @@ const MCP: Flags = {
     value: 'H',
     help: "--http's address (default 127.0.0.1; another needs a bearer token, made if WORKSPACE_MCP_TOKEN is unset)",
   },
+  'allowed-hosts': {
+    type: 'string',
+    value: 'a,b,...',
+    help: "--http: more host names requests may carry (a proxy's); bound to 0.0.0.0, only these, the loopback ones and --public-url's",
+  },
   auth: {
     type: 'string',
     value: 'token|key|oauth',

@@ -12,32 +12,23 @@ import { makeDataDir, openChecked, removeMade, serviceOver, type Checked, type O
 import { StartError } from './start-error.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
-import type { AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow } from '../mcp/state.js';
+import type { AuditTrail } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
 import { log } from '../shared/log.js';
 import type { PgStore } from '../store/pg/index.js';
+import type { Service } from '../service/pipeline.js';
 import { UsageError } from './args.js';
 import { createdEmptyHint, createdEmptyWarning, newKeyInfo, type BannerInfo } from './banner.js';
 import { pgEnv } from './pg-env.js';
-import { requestKey, withRequestKey } from './request-key.js';
+import type { KeyOwner, KeyOwners } from '../mcp/auth/callers.js';
+import { requestKey, withRequestKey } from '../mcp/auth/request-key.js';
 import { hashKey } from '../store/keys.js';
 import type { SearchParts } from './search-wiring.js';
-import type { OAuthStore } from '../oauth/store.js';
+import type { McpState } from '../state/mcp-state.js';
 
 /** The remote mode's audit trail, in its data folder. */
 const AUDIT_FILE = 'audit.jsonl';
-
-/** The MCP server's own state, per scope: a SQLite file of its own, or (PostgreSQL) the shared database. */
-export interface McpState {
-  keys(scope: string): IdempotencyKeys;
-  moves(scope: string): MoneyWindow;
-  /** The bulk plans (previewBulk, runBulk). */
-  plans(scope: string): BulkPlans;
-  /** OAuth sign-in's store (`--auth oauth`). */
-  oauth(): OAuthStore;
-  close(): void;
-}
 
 /** What a backend needs besides itself: who it acts for, search, where the server's files go, how to close. */
 export interface BackendSetup {
@@ -68,21 +59,11 @@ export interface BackendSetup {
 }
 
 /**
- * The owner of the request's key (`mcp --http --auth key`), or the backend's refusal. `keyHash`
- * (the built-in service): the key's hash, which the owner's context acts by (`Wired.ownedBy`).
+ * What `--auth key` needs of a backend: who a key is (src/mcp/auth/callers.ts; the built-in
+ * service answers with the key's hash, which the owner's context acts by: `Wired.ownedBy`), and
+ * what is each owner's.
  */
-type KeyOwner = { id: number; keyHash?: string } | { status: number; message: string };
-
-/** What `--auth key` needs of a backend. */
-export interface Keyed {
-  /** The owner of `key` (the bearer of the request being answered, or the key an OAuth grant holds). */
-  owner(key: string): Promise<KeyOwner>;
-  /**
-   * Remote: runs `fn` with `key` as the key of the backend's calls until `ended` is called (when
-   * the response closed; request-key.ts), for each call upstream goes with the key of the request
-   * it serves. Absent (local): each key has a backend of its own (`Wired.ownedBy`).
-   */
-  within?<T>(key: string, fn: (ended: () => void) => T): T;
+export interface Keyed extends KeyOwners {
   /** The scope of an owner's idempotency keys and money window. */
   scopeOf(ownerId: number): string;
   /** An owner's own search and directory, when the backend keeps them per owner (remote); else each key's (`Wired.ownedBy`). */
@@ -98,6 +79,8 @@ interface Wired extends SearchParts {
    * `backend` then acts as no one).
    */
   ownedBy?(keyHash: string): SearchParts & { backend: Backend };
+  /** `--auth key` on the built-in service: the owner of a key's hash, with the pipeline's own checks (LocalBackend.ownerOf). */
+  ownerOf?(keyHash: string): KeyOwner;
   /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
   audit: AuditTrail;
   /** Who holds an account, read from the database (PostgreSQL: another instance may have shown it). */
@@ -185,7 +168,7 @@ export async function openLocal(
   const pg = pgUrl !== undefined ? await postgresParts(store) : undefined;
   let pool: Promise<import('../service/pool.js').ServicePool> | undefined;
   let wired: Promise<Wired> | undefined;
-  return {
+  const setup: BackendSetup = {
     // The PostgreSQL scope names no URL: instances may reach the one database by other names.
     scope: pgUrl !== undefined ? `postgres owner ${ownerId}` : `local ${opened.file} owner ${ownerId}`,
     ownerId: opened.owner?.id,
@@ -217,7 +200,7 @@ export async function openLocal(
           backend,
           audit: store.audit,
           ...localSearch(store, backend),
-          ...(keyed ? { ownedBy } : {}),
+          ...(keyed ? { ownedBy, ownerOf: (keyHash: string) => ownerOf(service, keyHash) } : {}),
           ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}),
         };
       })()),
@@ -226,7 +209,7 @@ export async function openLocal(
       store.close();
       await (await pool)?.close();
     },
-    ...(keyed ? { keyed: localKeyed(store, pgUrl === undefined ? `local ${opened.file}` : 'postgres') } : {}),
+    ...(keyed ? { keyed: localKeyed(() => setup.wire(), pgUrl === undefined ? `local ${opened.file}` : 'postgres') } : {}),
     banner: {
       database: { file: opened.file, created },
       ...(keyed ? {} : { owner }),
@@ -236,24 +219,28 @@ export async function openLocal(
     ...(created ? { startNote: createdEmptyWarning(opened.file, loc.source) } : {}),
     ...(pg ?? {}),
   };
+  return setup;
 }
 
 /**
  * `--auth key` on the built-in service: the owner of the request's key, found by its hash, with
  * the pipeline's owner checks (an unknown key 401, a lapsed plan 402, a blocked owner 403).
  */
-function localKeyed(store: Checked['store'], site: string): Keyed {
+function localKeyed(wire: () => Promise<Wired>, site: string): Keyed {
   return {
-    async owner(key) {
-      const keyHash = hashKey(key);
-      const owner = store.owners.byHash(keyHash);
-      if (!owner) return { status: 401, message: 'unauthorized' };
-      if (owner.plan !== 'pro') return { status: 402, message: 'The API is available on the Pro plan only.' };
-      if (owner.blocked_at) return { status: 403, message: 'Your account is blocked.' };
-      return { id: owner.id, keyHash };
-    },
+    owner: async (key) => (await wire()).ownerOf!(hashKey(key)),
     scopeOf: (ownerId) => `${site} owner ${ownerId}`,
   };
+}
+
+/** The owner of a key's hash as the pipeline checks it, or its refusal's status and message. */
+function ownerOf(service: Service, keyHash: string): KeyOwner {
+  const who = service.ownerOf(keyHash);
+  if (!('status' in who)) return { id: who.id, keyHash };
+  // The spec's refusals carry their text as `error` (401, 402, 403) or `message` (503).
+  const body = who.body as { error?: unknown; message?: unknown } | undefined;
+  const message = typeof body?.error === 'string' ? body.error : body?.message;
+  return { status: who.status, message: typeof message === 'string' ? message : `status ${who.status}` };
 }
 
 /** The MCP server's state and shared question key on PostgreSQL (its code loaded only for a PostgreSQL database). */
@@ -262,18 +249,16 @@ async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup
     import('../state/pg/mcp-state.js'),
     import('../service/secrets.js'),
   ]);
-  const state = new PgMcpState((store as PgStore).conn);
+  let state: McpState;
+  try {
+    // Its tables brought up to date first (their own migrations, after the store's).
+    state = new PgMcpState((store as PgStore).conn);
+  } catch (e) {
+    store.close();
+    throw new StartError(`the MCP server's state in the PostgreSQL database cannot be opened: ${(e as Error).message}`);
+  }
   // openChecked refused a PostgreSQL database without WORKSPACE_SECRET.
-  return {
-    state: {
-      keys: (scope) => state.keys(scope),
-      moves: (scope) => state.moves(scope),
-      plans: (scope) => state.plans(scope),
-      oauth: () => state.oauth(),
-      close() {},
-    },
-    shared: { questionKey: questionKey(envSecret()!) },
-  };
+  return { state, shared: { questionKey: questionKey(envSecret()!) } };
 }
 
 /**

@@ -1,7 +1,8 @@
 /** `workspace-mcp mcp --http`: the MCP server over Streamable HTTP, its bearer token and its banner. */
 import { randomBytes } from 'node:crypto';
 import type { McpContext } from '../mcp/context.js';
-import type { Callers, McpHttpServer } from '../mcp/serve/http.js';
+import type { Callers, HttpOptions, McpHttpServer } from '../mcp/serve/http.js';
+import { isLoopbackHost } from '../shared/loopback.js';
 import type { ToolSpec } from '../mcp/tool-spec.js';
 import { printBanner } from './banner.js';
 import { reachableUrls } from './hosts.js';
@@ -9,22 +10,26 @@ import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
 
+/** Where `--http` listens (`--host`, `--port`) and the names it answers to besides (`--allowed-hosts`). */
+type Listen = Pick<HttpOptions, 'host' | 'port' | 'allowedHosts'>;
+
 /**
  * Serve `serving`'s tools over Streamable HTTP on `host`:`port` until SIGINT or SIGTERM, which
- * close the server and then `setup`. Off the loopback a bearer token is required: the one in
- * $WORKSPACE_MCP_TOKEN, else one made here and shown in the banner.
+ * close the server and then `setup`. Off a loopback address a bearer token is required: the one
+ * in $WORKSPACE_MCP_TOKEN, else one made here and shown in the banner.
  */
 export async function startHttp(
   serving: () => Promise<{ ctx: McpContext; tools: ToolSpec[] }>,
   setup: BackendSetup,
-  host: string,
-  port: number,
+  listen: Listen,
 ): Promise<void> {
+  const { host } = listen;
   // The Streamable HTTP transport is loaded only when asked for: stdio starts faster.
-  const [{ isLoopback, serveMcpHttp }, { ctx, tools }] = await Promise.all([import('../mcp/serve/http.js'), serving()]);
+  const [{ serveMcpHttp }, { ctx, tools }] = await Promise.all([import('../mcp/serve/http.js'), serving()]);
   const chosen = process.env.WORKSPACE_MCP_TOKEN || undefined;
-  const token = chosen ?? (isLoopback(host) ? undefined : randomBytes(24).toString('base64url'));
-  const http = await listening(() => serveMcpHttp(ctx, tools, { host, port, token }), setup, host, port);
+  // Only a loopback address, as written, runs without a token: a name (127.evil.example) may resolve anywhere.
+  const token = chosen ?? (isLoopbackHost(host) ? undefined : randomBytes(24).toString('base64url'));
+  const http = await listening(() => serveMcpHttp(ctx, tools, { ...listen, token }), setup, listen);
   const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
   const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
@@ -50,7 +55,7 @@ export async function startHttp(
 }
 
 /** `serve()`'s server, or the start error that says why it could not listen (`setup` closed then). */
-async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetup, host: string, port: number): Promise<McpHttpServer> {
+async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetup, { host, port }: Listen): Promise<McpHttpServer> {
   try {
     return await serve();
   } catch (e) {
@@ -66,12 +71,12 @@ async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetu
 /**
  * `mcp --http --auth key`: every request carries its caller's own Workspace API key as its
  * bearer and acts as that key's owner (`callers`); no token of the server's own. With
- * `--auth oauth` (`callers.gate`, `publicUrl`), each person signs in and their grant's key is used.
+ * `--auth oauth` (`callers.signIn`, `publicUrl`), each person signs in and their grant's key is used.
  */
-export async function startHttpByKey(callers: Callers, setup: BackendSetup, host: string, port: number, publicUrl?: URL): Promise<void> {
+export async function startHttpByKey(callers: Callers, setup: BackendSetup, listen: Listen, publicUrl?: URL): Promise<void> {
   const { serveMcpHttpByKey } = await import('../mcp/serve/http.js');
-  const http = await listening(() => serveMcpHttpByKey(callers, { host, port }), setup, host, port);
-  const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
+  const http = await listening(() => serveMcpHttpByKey(callers, listen), setup, listen);
+  const [url, ...others] = reachableUrls(http.url, listen.host) as [string, ...string[]];
   if (publicUrl) {
     const endpoint = `${publicUrl.origin}/mcp`;
     printBanner({

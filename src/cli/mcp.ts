@@ -7,16 +7,15 @@
 import { join } from 'node:path';
 import { SeenIds } from '../mcp/seen.js';
 import type { ToolFilter } from '../mcp/serve/tool-filter.js';
-import type { Wiring } from '../mcp/serve/instance.js';
 import { instructionsFor } from '../mcp/serve/instructions.js';
 import type { MoneyPolicy } from '../mcp/money/caps.js';
 import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/result/budget.js';
-import type { McpContext } from '../mcp/context.js';
 import type { Callers } from '../mcp/serve/http.js';
-import type { ToolSpec } from '../mcp/tool-spec.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { COMMANDS } from './help.js';
-import type { BackendSetup, Configured, Keyed, McpState } from './mcp-backend.js';
+import type { BackendSetup, Configured, Keyed } from './mcp-backend.js';
+import type { McpState } from '../state/mcp-state.js';
+import { personServed, servingOver, type ServeOptions } from './mcp-context.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './start-error.js';
@@ -34,6 +33,8 @@ interface StartFlags {
   rateLimit: number;
   port: number;
   host: string;
+  /** `--allowed-hosts`: more names requests may carry as their Host. */
+  allowedHosts?: string[];
   maxResultChars: number;
   filter: ToolFilter;
 }
@@ -45,7 +46,8 @@ function startFlags(values: Values): StartFlags {
     (values.remote as string | undefined) ?? (values.db === undefined ? process.env.WORKSPACE_BASE_URL || undefined : undefined);
   if (values.remote !== undefined && values.db !== undefined) throw new UsageError('--db and --remote cannot be used together');
   if (remote !== undefined && values['rate-limit'] !== undefined) throw new UsageError('--rate-limit applies to the local backend only');
-  if (!values.http && (values.port !== undefined || values.host !== undefined)) throw new UsageError('--port and --host need --http');
+  if (!values.http && (values.port !== undefined || values.host !== undefined || values['allowed-hosts'] !== undefined))
+    throw new UsageError('--port, --host and --allowed-hosts need --http');
   // One person's own database: no rate limit unless asked for (serve keeps the spec's 120).
   const rateLimit =
     intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 0;
@@ -64,7 +66,17 @@ function startFlags(values: Values): StartFlags {
     tools: nameList(values.tools),
     excludeTools: nameList(values['exclude-tools']),
   };
-  return { remote, remoteSource, rateLimit, port, host, maxResultChars, filter };
+  return { remote, remoteSource, rateLimit, port, host, allowedHosts: hostList(values['allowed-hosts']), maxResultChars, filter };
+}
+
+/** `--allowed-hosts a,b`: host names as a Host header writes them (no scheme, port or path), lower-cased. */
+function hostList(v: unknown): string[] | undefined {
+  const names = nameList(v)?.map((n) => n.toLowerCase());
+  if (names === undefined) return undefined;
+  const bad = names.find((n) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(n));
+  if (bad !== undefined || names.length === 0)
+    throw new UsageError(`--allowed-hosts takes host names separated by commas (mcp.example.com,10.0.0.5), not ${bad ?? String(v)}`);
+  return names;
 }
 
 /** The names of a comma-separated flag (`--tools a,b`), or undefined when it is not given. */
@@ -156,102 +168,12 @@ async function openBackend(flags: StartFlags, values: Values, configured: Config
   return withState(opened, policy, MCP_STATE_FILE);
 }
 
-/** The call context and the tools over the wired backend, and how an instance is wired to them. */
-interface Served {
-  ctx: McpContext;
-  tools: ToolSpec[];
-  wiringOf: (ctx: McpContext, tools: ToolSpec[]) => Wiring;
-}
-
-/** What every call gets beside the backend: the caps, the default bot, the ids seen, the result budget, the tool filter. */
-interface ServeOptions {
-  policy: MoneyPolicy;
-  defaultBotId: number | undefined;
-  seen: SeenIds;
-  maxResultChars: number;
-  filter: ToolFilter;
-  ui: boolean;
-  /** Served over HTTP: answers name no path of this machine. */
-  http: boolean;
-}
-
-/** Makes the context and the tools over the wired backend when first called; the MCP layer's code is loaded then. */
-function servingOver(setup: BackendSetup, state: McpState, o: ServeOptions): () => Promise<Served> {
-  return async () => {
-    const [wired, { McpContext }, { selectTools, wiringOf }, { ownersAudit }] = await Promise.all([
-      setup.wire(),
-      import('../mcp/context.js'),
-      import('../mcp/serve/server.js'),
-      import('../mcp/money/audit.js'),
-    ]);
-    const ctx = new McpContext({
-      backend: wired.backend,
-      keys: state.keys(setup.scope),
-      dataDir: setup.dataDir,
-      ownerId: setup.ownerId,
-      contacts: wired.contacts,
-      directory: wired.directory,
-      // The trail is the database's (or the data folder's), which other owners' servers write
-      // too: this server shows its owner's entries only (its own entries name no owner when the
-      // owner is unknown, a remote getMe switched off).
-      audit: wired.audit && ownersAudit(wired.audit, setup.ownerId ?? null),
-      accountHolder: wired.accountHolder,
-      questionKey: setup.shared?.questionKey,
-      money: { policy: o.policy, window: state.moves(setup.scope) },
-      plans: state.plans(setup.scope),
-      defaultBotId: o.defaultBotId,
-      startNote: setup.startNote,
-      seen: o.seen,
-      maxResultChars: o.maxResultChars,
-      ui: o.ui,
-      localPaths: !o.http,
-    });
-    return { ctx, tools: selectTools(ctx, o.filter), wiringOf };
-  };
-}
-
-/**
- * `--auth key`: each owner's context and tools, made when their first request comes: their
- * idempotency keys, money window, exports folder, audit trail, ids seen, default bot (their
- * only bot: a configured one is refused at start) and, remote, search index.
- */
+/** `--auth key`: who each request is, by the backend, and each person's context and tools (mcp-context.ts). */
 function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: ServeOptions): Callers {
   return {
     ...(keyed.within ? { within: keyed.within } : {}),
     owner: (key) => keyed.owner(key),
-    async served(ownerId, keyHash) {
-      const [wired, { McpContext }, { selectTools }, { ownersAudit }] = await Promise.all([
-        setup.wire(),
-        import('../mcp/context.js'),
-        import('../mcp/serve/server.js'),
-        import('../mcp/money/audit.js'),
-      ]);
-      // Remote: the owner's own search index; local: a backend, search and directory acting by
-      // the owner's key (no key: the shared backend, which acts as no one).
-      const search = keyed.searchOf?.(ownerId);
-      const own = keyHash === undefined ? undefined : wired.ownedBy?.(keyHash);
-      const scope = keyed.scopeOf(ownerId);
-      const ctx = new McpContext({
-        backend: own?.backend ?? wired.backend,
-        keys: state.keys(scope),
-        dataDir: join(setup.dataDir, 'owners', String(ownerId)),
-        ownerId,
-        contacts: search?.contacts ?? own?.contacts ?? wired.contacts,
-        directory: search?.directory ?? own?.directory ?? wired.directory,
-        audit: ownersAudit(wired.audit, ownerId),
-        accountHolder: wired.accountHolder,
-        questionKey: setup.shared?.questionKey,
-        money: { policy: o.policy, window: state.moves(scope) },
-        plans: state.plans(scope),
-        // No start note: it names the server's database file, which is not theirs to see.
-        maxResultChars: o.maxResultChars,
-        ui: o.ui,
-        localPaths: false,
-        tasks: false,
-        seen: search?.seen,
-      });
-      return { ctx, tools: selectTools(ctx, o.filter), close: search?.close };
-    },
+    served: personServed(setup, state, keyed, o),
   };
 }
 
@@ -368,14 +290,15 @@ export async function runMcp(args: string[]): Promise<void> {
   }
   const { setup, state } = await openBackend(flags, values, configured, policy, seen, keyed);
   const { startHttp, startHttpByKey } = await import('./mcp-http.js');
+  const listen = { host: flags.host, port: flags.port, allowedHosts: flags.allowedHosts };
   if (setup.keyed) {
     const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };
-    if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, flags.host, flags.port);
-    const gate = await signInOver(state, setup.keyed, auth);
-    const closing: BackendSetup = { ...setup, close: () => gate.close().then(() => setup.close()) };
+    if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, listen);
+    const signIn = await signInOver(state, setup.keyed, auth);
+    const closing: BackendSetup = { ...setup, close: () => signIn.close().then(() => setup.close()) };
     // On a remote API each getMe counts against the person's 120 a minute: their key is asked about at most every 30 s.
     const keyRecheckMs = flags.remote !== undefined ? 30_000 : 0;
-    return startHttpByKey({ ...callers, gate, keyRecheckMs }, closing, flags.host, flags.port, auth.publicUrl);
+    return startHttpByKey({ ...callers, signIn, keyRecheckMs }, closing, listen, auth.publicUrl);
   }
-  return startHttp(servingOver(setup, state, options), setup, flags.host, flags.port);
+  return startHttp(servingOver(setup, state, options), setup, listen);
 }

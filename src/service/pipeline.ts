@@ -183,6 +183,20 @@ export class Service {
     }
   }
 
+  /**
+   * The owner of the key whose hash is `keyHash`, as every method checks it first (key, plan,
+   * block; no request counted), or the refusal: who a request of `mcp --http --auth key` is.
+   */
+  ownerOf(keyHash: string): OwnerRow | ApiResponse {
+    try {
+      return this.authenticate(undefined, undefined, keyHash);
+    } catch (e) {
+      if (e instanceof ApiError) return e.response({});
+      if (e instanceof StoreUnavailable) return unavailable(e, {}, this.opts.logger, 'ownerOf');
+      throw e;
+    }
+  }
+
   private authenticate(token: string | undefined, asOwner: number | undefined, keyHash?: string): OwnerRow {
     // A caller's own key goes before any api_token in the input, as a bearer key does.
     const owner =
