@@ -3,6 +3,7 @@
  * the built CLI on a seeded world over SQLite and over PostgreSQL, raw HTTP on 127.0.0.1, the
  * state store read directly to see what was kept. Alice is owner 1 (alice-key), Bob owner 2.
  */
+import { parseSetCookie } from 'cookie';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runCliAsync, cliEnv } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -183,7 +184,14 @@ function suite(dbOf: () => Promise<string>): void {
     expect(page.status).toBe(200);
     expect(page.text).toMatch(/<form method="post"/);
     expect(page.text).toMatch(/name="api_key"/);
-    expect(page.headers.get('set-cookie')).toMatch(/^wmo_csrf=[^;]+; Path=\/; HttpOnly; SameSite=Strict/);
+    // The same attributes whatever their order (RFC 6265 §5.2 gives it no meaning): the cookie package writes Max-Age first.
+    expect(parseSetCookie(page.headers.get('set-cookie') ?? '')).toMatchObject({
+      name: 'wmo_csrf',
+      value: expect.stringMatching(/^[^;]+$/),
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+    });
   });
 
   test('consent: no cookie, a forged csrf, a foreign Origin → 403; a wrong key → the page again, no code; deny → access_denied', async () => {

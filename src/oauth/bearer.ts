@@ -1,0 +1,113 @@
+/**
+ * The bearer check of the MCP endpoint: an access token checked with the SDK's
+ * `verifyBearerToken` against the kept tokens and grants, the key its grant holds opened, the
+ * grant's use noted; a refusal is a 401 with the challenge that starts sign-in (RFC 9728), and a
+ * grant whose key the backend refused is revoked.
+ */
+import { OAuthError, OAuthErrorCode, verifyBearerToken, type AuthInfo } from '@modelcontextprotocol/server';
+import { log } from '../shared/log.js';
+import { SCOPE, type Context } from './context.js';
+import { hashToken, sameSecret } from './secrets.js';
+import type { GrantRow } from './store.js';
+
+/** Who a request to the MCP endpoint is, once its token checked out: the grant and the API key it holds. */
+export interface SignedIn {
+  grant: GrantRow;
+  key: string;
+  auth: AuthInfo;
+}
+
+/** An answer to send as it is. */
+export type Refusal = { status: number; headers: Record<string, string>; body: string };
+
+/** How many grants' last noted use is remembered (the oldest forgotten first). */
+const TOUCHED_KEPT = 10_000;
+
+export class Bearer {
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly ctx: Context,
+    /** The protected resource metadata's address, named in every challenge. */
+    private readonly resourceMetadataUrl: string,
+  ) {}
+
+  /**
+   * The signed-in person behind a request to the MCP endpoint: the token checked with the SDK's
+   * bearer check (unknown, revoked, expired or for another resource: 401 with the challenge that
+   * starts sign-in), its grant and the key it holds.
+   */
+  async signedIn(header: string | undefined): Promise<SignedIn | Refusal> {
+    const { store, sealer } = this.ctx.o;
+    let found: { grant: GrantRow } | undefined;
+    try {
+      const auth = await verifyBearerToken(header, {
+        resourceMetadataUrl: this.resourceMetadataUrl,
+        expectedResource: new URL(this.ctx.resource),
+        verifier: {
+          verifyAccessToken: async (token) => {
+            const hash = hashToken(token);
+            const t = store.token(hash);
+            const grant = t && t.kind === 'access' && sameSecret(t.token_hash, hash) ? store.grant(t.grant_id) : undefined;
+            if (!t || !grant || grant.revoked_at !== null || t.expires_ms <= this.ctx.now())
+              throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked; sign in again');
+            found = { grant };
+            return {
+              token: '',
+              clientId: grant.client_id,
+              scopes: [],
+              expiresAt: Math.floor(t.expires_ms / 1000),
+              resource: new URL(grant.resource),
+              extra: { grant: grant.id, owner: grant.owner_id, client: grant.client_name },
+            };
+          },
+        },
+      });
+      const key = sealer.open(found!.grant.sealed_key, found!.grant.id);
+      if (key === undefined)
+        throw new OAuthError(OAuthErrorCode.InvalidToken, 'The grant cannot be opened here (another WORKSPACE_SECRET); sign in again');
+      this.touch(found!.grant.id);
+      return { grant: found!.grant, key, auth };
+    } catch (e) {
+      return this.challenge(
+        e instanceof OAuthError ? e : new OAuthError(OAuthErrorCode.InvalidToken, 'The access token was refused'),
+        header !== undefined,
+      );
+    }
+  }
+
+  /** The key behind a grant stopped working (regenerated, blocked, plan lapsed): the grant is revoked, and the 401 starts sign-in again. */
+  keyRefused(grant: GrantRow, why: string): Refusal {
+    if (this.ctx.o.store.revokeGrant(grant.id, `the key stopped working: ${why}`, new Date(this.ctx.now()).toISOString()))
+      log.info({ grant: grant.id, owner: grant.owner_id, client: grant.client_name }, 'OAuth grant revoked: its key stopped working');
+    return this.challenge(
+      new OAuthError(OAuthErrorCode.InvalidToken, `Your Workspace API key stopped working (${why}); sign in again`),
+      true,
+    );
+  }
+
+  /**
+   * A 401 with `WWW-Authenticate: Bearer resource_metadata=…, scope=…` and, when a token was
+   * sent, its error. Not the SDK's bearerAuthChallengeResponse: that one always names an error,
+   * first, where a request without a token gets the bare challenge (RFC 6750 §3.1).
+   */
+  private challenge(e: OAuthError, tokenSent: boolean): Refusal {
+    const parts = [`resource_metadata="${this.resourceMetadataUrl}"`, `scope="${SCOPE}"`];
+    // A header takes printable ASCII only: an upstream's message may hold more (a dash, a line break).
+    if (tokenSent) parts.push(`error="${e.code}"`, `error_description="${e.message.replace(/[^\x20-\x7e]|["\\]/g, ' ')}"`);
+    return {
+      status: 401,
+      headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': `Bearer ${parts.join(', ')}` },
+      body: JSON.stringify({ error: tokenSent ? e.code : OAuthErrorCode.InvalidToken, error_description: e.message }),
+    };
+  }
+
+  /** Notes a grant's use, at most once a minute each. */
+  private touch(grantId: string): void {
+    const now = this.ctx.now();
+    if ((this.touched.get(grantId) ?? 0) > now - 60_000) return;
+    this.touched.set(grantId, now);
+    if (this.touched.size > TOUCHED_KEPT) this.touched.delete(this.touched.keys().next().value!);
+    this.ctx.o.store.touchGrant(grantId, new Date(now).toISOString());
+  }
+}
