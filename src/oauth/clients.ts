@@ -6,9 +6,10 @@
  * (no second lookup to rebind), without redirects, within a time and a size.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
+import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 import { log } from '../shared/log.js';
 import { isLoopbackHost } from '../shared/loopback.js';
@@ -38,52 +39,26 @@ const MAX_FETCHES_AT_ONCE = 8;
 /** A failed fetch is not tried again for this long. */
 const FAILED_CACHE_MS = 5 * 60_000;
 
-/** Addresses no metadata document is fetched from: private, shared, link-local (cloud metadata), multicast, reserved. */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 96],
-  ['64:ff9b::', 96],
-  ['fec0::', 10],
-  ['2002::', 16],
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:10.0.0.1`), else the address. */
-function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (m) return { address: m[1]!, family: 'ipv4' };
-  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' };
-}
+/**
+ * The address ranges a metadata document may be fetched from: ipaddr.js's unicast, what no
+ * special range of its names (private, shared, link-local, cloud metadata among them, multicast,
+ * reserved, documentation, 6to4, Teredo, NAT64); an IPv4-mapped address is judged as its IPv4.
+ */
+const FETCHABLE = 'unicast';
+/** IPv4-compatible IPv6 addresses (`::10.0.0.1`, deprecated by RFC 4291): ipaddr.js names no range of them. */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
 /** Why an address may not be fetched from; undefined when it may. */
 function refusedAddress(address: string, loopbackAllowed: boolean): string | undefined {
-  const a = unmapped(address);
-  if (LOOPBACK.check(a.address, a.family)) return loopbackAllowed ? undefined : 'a loopback address';
-  if (PRIVATE.check(a.address, a.family)) return 'a private or reserved address';
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address);
+  } catch {
+    return 'a private or reserved address';
+  }
+  const range = ip.range();
+  if (range === 'loopback') return loopbackAllowed ? undefined : 'a loopback address';
+  if (range !== FETCHABLE || (ip.kind() === 'ipv6' && ip.match(IPV4_COMPATIBLE))) return 'a private or reserved address';
   return undefined;
 }
 

@@ -147,6 +147,11 @@ describe('the SSRF guard of a deployment on https', () => {
     'https://192.168.1.1/client.json',
     'https://100.64.0.1/x',
     'https://[fe80::1]/x',
+    // Teredo (2001::/32): the IPv4 address it tunnels to is in the address itself; and 6to4 (2002::/16), NAT64 (64:ff9b::/96), alike.
+    'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x',
+    'https://[2001::a00:1]/x',
+    'https://[2002:a00:1::]/x',
+    'https://[64:ff9b::a00:1]/x',
   ])('%s: refused without a connection', async (clientId) => {
     const started = Date.now();
     const r = await authorizeGet(base, authorizeParams(base, clientId, pkce().challenge));
