@@ -1,7 +1,8 @@
 /**
  * A fuzz of `--auth oauth`'s endpoints (issue 31): malformed, replayed and mismatched
  * redirect_uri, state, verifier, resource and client_id, random bytes as bodies, wrong content
- * types. Never a 500; no answer holds a key, a token, a stack trace or a path of this machine;
+ * types; redirect URIs that only begin like a registered one, taken through consent with a good
+ * key, so a code sent to one would show. Never a 500; no answer holds a key, a token, a stack trace or a path of this machine;
  * and nothing changes (no grant made, no token issued) unless the request was right. The built
  * CLI on a seeded SQLite world, raw HTTP on 127.0.0.1, the state file read directly.
  * FUZZ_RUNS sets fast-check's runs per property.
@@ -168,6 +169,52 @@ test('the authorization request mismatched: never a 500, never a grant, a redire
       },
     ),
     { numRuns: RUNS },
+  );
+});
+
+/** What an attacker adds to a registered redirect URI so that it still begins like it (or differs by a character). */
+const NEAR = [
+  '.evil.test/cb',
+  '.evil.test',
+  '@evil.test/cb',
+  ':8443/cb',
+  '/',
+  '/cbx',
+  '/cb/../../evil',
+  '?next=https://evil.test',
+  '%2F%2Fevil.test',
+  'x',
+  '#frag',
+  '',
+];
+
+test('a redirect_uri that only begins like a registered one: no consent page for it, and a code only ever to a registered URI', async () => {
+  // https, not loopback: a loopback http URI may differ in its port (RFC 8252 §7.3), these only never.
+  const registered = ['https://app.example', 'https://app.example/cb'];
+  const id = await register(run.base, registered, 'Prefix app');
+  const uri = fc
+    .tuple(fc.constantFrom(...registered), fc.oneof(fc.constantFrom(...NEAR), fc.string({ maxLength: 20 })))
+    .map(([r, tail]) => r + tail);
+  await fc.assert(
+    fc.asyncProperty(uri, async (redirectUri) => {
+      const page = await authorizeGet(run.base, authorizeParams(run.base, id, pkce().challenge, { redirect_uri: redirectUri }));
+      sane(page, `authorize ${redirectUri}`);
+      if (page.status === 200) {
+        // The person allows with a good key: where does the code go?
+        const back = await consentPost(run.base, consentForm(page), { key: 'alice-key' });
+        sane(back, `consent ${redirectUri}`);
+        if (back.location?.searchParams.has('code')) {
+          const to = new URL(back.location);
+          for (const added of ['code', 'state', 'iss']) to.searchParams.delete(added);
+          expect(
+            registered.map((r) => new URL(r).href),
+            `a code went to ${back.location.href}`,
+          ).toContain(to.href);
+        }
+      }
+      expect(page.status, redirectUri).toBe(registered.includes(redirectUri) ? 200 : 400);
+    }),
+    { numRuns: RUNS * 4, examples: NEAR.map((tail) => [`${registered[0]}${tail}`]) },
   );
 });
 
