@@ -6,7 +6,7 @@
  * most once, however often it is clicked. A run that stops at a call's time limit goes on by
  * itself while steps keep finishing.
  */
-import type { BulkAction as Action } from '../src/mcp/composite/bulk-plan.js';
+import { planWords, type BulkAction as Action } from '../src/mcp/composite/bulk-words.js';
 import type { Bridge, ToolResult } from './bridge.js';
 import { bodyOf, errorOf, h, money, show, startView } from './common.js';
 
@@ -39,25 +39,9 @@ let plan: Plan | undefined;
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** What the plan does, as the person reads it. */
+/** What the plan does, as the person reads it: the headline of runBulk's own words. */
 function words(a: Action | undefined, count: number): string {
-  const people = plural(count, 'contact', 'contacts');
-  switch (a?.type) {
-    case 'deposit':
-      return `Top up ${people} by ${money(a.amount!, a.currency!)} each`;
-    case 'withdraw':
-      return `Debit ${people} by ${money(a.amount!, a.currency!)} each`;
-    case 'sendMessage':
-      return `Send a message to ${plural(count, 'person', 'people')}`;
-    case 'attachTag':
-      return `Tag ${people} “${a.name}”`;
-    case 'detachTag':
-      return `Remove the tag “${a.name}” from ${people}`;
-    case 'setVariable':
-      return `Set the variable “${a.name}” of ${people} to “${a.value}”`;
-    default:
-      return `Act on ${people}`;
-  }
+  return a ? planWords(a, count, { money, whole: false }) : `Act on ${plural(count, 'contact', 'contacts')}`;
 }
 
 function outcomeLine(p: Progress): string {

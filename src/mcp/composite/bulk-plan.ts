@@ -25,6 +25,7 @@ import type { BulkPlans, BulkStep } from '../state.js';
 import type { ToolExtra, ToolSpec } from '../tool-spec.js';
 import { checkArguments } from '../tools/arguments.js';
 import { inputSchemaOf, shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
+import { ACTION_TYPES, type ActionType, type BulkAction } from './bulk-words.js';
 import { PREVIEW_BULK_TOOL_INFO } from './identities.js';
 
 /** Most contacts a plan holds. */
@@ -34,9 +35,6 @@ const PLAN_TTL_MS = 60 * 60 * 1000;
 /** Contacts shown in the preview's sample, and skipped ones listed. */
 const SAMPLE = 5;
 const SKIPPED_SHOWN = 50;
-
-const ACTION_TYPES = ['deposit', 'withdraw', 'attachTag', 'detachTag', 'setVariable', 'sendMessage'] as const;
-type ActionType = (typeof ACTION_TYPES)[number];
 
 const PREVIEW_PARAMS = {
   selection: r
@@ -92,19 +90,6 @@ export const ACTIONS: Record<ActionType, { method: MethodDef; fields: readonly s
   setVariable: { method: setContactVariable, fields: ['name', 'value'] },
   sendMessage: { method: sendMessage, fields: ['text', 'image', 'file'] },
 };
-
-/** A plan's action, checked. */
-export interface BulkAction {
-  type: ActionType;
-  currency?: string;
-  amount?: number;
-  description?: string;
-  name?: string;
-  value?: string;
-  text?: string;
-  image?: string;
-  file?: string;
-}
 
 export const isMoneyAction = (a: BulkAction): boolean => a.type === 'deposit' || a.type === 'withdraw';
 
@@ -247,7 +232,7 @@ async function check(ctx: McpContext, action: BulkAction, open: boolean, c: Segm
 }
 
 /** A plan's total in its currency's words: "600.00 USD". */
-export const totalNote = (body: PlanBody): string | undefined =>
+const totalNote = (body: PlanBody): string | undefined =>
   body.total !== undefined && body.currency ? amountNote(body.total, body.currency) : undefined;
 
 export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {

@@ -1,21 +1,73 @@
 /**
- * The audit trail of data-changing tool calls: what one entry holds (arguments with keys and
- * secrets redacted), and the remote mode's trail, an append-only JSON-lines file in the data
+ * The audit trail of data-changing tool calls: what one entry holds (who called, arguments with
+ * keys and secrets redacted: one builder for a method tool's call and a bulk plan's), its
+ * append (a line not written is logged, never hides the call's outcome), and the remote mode's trail, an append-only JSON-lines file in the data
  * folder, each line fsynced before the tool answers. The local mode's trail is the database's
  * (`store/audit.ts`), written by the backend in the transaction of the change.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { AuditEntry } from '../../api/backend.js';
+import { log } from '../../shared/log.js';
+import { logWithin } from '../logging.js';
 import type { AuditPage, AuditQuery, AuditTrail } from '../state.js';
 
 /** Argument names whose values never reach the trail. */
 const SECRET = /key|secret|token|password|authorization|cookie/i;
 
 /** The arguments with every secret-looking value replaced, at any depth. */
-export function redact(value: unknown): unknown {
+function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET.test(k) ? '[redacted]' : redact(v)]));
+}
+
+/** Who made a call, as the tool's call knows it (`ToolExtra.caller`). */
+interface Caller {
+  client: { name: string; version: string } | null;
+  session: string | null;
+  oauthClient?: { id: string; name: string };
+}
+
+/**
+ * The audit entry of a tool's call, its outcome still to come: when, the owner, the MCP client,
+ * session and (`--auth oauth`) the OAuth client that called, the tool, its arguments (secrets
+ * redacted), the contact it acts on and its idempotency key.
+ */
+export function auditEntryOf(
+  who: { owner: number | undefined; caller: Caller | undefined },
+  tool: string,
+  args: Record<string, unknown>,
+  o: { contact?: number; key?: string } = {},
+): AuditEntry {
+  return {
+    at: new Date().toISOString(),
+    owner_id: who.owner ?? null,
+    client: who.caller?.client ?? null,
+    session: who.caller?.session ?? null,
+    ...(who.caller?.oauthClient ? { oauth_client: who.caller.oauthClient } : {}),
+    tool,
+    arguments: redact(args) as Record<string, unknown>,
+    contact_id: o.contact ?? null,
+    status: 0,
+    code: null,
+    idempotency_key: o.key ?? null,
+    replayed: false,
+    confirmation: null,
+  };
+}
+
+/**
+ * Append to the audit trail; a line that cannot be written (remote mode: a full disk, a file
+ * made unwritable) does not hide the call's real outcome: it is logged, and the warning is returned.
+ */
+export function appendAudit(trail: AuditTrail | undefined, entry: AuditEntry, signal: AbortSignal): string | undefined {
+  try {
+    trail?.append(entry);
+    return undefined;
+  } catch (e) {
+    logWithin(signal, () => log.error({ err: e, tool: entry.tool }, 'audit line not written'));
+    return `The audit trail could not be written for this call (${e instanceof Error ? e.message : String(e)}); its outcome above is real. Tell the server operator.`;
+  }
 }
 
 /** Filter and page entries kept in order of writing (oldest first), newest first. */

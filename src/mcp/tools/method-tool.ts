@@ -16,7 +16,7 @@ import { log } from '../../shared/log.js';
 import { logWithin } from '../logging.js';
 import type { McpContext } from '../context.js';
 import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';
-import { redact } from '../money/audit.js';
+import { appendAudit, auditEntryOf } from '../money/audit.js';
 import { unknownArguments } from './arguments.js';
 import { fundsNote, moneyGate, moneyParams } from './money-gate.js';
 import type { Confirmation, ToolOutcome, ToolSpec, ToolExtra } from '../tool-spec.js';
@@ -85,44 +85,41 @@ function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
       return schemas.output;
     },
     annotations: { ...def.annotations },
-    async run(args, extra) {
-      try {
-        return await runMethod(def, ctx, shape, args, extra);
-      } catch (e) {
-        if (!def.money) throw e;
-        // A bug of ours on the money path, maybe after the move: the model must not retry blind.
-        logWithin(extra.signal, () => log.error({ err: e, tool: def.name }, 'money tool failed'));
-        return toolResult(outcomeUnknown(def.name, def, 'the MCP server failed on the money path').response(), {
-          method: def.name,
-          budget: ctx.maxResultChars,
-        });
-      }
-    },
+    run: (args, extra) =>
+      guarded(
+        def,
+        extra,
+        async () => {
+          const answer = await methodAnswer(def, ctx, shape, args, extra);
+          return isInputRequiredResult(answer) ? answer : resultOf(def, ctx, shape, args, answer);
+        },
+        (unknown) => toolResult(unknown, { method: def.name, budget: ctx.maxResultChars }),
+      ),
   };
 }
 
-/**
- * Append to the audit trail; a line that cannot be written (remote mode: a full disk, a file
- * made unwritable) does not hide the call's real outcome: it is logged, and the warning is returned.
- */
-function record(ctx: McpContext, entry: AuditEntry, signal: AbortSignal): string | undefined {
+/** `call`, and on the money path a failure of ours as its unknown outcome (maybe after the move: never retried blind). */
+async function guarded<T>(def: MethodDef, extra: ToolExtra, call: () => Promise<T>, unknown: (res: ApiResponse) => T): Promise<T> {
   try {
-    ctx.audit?.append(entry);
-    return undefined;
+    return await call();
   } catch (e) {
-    logWithin(signal, () => log.error({ err: e, tool: entry.tool }, 'audit line not written'));
-    return `The audit trail could not be written for this call (${e instanceof Error ? e.message : String(e)}); its outcome above is real. Tell the server operator.`;
+    if (!def.money) throw e;
+    logWithin(extra.signal, () => log.error({ err: e, tool: def.name }, 'money tool failed'));
+    return unknown(outcomeUnknown(def.name, def, 'the MCP server failed on the money path').response());
   }
 }
 
-/** A method tool's call: the answer, recorded in the audit trail when it changes data. */
-async function runMethod(
+/** A method's answer as its tool gets it (the parameters sent beside it), or the question to the person. */
+export type MethodAnswer = (Answer & { params?: Record<string, unknown> }) | InputRequiredResult;
+
+/** A method tool's call up to the API's answer, recorded in the audit trail when it changes data. */
+async function methodAnswer(
   def: MethodDef,
   ctx: McpContext,
   shape: Shape,
   args: Record<string, unknown>,
   extra: ToolExtra,
-): Promise<ToolOutcome> {
+): Promise<MethodAnswer> {
   // Every call of a tool that changes data is recorded, refusals and replays included.
   const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
   // A move the person confirmed elsewhere is recorded so, over a cap or not.
@@ -130,13 +127,17 @@ async function runMethod(
   const outcome = await answerOf(def, ctx, shape, args, extra, audit);
   if (isInputRequiredResult(outcome)) {
     // The question is on its way to the person: recorded, so one never answered is seen too.
-    if (audit) record(ctx, { ...audit, status: 422, code: 'confirmation_required' }, extra.signal);
+    if (audit) appendAudit(ctx.audit, { ...audit, status: 422, code: 'confirmation_required' }, extra.signal);
     return outcome;
   }
   let answer = outcome;
   const unrecorded =
     audit && !answer.audited
-      ? record(ctx, { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true }, extra.signal)
+      ? appendAudit(
+          ctx.audit,
+          { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true },
+          extra.signal,
+        )
       : undefined;
   if (unrecorded) answer = { ...answer, warnings: [...(answer.warnings ?? []), unrecorded] };
   if (isSuccess(answer.status) && !answer.replayed) {
@@ -147,6 +148,17 @@ async function runMethod(
   }
   if (def.money && errorCodeOf(answer) === 'insufficient_funds')
     answer = { ...answer, warnings: [...(answer.warnings ?? []), await fundsNote(ctx, answer.params ?? {}, extra.signal)] };
+  return answer;
+}
+
+/** The tool result of a method's answer. */
+function resultOf(
+  def: MethodDef,
+  ctx: McpContext,
+  shape: Shape,
+  args: Record<string, unknown>,
+  answer: Answer & { params?: Record<string, unknown> },
+): ToolOutcome {
   return toolResult(answer, {
     method: def.name,
     replayed: answer.replayed,
@@ -163,21 +175,10 @@ function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknow
   const id = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v) ? Number(v) : undefined);
   const accountId = id(args.account_id);
   const contact = id(args.contact_id) ?? (accountId !== undefined ? ctx.accounts.holder(accountId) : undefined);
-  return {
-    at: new Date().toISOString(),
-    owner_id: ctx.knownOwner ?? null,
-    client: extra.caller?.client ?? null,
-    session: extra.caller?.session ?? null,
-    ...(extra.caller?.oauthClient ? { oauth_client: extra.caller.oauthClient } : {}),
-    tool: def.name,
-    arguments: redact(rest) as Record<string, unknown>,
-    contact_id: contact ?? null,
-    status: 0,
-    code: null,
-    idempotency_key: typeof key === 'string' ? key : null,
-    replayed: false,
-    confirmation: null,
-  };
+  return auditEntryOf({ owner: ctx.knownOwner, caller: extra.caller }, def.name, rest, {
+    contact,
+    key: typeof key === 'string' ? key : undefined,
+  });
 }
 
 /**
@@ -255,8 +256,9 @@ export function moneyCall(
 
 /**
  * Any method's call as tools/call makes it (its checks, a money call's gate and idempotency key,
- * the audit trail), for the server's own tools acting per contact (runBulk's steps); `confirmed`
- * as moneyCall's.
+ * the audit trail), for the server's own tools acting per contact (runBulk's steps): the API's
+ * answer itself, not rendered to a tool result (or the question to the person); `confirmed` as
+ * moneyCall's.
  */
 export function methodCall(
   ctx: McpContext,
@@ -264,8 +266,15 @@ export function methodCall(
   args: Record<string, unknown>,
   extra: ToolExtra,
   confirmed?: Confirmation,
-): Promise<ToolOutcome> {
-  return methodTool(def, ctx).run(args, { ...extra, confirmed });
+): Promise<MethodAnswer> {
+  const shape = withOptionalBot(def, toolShape(def));
+  const withConfirmed = { ...extra, confirmed };
+  return guarded(
+    def,
+    withConfirmed,
+    () => methodAnswer(def, ctx, shape, args, withConfirmed),
+    (unknown) => unknown,
+  );
 }
 
 /** Every API method's tool, in catalog order. */
