@@ -6,7 +6,11 @@
  * runBulk again, goes on where the first stopped (once the dead run's hold on the plan lapses).
  * Every balance ends exactly one top-up higher, and each account's journal holds exactly one
  * entry of the plan. Both protocol eras, on the test project's backend:
- * - local: `mcp --db` on a SQLite file, killed as soon as the run reports some progress;
+ * - local: `mcp --db` on a SQLite file, killed as soon as the run reports some progress; the kill
+ *   lands anywhere in a step, so the last step done is then set back as if the kill had come
+ *   after its money moved and before the server kept the move's answer or the step's outcome
+ *   (rewound): the second run must find the move by its idempotency key, derived from the plan
+ *   and the contact, never one made per process;
  * - postgres: `mcp --db postgres://…` through a proxy (helpers/pg-proxy.ts) that, once the run
  *   has reported progress, lets the next top-up's COMMIT through and loses its answer: the
  *   server is killed then, its money moved and its step not known to be done;
@@ -94,6 +98,32 @@ async function forwarder(upstream: string): Promise<{ url: string; arm(kill: () 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, arm: (kill) => void (armed = kill) };
+}
+
+/**
+ * The last step done set back to under way (SQLite, while no server runs), as a kill after its
+ * top-up committed and before the server kept the answer under the move's idempotency key and
+ * marked the step would leave it: the key reserved, its answer not kept. Found by the account the
+ * kept answer names, not by the key's spelling. The contact id rewound.
+ */
+function rewindLastDone(dataDir: string, planId: string): number {
+  const state = new Database(join(dataDir, 'mcp-state.sqlite'));
+  try {
+    const last = state
+      .prepare("SELECT contact_id, note FROM bulk_steps WHERE plan_id = ? AND status = 'done' ORDER BY contact_id DESC LIMIT 1")
+      .get(planId) as { contact_id: number; note: string };
+    const { after: _after, ...note } = JSON.parse(last.note) as { account_id: number; after: number };
+    state
+      .prepare("UPDATE bulk_steps SET status = 'running', note = ? WHERE plan_id = ? AND contact_id = ?")
+      .run(JSON.stringify(note), planId, last.contact_id);
+    const kept = state
+      .prepare("UPDATE idempotency_keys SET status = 0, body = '' WHERE status = 200 AND json_extract(body, '$.data.id') = ?")
+      .run(note.account_id);
+    expect(kept.changes).toBe(1);
+    return last.contact_id;
+  } finally {
+    state.close();
+  }
 }
 
 /** Rows of the MCP server's own state: in the database on PostgreSQL (its tables named mcp_…), else in its state file in `dataDir`. */
@@ -193,6 +223,7 @@ test.each(ERAS)(
       expect(midway - done).toBeGreaterThanOrEqual(0);
       expect(midway - done).toBeLessThanOrEqual(1);
     }
+    const rewound = REMOTE || PG ? undefined : rewindLastDone(dataDir, planId);
 
     const second = await serveMcp(db, upstream, dataDir);
     const c2 = await client(era, second.url);
@@ -230,6 +261,17 @@ test.each(ERAS)(
       expect({ status: after!.status, before: note.before, after: note.after }).toEqual({ status: 'done', before: 100, after: 600 });
       // Either way on SQLite when the kill came after the move; never when it came before.
       if (REMOTE || PG || midway === done) expect(note.verified === true).toBe(midway > done);
+    }
+    if (rewound !== undefined) {
+      // Its move found under its key, not kept: read back (verified), not moved again.
+      const [after] = stateRows<{ status: string; note: string }>(
+        store,
+        dataDir,
+        'SELECT status, note FROM bulk_steps WHERE plan_id = ? AND contact_id = ?',
+        [planId, rewound],
+      );
+      const note = JSON.parse(after!.note);
+      expect({ status: after!.status, after: note.after, verified: note.verified }).toEqual({ status: 'done', after: 600, verified: true });
     }
   },
   120_000,
