@@ -3,6 +3,7 @@
  * (status, headers, body). The built-in service (`service/backend.ts`) and the remote client
  * (`remote/client.ts`) implement it; the MCP server is written against it alone.
  */
+import type { MethodName } from './catalog.js';
 
 /** What a caller may pass beside the parameters. */
 export interface CallOptions {
@@ -64,7 +65,7 @@ export interface ApiResponse {
  * Deprecation/Sunset headers are left for the adapter to turn into warnings, the same for both.
  */
 export interface Backend {
-  call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse>;
+  call(method: MethodName, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse>;
   close(): Promise<void>;
   /**
    * The owner check every method makes (key, plan, block; the rate limit too unless `counted:

@@ -25,15 +25,19 @@ export const METHODS = [
 ] as const;
 
 export type AnyMethod = (typeof METHODS)[number];
-type MethodName = AnyMethod['name'];
+/** The name of an API method (not an alias): what `Backend.call` takes, so a misspelt one fails to compile. */
+export type MethodName = AnyMethod['name'];
 
-const BY_NAME = new Map<string, MethodDef>();
-for (const m of METHODS as readonly MethodDef[]) {
+/** A method of the catalog: a definition whose name is a MethodName. */
+export type CatalogMethod = MethodDef<MethodName>;
+
+const BY_NAME = new Map<string, CatalogMethod>();
+for (const m of METHODS as readonly CatalogMethod[]) {
   BY_NAME.set(m.name, m);
   for (const a of m.aliases ?? []) BY_NAME.set(a, m);
 }
 
 /** The method a path segment names, by its name or an alias. */
-export function findMethod(name: string): MethodDef | undefined {
+export function findMethod(name: string): CatalogMethod | undefined {
   return BY_NAME.get(name);
 }

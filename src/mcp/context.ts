@@ -7,7 +7,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSuccess, type ApiResponse, type Backend, type CallOptions } from '../api/backend.js';
-import { findMethod } from '../api/catalog.js';
+import { findMethod, type MethodName } from '../api/catalog.js';
 import { ApiError, outcomeUnknown } from '../api/errors.js';
 import { AccountBook, type AccountView } from './money/accounts.js';
 import { QuestionSeal } from './money/elicit.js';
@@ -143,7 +143,7 @@ export class McpContext {
    * a wrapper of one) answers `upstream_unreachable` for a read, so a tool never fails without
    * a result; a write `outcome_unknown` (the change, or the money, may be made before the throw).
    */
-  async call(method: string, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
+  async call(method: MethodName, params: Record<string, unknown>, opts?: CallOptions): Promise<ApiResponse> {
     try {
       // The built-in service answers synchronously: what it logs is the request's (logging.ts).
       return await logWithin(opts?.signal, () => this.backend.call(method, params, opts));

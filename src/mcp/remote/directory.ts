@@ -6,6 +6,7 @@
  * are null, and `notes` says so.
  */
 import type { Backend } from '../../api/backend.js';
+import type { MethodName } from '../../api/catalog.js';
 import type { WorkspaceDirectory, WorkspaceView } from '../state.js';
 import type { SyncedContactIndex } from './contact-index.js';
 import { IndexRefused } from '../contact-search.js';
@@ -30,7 +31,7 @@ export class RemoteDirectory implements WorkspaceDirectory {
     private readonly config: RemoteConfig,
   ) {}
 
-  private async read(method: string, params: Record<string, unknown>): Promise<unknown> {
+  private async read(method: MethodName, params: Record<string, unknown>): Promise<unknown> {
     const res = await this.backend.call(method, params);
     if (res.status !== 200) throw new IndexRefused(res.status, res.body, res.headers);
     this.config.seen.record(res.body);

@@ -8,7 +8,7 @@
 import { isInputRequiredResult, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOptions } from '../../api/backend.js';
-import { findMethod, METHODS } from '../../api/catalog.js';
+import { findMethod, METHODS, type CatalogMethod } from '../../api/catalog.js';
 import { isMoney, type MethodDef } from '../../api/define.js';
 import { ApiError, fail, outcomeUnknown } from '../../api/errors.js';
 import { Rule, r, type Shape } from '../../api/rules.js';
@@ -68,7 +68,7 @@ function descriptionOf(def: MethodDef): string {
 }
 
 /** The tool of one API method. */
-function methodTool(def: MethodDef, ctx: McpContext): ToolSpec {
+function methodTool(def: CatalogMethod, ctx: McpContext): ToolSpec {
   const shape = withOptionalBot(def, toolShape(def));
   const schemas: { input?: JsonSchema; output?: JsonSchema } = {};
 
@@ -114,7 +114,7 @@ export type MethodAnswer = (Answer & { params?: Record<string, unknown> }) | Inp
 
 /** A method tool's call up to the API's answer, recorded in the audit trail when it changes data. */
 async function methodAnswer(
-  def: MethodDef,
+  def: CatalogMethod,
   ctx: McpContext,
   shape: Shape,
   args: Record<string, unknown>,
@@ -186,7 +186,7 @@ function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknow
  * the parameters sent; or the question to the person that must be answered first.
  */
 async function answerOf(
-  def: MethodDef,
+  def: CatalogMethod,
   ctx: McpContext,
   shape: Shape,
   args: Record<string, unknown>,
@@ -267,17 +267,20 @@ export function methodCall(
   extra: ToolExtra,
   confirmed?: Confirmation,
 ): Promise<MethodAnswer> {
+  const method = findMethod(def.name);
+  // The catalog's own definition, so its name is one the backend takes (a bug of ours otherwise).
+  if (method !== def) throw new Error(`methodCall: ${def.name} is not a method of the catalog`);
   const shape = withOptionalBot(def, toolShape(def));
   const withConfirmed = { ...extra, confirmed };
   return guarded(
-    def,
+    method,
     withConfirmed,
-    () => methodAnswer(def, ctx, shape, args, withConfirmed),
+    () => methodAnswer(method, ctx, shape, args, withConfirmed),
     (unknown) => unknown,
   );
 }
 
 /** Every API method's tool, in catalog order. */
 export function methodTools(ctx: McpContext): ToolSpec[] {
-  return (METHODS as readonly MethodDef[]).map((def) => methodTool(def, ctx));
+  return (METHODS as readonly CatalogMethod[]).map((def) => methodTool(def, ctx));
 }
