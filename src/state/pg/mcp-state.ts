@@ -38,9 +38,7 @@ export function migratePgState(c: PgConnection, migrations: readonly string[] = 
       );
       const current = c.one<{ version: number }>('SELECT version FROM mcp_state_schema')!.version;
       if (current > migrations.length)
-        throw new PgSchemaProblem(
-          `its MCP server state was made by a newer version (schema ${current}, this one knows ${migrations.length})`,
-        );
+        throw new PgSchemaProblem(`made by a newer version (state schema ${current}, this one knows ${migrations.length})`);
       for (let v = current; v < migrations.length; v++) {
         c.exec(migrations[v]!);
         c.query('UPDATE mcp_state_schema SET version = $1', [v + 1]);
