@@ -5,7 +5,8 @@
  * withdrawFundsFromContactAccount.
  */
 import { z } from 'zod';
-import { defineMethod, READ } from './define.js';
+import { defineMethod, DESTROY, IDEMPOTENT_WRITE, READ, WRITE } from './define.js';
+import { contactId } from './params.js';
 import { isCurrency } from './currency.js';
 import { r } from './rules.js';
 import { Timestamp } from './shapes.js';
@@ -35,18 +36,14 @@ const moveParams = {
   description: r.string().required().max(MAX_DESCRIPTION).describe('Why; kept in the account journal'),
 };
 
-const WRITE = { readOnlyHint: false, openWorldHint: false } as const;
-
 export const getContactAccounts = defineMethod({
   name: 'getContactAccounts',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'List contact accounts',
   description:
     "A contact's internal accounts (one per currency: bonuses, points, deposit), oldest first: id (the account_id of the other " +
     'account tools), currency, amount, amount_note (for display), blocked_at.',
   params: {
-    contact_id: r.integer().required(),
+    contact_id: contactId,
   },
   result: z.object({ data: z.array(ContactAccountSchema) }),
   annotations: READ,
@@ -54,14 +51,13 @@ export const getContactAccounts = defineMethod({
 
 export const addContactAccount = defineMethod({
   name: 'addContactAccount',
-  verbs: ['POST'],
   status: 201,
   title: 'Open a contact account',
   description:
     'Opens an internal account (bonuses, points, deposit; not a bank account) for a contact in one currency, balance 0. ' +
     'One per currency: a second fails with currency_exists.',
   params: {
-    contact_id: r.integer().required(),
+    contact_id: contactId,
     currency: r
       .string()
       .required()
@@ -70,49 +66,43 @@ export const addContactAccount = defineMethod({
   },
   result: z.object({ data: ContactAccountSchema }),
   // A repeat with the same arguments changes nothing more (it answers currency_exists).
-  annotations: { ...WRITE, destructiveHint: false, idempotentHint: true },
+  annotations: IDEMPOTENT_WRITE,
   aliases: ['createContactAccount'],
   checkWith: { method: getContactAccounts },
 });
 
 export const deleteContactAccount = defineMethod({
   name: 'deleteContactAccount',
-  verbs: ['POST'],
-  status: 204,
   title: 'Delete a contact account',
   description: 'Deletes an empty account (balance 0) with its journal; otherwise fails with account_not_empty.',
   params: { account_id: accountId },
   result: null,
-  annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
+  annotations: DESTROY,
   checkWith: { method: getContactAccounts },
 });
 
 export const addFundsToContactAccount = defineMethod({
   name: 'addFundsToContactAccount',
-  verbs: ['POST'],
-  status: 200,
   title: 'Top up a contact account',
   description:
     'Adds amount to a contact account (a blocked one too) with a "Deposit via API" journal entry; returns the account. ' +
     'A balance past 2^53-1 is refused. Each call adds again.',
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
-  annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
+  annotations: WRITE,
   money: 'credit',
   checkWith: { method: getContactAccounts, compare: 'the balance' },
 });
 
 export const withdrawFundsFromContactAccount = defineMethod({
   name: 'withdrawFundsFromContactAccount',
-  verbs: ['POST'],
-  status: 200,
   title: 'Debit a contact account',
   description:
     'Takes amount off a contact account with a "Debit via API" journal entry; returns the account. Never below 0: ' +
     'fails with account_blocked or insufficient_funds, changing nothing. Each call debits again.',
   params: moveParams,
   result: z.object({ data: ContactAccountSchema }),
-  annotations: { ...WRITE, destructiveHint: true, idempotentHint: false },
+  annotations: { ...WRITE, destructiveHint: true },
   money: 'debit',
   checkWith: { method: getContactAccounts, compare: 'the balance' },
 });

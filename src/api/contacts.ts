@@ -3,7 +3,8 @@
  * method that returns contacts uses, and the three methods' rules.
  */
 import { z } from 'zod';
-import { defineMethod, READ } from './define.js';
+import { defineMethod, DESTROY, READ } from './define.js';
+import { page } from './params.js';
 import { r } from './rules.js';
 import { PageLinksSchema, PageMetaSchema } from './shapes.js';
 
@@ -48,6 +49,9 @@ const ContactSchema = z.object({
 });
 export type Contact = z.infer<typeof ContactSchema>;
 
+/** The contact's fields, in the order the API writes them. */
+export const CONTACT_FIELDS = Object.keys(ContactSchema.shape) as ReadonlyArray<keyof Contact>;
+
 /** Messengers createOrUpdateContact can create a contact in (not `web`). */
 const API_MESSENGERS = ['telegram', 'max', 'viber', 'vk'] as const;
 type ApiMessenger = (typeof API_MESSENGERS)[number];
@@ -67,8 +71,6 @@ const filterParams = {
 
 export const getContacts = defineMethod({
   name: 'getContacts',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'List contacts',
   description:
     "Contacts of the key holder's bots by ascending id, with phone, email, messenger ids, utm, tags and variables; never preview or deleted ones. " +
@@ -81,7 +83,7 @@ export const getContacts = defineMethod({
       .between(CONTACTS_PER_PAGE.min, CONTACTS_PER_PAGE.max)
       .excludeWith('offset', 'limit')
       .describe('Per page; default 20'),
-    page: r.any().advertise('integer').excludeWith('offset', 'limit'),
+    page: page.excludeWith('offset', 'limit'),
     offset: r.integer().min(0).describe('Contacts to skip'),
     limit: r.integer().between(CONTACTS_LIMIT.min, CONTACTS_LIMIT.max).describe('Default 100'),
     with: r.any().advertise('string').ignored().describe('Ignored (tags and variables always come)'),
@@ -99,8 +101,6 @@ export const getContacts = defineMethod({
 
 export const getNumberOfContacts = defineMethod({
   name: 'getNumberOfContacts',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Count contacts',
   description: 'Counts contacts as getContacts lists them (same filters). Answers {count}.',
   params: { ...filterParams },
@@ -111,7 +111,6 @@ export const getNumberOfContacts = defineMethod({
 export const createOrUpdateContact = defineMethod({
   name: 'createOrUpdateContact',
   verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Create or update a contact',
   description:
     "Finds a bot's contact by its messenger id (telegram_id, max_id, vk_id or viber_id, as messenger says) and updates it, or creates it (201); " +
@@ -135,7 +134,7 @@ export const createOrUpdateContact = defineMethod({
   paramAliases: { max_user_id: 'max_id', vk_user_id: 'vk_id' },
   result: z.object({ data: ContactSchema }),
   // Destructive: name is overwritten and `tags` replaces the whole set. Idempotent: the same call twice leaves one contact in the same state.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTROY,
   checkWith: { method: getContacts },
 });
 

@@ -98,11 +98,29 @@ export interface Paging {
   readonly whole?: string;
 }
 
-/** Define a method; keeps the literal name, shape and result types for the handler table. */
+/**
+ * A definition as written: `verbs` default to GET and POST for a read and POST for a write,
+ * `status` to 204 for a method that answers no body and 200 for one that does.
+ */
+type MethodInput<N extends string, S extends Shape, R extends z.ZodType | null> = Omit<MethodCore<N, S, R>, 'verbs' | 'status'> &
+  Partial<Pick<MethodCore<N, S, R>, 'verbs' | 'status'>> &
+  MethodMoney;
+
+const GET_OR_POST: readonly Verb[] = ['GET', 'POST'];
+const POST: readonly Verb[] = ['POST'];
+
+/**
+ * Define a method (unless it says otherwise: a read by GET or POST, a write by POST; status 200,
+ * or 204 with no body); keeps the literal name, shape and result types for the handler table.
+ */
 export function defineMethod<const N extends string, S extends Shape, R extends z.ZodType | null>(
-  def: MethodDef<N, S, R>,
+  def: MethodInput<N, S, R>,
 ): MethodDef<N, S, R> {
-  return def;
+  return {
+    ...def,
+    verbs: def.verbs ?? (def.annotations.readOnlyHint ? GET_OR_POST : POST),
+    status: def.status ?? (def.result === null ? 204 : 200),
+  };
 }
 
 /** Whether a method moves money. */
@@ -128,9 +146,19 @@ export function verbFor(def: MethodDef): Verb {
   return def.annotations.readOnlyHint && def.verbs.includes('GET') ? 'GET' : 'POST';
 }
 
+/** Changes nothing. */
 export const READ: Annotations = {
   readOnlyHint: true,
   destructiveHint: false,
   idempotentHint: true,
   openWorldHint: false,
 };
+
+/** Adds to the data; each call adds again. */
+export const WRITE: Annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+/** Adds to the data; the same call again changes nothing more. */
+export const IDEMPOTENT_WRITE: Annotations = { ...WRITE, idempotentHint: true };
+
+/** Deletes or overwrites data; the same call again changes nothing more. */
+export const DESTROY: Annotations = { ...WRITE, destructiveHint: true, idempotentHint: true };

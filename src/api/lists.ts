@@ -1,6 +1,7 @@
 /** List schemas (getListSchemas, getListSchema, createListSchema, deleteListSchema, addListSchemaField, deleteListSchemaField). */
 import { z } from 'zod';
-import { defineMethod, READ, type Annotations } from './define.js';
+import { defineMethod, DESTROY, READ, WRITE } from './define.js';
+import { page, stringId } from './params.js';
 import { r } from './rules.js';
 import { paginated, Timestamp } from './shapes.js';
 
@@ -60,21 +61,14 @@ const fieldShape = {
   is_encryptable: r.boolean().describe('Then not filterable or sortable; default false'),
 };
 
-const schemaId = r.string().required().max(255);
-
-const WRITE: Annotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
-const DESTROY: Annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
-
 export const getListSchemas = defineMethod({
   name: 'getListSchemas',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'List all lists',
   description:
     'The lists (list schemas with their fields) of every project the key holder owns, oldest first, 50 a page. ' +
     'Lists of projects the holder was only invited to are left out.',
   params: {
-    page: r.any().advertise('integer'),
+    page,
   },
   result: paginated(ListSchemaSchema),
   annotations: READ,
@@ -82,13 +76,11 @@ export const getListSchemas = defineMethod({
 
 export const getListSchema = defineMethod({
   name: 'getListSchema',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Get a list',
   description:
     'One list schema: name, project, bot, and its fields (slug → name, type, currency, flags) in order. ' +
     'Read it before adding records, for the slugs, types and required fields.',
-  params: { schema_id: schemaId },
+  params: { schema_id: stringId },
   result: z.object({ data: ListSchemaSchema }),
   annotations: READ,
 });
@@ -127,10 +119,9 @@ export const createListSchema = defineMethod({
 export const deleteListSchema = defineMethod({
   name: 'deleteListSchema',
   verbs: ['GET', 'POST'],
-  status: 204,
   title: 'Delete a list',
   description: 'Deletes a list and all its records, irreversibly.',
-  params: { schema_id: schemaId },
+  params: { schema_id: stringId },
   result: null,
   annotations: DESTROY,
   checkWith: { method: getListSchema },
@@ -140,13 +131,12 @@ export const deleteListSchema = defineMethod({
 export const addListSchemaField = defineMethod({
   name: 'addListSchemaField',
   verbs: ['GET', 'POST'],
-  status: 204,
   title: 'Add a field to a list',
   description:
     'Appends a field to a list, required unless is_required: false. ' +
     'Existing records read null in it; a required one must be filled by every later addListItem.',
   params: {
-    schema_id: schemaId,
+    schema_id: stringId,
     field: r
       .object({
         ...fieldShape,
@@ -162,11 +152,10 @@ export const addListSchemaField = defineMethod({
 export const deleteListSchemaField = defineMethod({
   name: 'deleteListSchemaField',
   verbs: ['GET', 'POST'],
-  status: 204,
   title: 'Delete a field from a list',
   description: 'Deletes a field from a list and its values in every record, irreversibly.',
   params: {
-    schema_id: schemaId,
+    schema_id: stringId,
     slug: r.string().required().max(255),
   },
   result: null,

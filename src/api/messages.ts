@@ -3,7 +3,7 @@
  * by bot + messenger + the messenger's user id or phone. It reaches a person.
  */
 import { z } from 'zod';
-import { defineMethod } from './define.js';
+import { defineMethod, WRITE } from './define.js';
 import { r } from './rules.js';
 
 const MAX_MESSAGE_TEXT = 4096;
@@ -13,8 +13,6 @@ export const HTTP_URL = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
 
 export const sendMessage = defineMethod({
   name: 'sendMessage',
-  verbs: ['POST'],
-  status: 200,
   title: 'Send a message to a contact',
   description:
     'Sends a message from the bot to a person: text, image and/or file, at least one. The person gets it: it cannot be taken back, ' +
@@ -30,7 +28,7 @@ export const sendMessage = defineMethod({
   },
   result: z.object({ success: z.literal(true) }),
   // Reaches a person outside the workspace; each call sends another message.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { ...WRITE, openWorldHint: true },
 });
 
 export const messageMethods = [sendMessage] as const;

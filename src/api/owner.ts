@@ -14,8 +14,6 @@ export type Me = z.infer<typeof MeSchema>;
 
 const getMe = defineMethod({
   name: 'getMe',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Who am I',
   description: 'The account the API key belongs to (id, name, email, phone, created_at); checks that the key works.',
   params: {},
@@ -31,8 +29,6 @@ export type Balance = z.infer<typeof BalanceSchema>;
 
 const getBalance = defineMethod({
   name: 'getBalance',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Platform balance',
   description:
     "The key holder's own balance with the platform (what pays for the service). Not a contact's account: see getContactAccounts.",

@@ -1,6 +1,7 @@
 /** List records (getListItems, addListItem, updateListItem, deleteListItem). */
 import { z } from 'zod';
-import { defineMethod, READ } from './define.js';
+import { defineMethod, DESTROY, IDEMPOTENT_WRITE, READ, WRITE } from './define.js';
+import { page, stringId } from './params.js';
 import { r } from './rules.js';
 import { paginated, Timestamp } from './shapes.js';
 
@@ -24,13 +25,11 @@ const VALUES_NOTE =
 
 export const getListItems = defineMethod({
   name: 'getListItems',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'List records of a list',
   description: 'The records of a list, a page at a time. Encrypted fields cannot be filtered or sorted on. getListSchema tells the slugs.',
   params: {
-    schema_id: r.string().required().max(255),
-    page: r.any().advertise('integer'),
+    schema_id: stringId,
+    page,
     limit: r.integer().between(1, 1000).describe('Default 20'),
     order_by: r.string().max(300).describe('"<slug|created_at|id>[,asc|desc]", default "id,asc"'),
     filters: r.any().advertise('object').describe('{"<slug>": value}: all must be equal'),
@@ -44,45 +43,40 @@ export const getListItems = defineMethod({
 
 export const addListItem = defineMethod({
   name: 'addListItem',
-  verbs: ['POST'],
   status: 201,
   title: 'Add a record to a list',
   description: 'Adds a record to a list: every required field given, no unknown slug. Returns it with its id.',
   params: {
-    schema_id: r.string().required().max(255),
+    schema_id: stringId,
     data: r.map().required().describe(VALUES_NOTE),
   },
   result: z.object({ data: RecordSchema }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: WRITE,
   checkWith: { method: getListItems },
 });
 
 export const updateListItem = defineMethod({
   name: 'updateListItem',
-  verbs: ['POST'],
-  status: 200,
   title: 'Update a record',
   description: 'Changes the given fields of a record (null clears an optional one); the rest keep their values. Returns the record.',
   params: {
-    item_id: r.string().required().max(255),
+    item_id: stringId,
     data: r.map().required().describe('Values by slug, as addListItem takes them'),
   },
   result: z.object({ data: RecordSchema }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: IDEMPOTENT_WRITE,
   checkWith: { method: getListItems },
 });
 
 export const deleteListItem = defineMethod({
   name: 'deleteListItem',
-  verbs: ['POST'],
-  status: 204,
   title: 'Delete a record',
   description: 'Deletes one record of a list, irreversibly.',
   params: {
-    item_id: r.string().required().max(255),
+    item_id: stringId,
   },
   result: null,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTROY,
   checkWith: { method: getListItems },
 });
 

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { defineMethod, READ } from './define.js';
+import { contactId, page } from './params.js';
 import { r } from './rules.js';
 import { paginated, Timestamp } from './shapes.js';
 
@@ -28,7 +29,6 @@ const ReferrerNodeSchema: z.ZodType<ReferrerNode> = z.lazy(() =>
   }),
 );
 
-const contactId = r.integer().required();
 const filters = r
   .object({
     tag_name: r.any().describe('A name or a list of names'),
@@ -38,8 +38,6 @@ const filters = r
 
 export const getReferrers = defineMethod({
   name: 'getReferrers',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Who referred a contact',
   description:
     'Who referred a contact, up the chain depth levels: the contact with a nested referrer (null: nobody), or with is_flat a list, nearest first.',
@@ -54,13 +52,11 @@ export const getReferrers = defineMethod({
 
 export const getReferrals = defineMethod({
   name: 'getReferrals',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: "A contact's referrals",
   description: 'The contacts a contact referred directly, by ascending id, 20 a page. Only the number: getCountReferrals.',
   params: {
     contact_id: contactId,
-    page: r.any().advertise('integer'),
+    page,
     filters,
   },
   result: paginated(ReferralSchema),
@@ -69,8 +65,6 @@ export const getReferrals = defineMethod({
 
 export const getCountReferrals = defineMethod({
   name: 'getCountReferrals',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: "Count a contact's referrals",
   description: "Counts the contacts a contact referred directly, with getReferrals' filters. Answers {count}.",
   params: { contact_id: contactId, filters },

@@ -13,8 +13,6 @@ export const SIGNED_LINK_TTL = 3600;
 
 export const decodeShortLink = defineMethod({
   name: 'decodeShortLink',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Decode a short link',
   description:
     "Turns a media variable's short link into a link to the file valid for an hour (expires_at and sign in its query); decode again when it expires. " +

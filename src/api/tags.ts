@@ -3,19 +3,17 @@
  * attachTagToContact, detachTagFromContact. A tag is a name; a contact's tags keep their order.
  */
 import { z } from 'zod';
-import { defineMethod, READ } from './define.js';
+import { defineMethod, DESTROY, IDEMPOTENT_WRITE, READ } from './define.js';
+import { contactId } from './params.js';
 import { r } from './rules.js';
 
 const MAX_TAG = 255;
 
 const TagList = z.array(z.string()).describe('Tag names');
-const contactId = r.integer().required();
 const tagName = r.string().required().max(MAX_TAG);
 
 export const getBotTags = defineMethod({
   name: 'getBotTags',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: "List a bot's tags",
   description:
     "Every tag name ever used in a bot, in order of first use; a tag's position from 1 is its tag id (getReferrals' filters[tag_id]).",
@@ -26,8 +24,6 @@ export const getBotTags = defineMethod({
 
 export const getContactTags = defineMethod({
   name: 'getContactTags',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: "Get a contact's tags",
   description: "A contact's tag names, in order.",
   params: { contact_id: contactId },
@@ -37,25 +33,21 @@ export const getContactTags = defineMethod({
 
 export const attachTagToContact = defineMethod({
   name: 'attachTagToContact',
-  verbs: ['POST'],
-  status: 200,
   title: 'Tag a contact',
   description: "Adds a tag (made if new) at the end of a contact's tags, unless it has it; returns the tags.",
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: IDEMPOTENT_WRITE,
   checkWith: { method: getContactTags },
 });
 
 export const detachTagFromContact = defineMethod({
   name: 'detachTagFromContact',
-  verbs: ['POST'],
-  status: 200,
   title: 'Untag a contact',
   description: 'Removes a tag from a contact (not having it is no error); returns the tags. The name stays in getBotTags.',
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTROY,
   checkWith: { method: getContactTags },
 });
 

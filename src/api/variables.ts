@@ -3,7 +3,8 @@
  * setContactVariable, deleteContactVariable. Variables named `utm_*` are the contact's `utm`.
  */
 import { z } from 'zod';
-import { defineMethod, READ } from './define.js';
+import { defineMethod, DESTROY, READ } from './define.js';
+import { contactId } from './params.js';
 import { r } from './rules.js';
 
 /** Longest variable name and value, in characters (ours). */
@@ -21,12 +22,8 @@ const VariableSchema = z.object({
 });
 export type Variable = z.infer<typeof VariableSchema>;
 
-const contactId = r.integer().required();
-
 export const getContactVariables = defineMethod({
   name: 'getContactVariables',
-  verbs: ['GET', 'POST'],
-  status: 200,
   title: 'Get contact variables',
   description:
     "A contact's variables (what a bot stored about the person: answers, utm_* marks, files), oldest first. " +
@@ -38,8 +35,6 @@ export const getContactVariables = defineMethod({
 
 export const setContactVariable = defineMethod({
   name: 'setContactVariable',
-  verbs: ['POST'],
-  status: 200,
   title: 'Set a contact variable',
   description:
     "Sets a contact's variable by name (made if missing), replacing its value; returns it. utm_* ones show in the contact's utm. " +
@@ -52,14 +47,12 @@ export const setContactVariable = defineMethod({
   },
   result: z.object({ data: VariableSchema }),
   // Not destructive in the MCP sense of losing a resource, but the old value is overwritten.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTROY,
   checkWith: { method: getContactVariables },
 });
 
 export const deleteContactVariable = defineMethod({
   name: 'deleteContactVariable',
-  verbs: ['POST'],
-  status: 204,
   title: 'Delete a contact variable',
   description: "Deletes a contact's variable by id or name (id wins); 404 when it has none such.",
   params: {
@@ -68,7 +61,7 @@ export const deleteContactVariable = defineMethod({
     name: r.string().max(MAX_VARIABLE_NAME).requiredWithout('id').describe('Required without id'),
   },
   result: null,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTROY,
   checkWith: { method: getContactVariables },
 });
 
