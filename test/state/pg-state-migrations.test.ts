@@ -3,7 +3,8 @@
  * (state/schema.ts, under `mcp_state_schema`) since the store's migrations 2, 4 and 5 stopped
  * making them: a new database gets them; a database the store made them in (the store's
  * migrations as they were, rebuilt here from the state's entries) opens with its rows, at every
- * version it may have been left at; a state of a newer version is refused.
+ * version it may have been left at; a state of a newer version is refused (by `mcp` at its start,
+ * in one line, exit status 2).
  */
 import { describe, expect, it } from 'vitest';
 import { PgStore } from '../../src/store/pg/index.js';
@@ -11,7 +12,9 @@ import { PgConnection } from '../../src/store/pg/connection.js';
 import { migratePg, PgSchemaProblem, PG_MIGRATIONS } from '../../src/store/pg/migrations.js';
 import { migratePgState, PgMcpState } from '../../src/state/pg/mcp-state.js';
 import { PG_STATE_MIGRATIONS } from '../../src/state/schema.js';
+import { cliEnv, runCliAsync } from '../helpers/cli.js';
 import { usePostgres } from '../helpers/postgres.js';
+import { tempDir } from '../helpers/world.js';
 
 const pg = usePostgres();
 
@@ -102,5 +105,22 @@ describe('the MCP state on PostgreSQL: its own migrations', () => {
     expect(() => new PgMcpState(store.conn)).toThrow(PgSchemaProblem);
     expect(() => migratePgState(store.conn)).toThrow(/newer version/);
     expect(stateVersion(store.conn)).toBe(PG_STATE_MIGRATIONS.length + 1);
+  });
+
+  it('mcp refuses to start on a database whose state is newer, in one line', async () => {
+    const url = await pg.server().database();
+    const store = PgStore.open(url);
+    new PgMcpState(store.conn);
+    store.conn.query('UPDATE mcp_state_schema SET version = version + 1');
+    store.close();
+    const home = tempDir();
+    const r = await runCliAsync(
+      ['mcp', '--http', '--port', '0', '--auth', 'key', '--db', url],
+      cliEnv({ HOME: home, WORKSPACE_DATA_DIR: home, WORKSPACE_SECRET: 'ab'.repeat(32) }),
+    );
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toBe(
+      `workspace-mcp: the MCP server's state in the PostgreSQL database cannot be opened: made by a newer version (state schema ${PG_STATE_MIGRATIONS.length + 1}, this one knows ${PG_STATE_MIGRATIONS.length})\n`,
+    );
   });
 });
