@@ -14,15 +14,15 @@ import { z } from 'zod';
 import { log } from '../../shared/log.js';
 import { logWithin } from '../logging.js';
 import { isSuccess } from '../../api/backend.js';
+import { CONTACT_FIELDS, type Contact } from '../../api/contacts.js';
 import { ApiError } from '../../api/errors.js';
 import { r } from '../../api/rules.js';
 import { waitOut429 } from '../../shared/retry.js';
-import { checkArguments } from '../tools/arguments.js';
 import type { McpContext } from '../context.js';
 import { partRoom, readPart } from '../result/parts.js';
 import { refusal, toolResult } from '../result/results.js';
-import { lazySchemas, shapeToZod } from '../tools/schemas.js';
 import type { ToolExtra, ToolSpec } from '../tool-spec.js';
+import { compositeTool } from './composite-tool.js';
 import { EXPORT_TOOL_INFO } from './identities.js';
 
 const EXPORT_PAGE = 1000;
@@ -37,28 +37,17 @@ const params = {
   format: r.oneOf(['jsonl', 'csv'] as const).describe('Default jsonl: a contact a line'),
 };
 
-/** CSV columns: the spec's contact fields; objects and arrays as JSON text. */
-const CSV_COLUMNS = [
-  'id',
-  'bot_id',
-  'messenger',
-  'name',
-  'phone',
-  'email',
-  'address',
-  'avatar',
-  'telegram_id',
-  'telegram_username',
-  'max_user_id',
-  'max_username',
-  'vk_user_id',
-  'viber_id',
-  'created_at',
-  'unsubscribed_at',
-  'tags',
-  'utm',
-  'variables',
-] as const;
+/** The CSV columns who the contact is in, first. */
+const CSV_FIRST = ['id', 'bot_id', 'messenger', 'name'] as const satisfies ReadonlyArray<keyof Contact>;
+/** The CSV columns of lists and maps (as JSON text), last. */
+const CSV_LAST = ['tags', 'utm', 'variables'] as const satisfies ReadonlyArray<keyof Contact>;
+
+/** CSV columns: every field of the API's contact (src/api/contacts.ts), in its order but for the first and the last. */
+const CSV_COLUMNS: ReadonlyArray<keyof Contact> = [
+  ...CSV_FIRST,
+  ...CONTACT_FIELDS.filter((f) => !(CSV_FIRST as readonly string[]).includes(f) && !(CSV_LAST as readonly string[]).includes(f)),
+  ...CSV_LAST,
+];
 
 function csvCell(v: unknown): string {
   if (v === undefined || v === null) return '';
@@ -81,28 +70,14 @@ const ResultSchema = z.object({
 });
 
 export function exportTool(ctx: McpContext): ToolSpec {
-  const schemas = lazySchemas(
-    EXPORT_TOOL_INFO.name,
-    () => shapeToZod(params),
-    () => ResultSchema,
-  );
-  return {
-    name: EXPORT_TOOL_INFO.name,
-    title: EXPORT_TOOL_INFO.title,
+  return compositeTool({
+    info: EXPORT_TOOL_INFO,
     description:
       "Writes every contact getContacts would list (same bot_id, date_from, date_to) to a JSONL or CSV file of the server's; " +
       'answers the count, path and resource to read it in parts. Contacts made after it starts are left out.',
-    get inputSchema() {
-      return schemas.input();
-    },
-    get outputSchema() {
-      return schemas.output();
-    },
-    annotations: { ...EXPORT_TOOL_INFO.annotations },
-    async run(args, extra) {
-      const checked = checkArguments(params, args);
-      if ('error' in checked) return checked.error;
-      const p = checked.params;
+    params,
+    output: () => ResultSchema,
+    async run(p, extra) {
       const format = p.format ?? 'jsonl';
       const now = Math.floor(Date.now() / 1000);
       const cap = Math.min(p.date_to ?? now, now);
@@ -147,7 +122,7 @@ export function exportTool(ctx: McpContext): ToolSpec {
         if (!ok) unlinkSync(file);
       }
     },
-  };
+  });
 }
 
 const CANCELLED = 'The export was cancelled; no file was kept.';

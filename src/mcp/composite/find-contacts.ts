@@ -10,11 +10,9 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { isSuccess } from '../../api/backend.js';
 import { r } from '../../api/rules.js';
-import { checkArguments } from '../tools/arguments.js';
 import type { McpContext } from '../context.js';
 import { logWithin } from '../logging.js';
 import { toolResult } from '../result/results.js';
-import { lazySchemas, shapeToZod } from '../tools/schemas.js';
 import {
   compactContact,
   IndexRefused,
@@ -25,6 +23,7 @@ import {
   type FindResult,
 } from '../contact-search.js';
 import type { ToolSpec } from '../tool-spec.js';
+import { compositeTool } from './composite-tool.js';
 import { FIND_TOOL_INFO } from './identities.js';
 
 /** A findContacts result stays under this many characters, text and structuredContent alike. */
@@ -113,28 +112,14 @@ function fit<B extends { data: CompactContact[]; meta: object; warnings?: string
 
 export function findContactsTool(ctx: McpContext): ToolSpec {
   const index = ctx.contacts!;
-  const schemas = lazySchemas(
-    FIND_TOOL_INFO.name,
-    () => shapeToZod(FIND_PARAMS),
-    () => ResultSchema,
-  );
-  return {
-    name: FIND_TOOL_INFO.name,
-    title: FIND_TOOL_INFO.title,
+  return compositeTool({
+    info: FIND_TOOL_INFO,
     description:
       'Finds contacts by name (any word or its start, any case or accents), phone (any format, or its last 7+ digits), ' +
       'email, @username, messenger id or contact id; exact identifiers first. Each has its accounts (id: the account_id).',
-    get inputSchema() {
-      return schemas.input();
-    },
-    get outputSchema() {
-      return schemas.output();
-    },
-    annotations: { ...FIND_TOOL_INFO.annotations },
-    async run(args, extra) {
-      const checked = checkArguments(FIND_PARAMS, args);
-      if ('error' in checked) return checked.error;
-      const p = checked.params;
+    params: FIND_PARAMS,
+    output: () => ResultSchema,
+    async run(p, extra) {
       const owner = await ctx.owner();
       if (typeof owner !== 'number') return owner;
       const bot = p.bot_id ?? (await ctx.defaultBot());
@@ -193,5 +178,5 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
       };
       return toolResult({ status: 200, headers: {}, body: fit(body) }, { budget: ctx.maxResultChars });
     },
-  };
+  });
 }

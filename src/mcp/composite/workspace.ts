@@ -8,13 +8,12 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type Resource } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ApiError } from '../../api/errors.js';
-import { checkArguments } from '../tools/arguments.js';
 import type { McpContext } from '../context.js';
 import { refusal, toolResult } from '../result/results.js';
-import { lazySchemas } from '../tools/schemas.js';
 import { IndexRefused } from '../contact-search.js';
 import type { WorkspaceView } from '../state.js';
 import type { ToolSpec } from '../tool-spec.js';
+import { compositeTool } from './composite-tool.js';
 import { WORKSPACE_TOOL_INFO } from './identities.js';
 
 export const WORKSPACE_URI = 'workspace://workspace';
@@ -70,33 +69,20 @@ async function workspaceView(ctx: McpContext): Promise<WorkspaceView | CallToolR
 }
 
 export function workspaceTool(ctx: McpContext): ToolSpec {
-  const schemas = lazySchemas(
-    WORKSPACE_TOOL_INFO.name,
-    () => z.object({}).strict(),
-    () => ViewSchema,
-  );
-  return {
-    name: WORKSPACE_TOOL_INFO.name,
-    title: WORKSPACE_TOOL_INFO.title,
+  return compositeTool({
+    info: WORKSPACE_TOOL_INFO,
     description:
       "The key's owner, their projects (uuid, role), bots (id, name, messenger, project, contacts) and the default bot: " +
       'the bot_id and project_uuid other tools need.',
-    get inputSchema() {
-      return schemas.input();
-    },
-    get outputSchema() {
-      return schemas.output();
-    },
-    annotations: { ...WORKSPACE_TOOL_INFO.annotations },
-    async run(args) {
-      const checked = checkArguments({}, args);
-      if ('error' in checked) return checked.error;
+    params: {},
+    output: () => ViewSchema,
+    async run() {
       const view = await workspaceView(ctx);
       return 'owner' in view
         ? toolResult({ status: 200, headers: {}, body: view }, { budget: ctx.maxResultChars, notes: ctx.startNotes('getWorkspace') })
         : view;
     },
-  };
+  });
 }
 
 /** The resource's text: the same JSON getWorkspace answers. */

@@ -133,17 +133,6 @@ export function outputSchemaOf(tool: string, make: () => z.ZodType): JsonSchema 
   return builtOf(tool, 'output') ?? toJsonSchema(make(), { output: true });
 }
 
-/**
- * A tool's JSON Schemas, each the build's (above) or made from its zod schema on first read (the
- * first tools/list or call) rather than when the tool is built at start-up: making them is a fair
- * part of a cold start, and a server that is only asked server/discover never needs them.
- */
-export function lazySchemas(tool: string, input: () => z.ZodType, output: () => z.ZodType): { input(): JsonSchema; output(): JsonSchema } {
-  let i: JsonSchema | undefined;
-  let o: JsonSchema | undefined;
-  return { input: () => (i ??= inputSchemaOf(tool, () => toJsonSchema(input()))), output: () => (o ??= outputSchemaOf(tool, output)) };
-}
-
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 function isNode(v: unknown): v is Node {
