@@ -148,6 +148,16 @@ export interface Answerer {
 
 const ROUTE = /^api\/v1\/([^/]+)\/?$/;
 
+/** A request read whole: the method it names, its verb, its parameters (and a note on how they were read). */
+interface Incoming {
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: string;
+  verb: string;
+  input: Record<string, unknown>;
+  note: string | undefined;
+}
+
 /**
  * The request handler, for a server of one's own or tests. A request is answered once it has
  * come in whole (a GET or HEAD at once, one with a body when the body is read), in the check
@@ -182,15 +192,7 @@ function createHandler(service: Answerer, opts: HttpOptions = {}) {
     }
   };
   /** Hand the request to the service and write its answer (awaited only when it is a promise). */
-  const answer = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    method: string,
-    verb: string,
-    input: Record<string, unknown>,
-    note: string | undefined,
-    arrival: number,
-  ): void => {
+  const answer = ({ req, res, method, verb, input, note }: Incoming, arrival: number): void => {
     const auth = req.headers.authorization;
     const scheme = auth ? BEARER.exec(auth) : null;
     const bearer = scheme ? auth!.slice(scheme[0].length).trim() : undefined;
@@ -212,17 +214,10 @@ function createHandler(service: Answerer, opts: HttpOptions = {}) {
     else writeResponse(res, out, head);
   };
   /** Answer with the turn's other requests (see above); the stamp is taken now, the request being whole. */
-  const answerLater = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    method: string,
-    verb: string,
-    input: Record<string, unknown>,
-    note: string | undefined,
-  ): void => {
+  const answerLater = (incoming: Incoming): void => {
     const arrival = arrived();
     if (batch.length === 0) setImmediate(runBatch);
-    batch.push({ res, job: () => answer(req, res, method, verb, input, note, arrival) });
+    batch.push({ res: incoming.res, job: () => answer(incoming, arrival) });
   };
   /** A request with a body: read (up to MAX_BODY_BYTES), parsed, merged over the query's parameters. */
   const withBody = async (
@@ -245,7 +240,7 @@ function createHandler(service: Answerer, opts: HttpOptions = {}) {
         throw e;
       }
       const parsed = await parseBody(String(req.headers['content-type'] ?? ''), raw);
-      answerLater(req, res, method, verb, { ...query, ...parsed.input }, parsed.note);
+      answerLater({ req, res, method, verb, input: { ...query, ...parsed.input }, note: parsed.note });
     } catch (e) {
       failed(res, e);
     }
@@ -263,7 +258,7 @@ function createHandler(service: Answerer, opts: HttpOptions = {}) {
       const verb = (req.method ?? 'GET').toUpperCase();
       const query: Record<string, unknown> = q < 0 || q === target.length - 1 ? {} : parseParams(target.slice(q + 1));
       if (verb !== 'GET' && verb !== 'HEAD') return withBody(req, res, match[1]!, verb, query);
-      answerLater(req, res, match[1]!, verb, query, undefined);
+      answerLater({ req, res, method: match[1]!, verb, input: query, note: undefined });
     } catch (e) {
       failed(res, e);
     }

@@ -19,6 +19,17 @@ export interface AccountRow {
 /** What the journal calls an API move. */
 export type Operation = 'Deposit via API' | 'Debit via API';
 
+/** A move as `tryMove` takes it: `delta` onto account `id` of `ownerId`'s contact, within 0 … `max`. */
+export interface Move {
+  id: number;
+  ownerId: number;
+  delta: number;
+  max: number;
+  operation: Operation;
+  description: string;
+  now: string;
+}
+
 export class ContactAccountStore {
   private readonly s;
   constructor(db: Db) {
@@ -96,15 +107,7 @@ export class ContactAccountStore {
    * by `delta` and the journal record appended. Undefined, nothing written, when any check
    * fails: the caller then reads the account to tell which. Run it inside `store.tx`.
    */
-  tryMove(m: {
-    id: number;
-    ownerId: number;
-    delta: number;
-    max: number;
-    operation: Operation;
-    description: string;
-    now: string;
-  }): AccountRow | undefined {
+  tryMove(m: Move): AccountRow | undefined {
     const debit = m.operation === 'Debit via API' ? 1 : 0;
     const row = this.s.checkedMove.get(m.delta, m.now, m.id, m.delta, m.max, debit, m.ownerId);
     if (row) this.s.journal.run(m.id, m.operation, m.delta, m.description, row.amount, m.now);

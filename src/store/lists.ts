@@ -29,6 +29,17 @@ export interface ListRow {
   owner_id: number;
 }
 
+/** A new list as `insert` takes it. */
+export interface NewList {
+  id: string;
+  project_uuid: string;
+  bot_id: number | null;
+  name: string;
+  is_menu: boolean;
+  fields: StoredField[];
+  now: string;
+}
+
 export interface RecordRow {
   seq: number;
   id: string;
@@ -178,15 +189,7 @@ export class ListStore {
   projectCount(uuid: string): number {
     return this.s.projectCount.get(uuid)!.n;
   }
-  insert(l: {
-    id: string;
-    project_uuid: string;
-    bot_id: number | null;
-    name: string;
-    is_menu: boolean;
-    fields: StoredField[];
-    now: string;
-  }): void {
+  insert(l: NewList): void {
     this.s.insert.run({ ...l, is_menu: l.is_menu ? 1 : 0, fields: JSON.stringify(l.fields) });
   }
   /** Delete a list and all its records, in one transaction. */

@@ -10,7 +10,7 @@
  * (amount >= 0) of the table is the last guard.
  */
 import type { BalanceStore } from '../balance.js';
-import type { AccountRow, ContactAccountStore, Operation } from '../contact-accounts.js';
+import type { AccountRow, ContactAccountStore, Move, Operation } from '../contact-accounts.js';
 import type { Surface } from '../store-api.js';
 import { groupByContact } from '../group.js';
 import type { PgConnection } from './connection.js';
@@ -72,15 +72,7 @@ export class PgContactAccountStore implements Surface<ContactAccountStore> {
    * check fails: the caller then reads the account to tell which, under the row lock taken
    * here. Run it inside `store.tx`.
    */
-  tryMove(m: {
-    id: number;
-    ownerId: number;
-    delta: number;
-    max: number;
-    operation: Operation;
-    description: string;
-    now: string;
-  }): AccountRow | undefined {
+  tryMove(m: Move): AccountRow | undefined {
     const debit = m.operation === 'Debit via API';
     // One statement, one round trip: the row lock is held from here to COMMIT only, so moves
     // of one account follow each other as closely as the commits allow. It returns the

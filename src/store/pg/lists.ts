@@ -5,7 +5,7 @@
  * values as SQLite's json_extract does (true equals 1, NULLs first, numbers before text).
  */
 import type { Surface } from '../store-api.js';
-import type { ListRow, ListStore, RecordQuery, RecordRow, RecordWithList, StoredField } from '../lists.js';
+import type { ListRow, ListStore, NewList, RecordQuery, RecordRow, RecordWithList, StoredField } from '../lists.js';
 import { jsonbText, type PgConnection } from './connection.js';
 
 const LIST_COLUMNS = 's.seq, s.id, s.project_uuid, s.bot_id, s.name, s.is_menu, s.fields, s.created_at, s.updated_at, p.owner_id';
@@ -55,15 +55,7 @@ export class PgListStore implements Surface<ListStore> {
   projectCount(uuid: string): number {
     return this.c.one<{ n: number }>('SELECT count(*) AS n FROM list_schemas WHERE project_uuid = $1', [uuid])!.n;
   }
-  insert(l: {
-    id: string;
-    project_uuid: string;
-    bot_id: number | null;
-    name: string;
-    is_menu: boolean;
-    fields: StoredField[];
-    now: string;
-  }): void {
+  insert(l: NewList): void {
     this.c.query(
       `INSERT INTO list_schemas (id, project_uuid, bot_id, name, is_menu, fields, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`,
       [l.id, l.project_uuid, l.bot_id, l.name, l.is_menu ? 1 : 0, JSON.stringify(l.fields), l.now],
