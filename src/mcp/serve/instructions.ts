@@ -4,12 +4,11 @@
  * are served are named.
  */
 
-/**
- * The methods that move money (the catalog's `money` ones), by name: the instructions are the
- * first answer's, and the catalog (every method's schemas) is not loaded for them.
- * test/mcp/lazy-start.test.ts checks the list against the catalog.
- */
-const MONEY_METHODS = ['addFundsToContactAccount', 'withdrawFundsFromContactAccount'];
+import { METHODS } from '../../api/catalog.js';
+import { isMoney, type MethodDef } from '../../api/define.js';
+
+/** The methods that move money, by name: those whose definition says so (`money`). */
+const MONEY_METHODS = (METHODS as readonly MethodDef[]).filter(isMoney).map((m) => m.name);
 
 /** The instructions for a server with these tools (their names, or whether a name is served) and this result budget. */
 export function instructionsFor(tools: readonly string[] | ((name: string) => boolean), budget: number): string {
