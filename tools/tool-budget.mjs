@@ -3,8 +3,9 @@
  * The size of the tool surface, as a model pays for it: starts the built server over stdio on a
  * new database in a temp folder (every tool on), asks tools/list with the SDK's clients of both
  * protocol eras (the v1 client at 2025-11-25, the v2 one pinned to 2026-07-28) and prints, per
- * tool, the model-visible characters (name + description + JSON of inputSchema, what hosts send
- * to a model), the description alone and the whole tool's JSON; then the totals of each era
+ * tool, the model-visible characters (name + description + JSON of inputSchema), the same as hosts
+ * send them to a model (the JSON of name, description and input_schema: the budget's figure), the
+ * description alone and the whole tool's JSON; then the totals of each era
  * beside the budgets. `--json` prints the figures as JSON instead; `--markdown` as a table.
  *
  *   npm run build && node tools/tool-budget.mjs [--json | --markdown]
@@ -78,45 +79,52 @@ async function main() {
     eras: Object.fromEntries(
       Object.entries(eras).map(([era, e]) => [
         era,
-        { count: e.count, visible: e.visible, total: e.total, longestDescription: e.longestDescription, instructions: e.instructions },
+        {
+          count: e.count,
+          visible: e.visible,
+          sent: e.sent,
+          total: e.total,
+          longestDescription: e.longestDescription,
+          instructions: e.instructions,
+        },
       ]),
     ),
     sameTools,
   };
   if (mode === 'json') process.stdout.write(JSON.stringify(m, null, 2) + '\n');
   else if (mode === 'markdown') {
-    const rows = m.tools.map((t) => `| ${t.name} | ${t.visible} | ${t.description} | ${t.input} | ${t.output} | ${t.whole} |`);
+    const rows = m.tools.map((t) => `| ${t.name} | ${t.visible} | ${t.sent} | ${t.description} | ${t.input} | ${t.output} | ${t.whole} |`);
     process.stdout.write(
       [
-        '| tool | visible | description | input schema | output schema | whole |',
-        '|---|---|---|---|---|---|',
+        '| tool | visible | sent | description | input schema | output schema | whole |',
+        '|---|---|---|---|---|---|---|',
         ...rows,
-        `| **${m.count} tools** | **${m.visible}** | | | | **${m.total}** (tools/list) |`,
+        `| **${m.count} tools** | **${m.visible}** | **${m.sent}** | | | | **${m.total}** (tools/list) |`,
       ].join('\n') + '\n',
     );
     process.stdout.write(
       [
         '',
-        '| era | tools | model-visible | tools/list | longest description | instructions |',
-        '|---|---|---|---|---|---|',
+        '| era | tools | model-visible | as sent | tools/list | longest description | instructions |',
+        '|---|---|---|---|---|---|---|',
         ...Object.entries(m.eras).map(
-          ([era, e]) => `| ${era} | ${e.count} | ${e.visible} | ${e.total} | ${e.longestDescription} | ${e.instructions} |`,
+          ([era, e]) => `| ${era} | ${e.count} | ${e.visible} | ${e.sent} | ${e.total} | ${e.longestDescription} | ${e.instructions} |`,
         ),
       ].join('\n') +
         `\n\nThe tools are ${m.sameTools ? 'the same, key for key,' : 'NOT the same'} in both eras (but runBulk's 2025-11-25 \`execution\`: tasks).\n`,
     );
   } else {
     const pad = Math.max(...m.tools.map((t) => t.name.length));
-    process.stdout.write(`${'tool'.padEnd(pad)}  visible  descr  input  output  whole\n`);
+    process.stdout.write(`${'tool'.padEnd(pad)}  visible   sent  descr  input  output  whole\n`);
     for (const t of m.tools) {
       process.stdout.write(
-        `${t.name.padEnd(pad)}  ${String(t.visible).padStart(7)}  ${String(t.description).padStart(5)}  ${String(t.input).padStart(5)}  ${String(t.output).padStart(6)}  ${String(t.whole).padStart(5)}\n`,
+        `${t.name.padEnd(pad)}  ${String(t.visible).padStart(7)}  ${String(t.sent).padStart(5)}  ${String(t.description).padStart(5)}  ${String(t.input).padStart(5)}  ${String(t.output).padStart(6)}  ${String(t.whole).padStart(5)}\n`,
       );
     }
     process.stdout.write('\n');
     for (const [era, e] of Object.entries(m.eras)) {
       process.stdout.write(
-        `${era}: ${e.count} tools; model-visible ${e.visible} (budget ${TOOL_BUDGET.visible}); tools/list ${e.total} (budget ${TOOL_BUDGET.total}); ` +
+        `${era}: ${e.count} tools; model-visible ${e.visible}, as hosts send it ${e.sent} (budget ${TOOL_BUDGET.visible}); tools/list ${e.total} (budget ${TOOL_BUDGET.total}); ` +
           `longest description ${e.longestDescription} (budget ${TOOL_BUDGET.description}); instructions ${e.instructions}\n`,
       );
     }

@@ -32,7 +32,7 @@ export type ContactAccount = z.infer<typeof ContactAccountSchema>;
 const accountId = r.integer().required();
 const moveParams = {
   account_id: accountId,
-  amount: r.integer().required().between(1, MAX_MOVE).describe('Minor units of the account currency: 10.00 USD is 1000'),
+  amount: r.integer().required().between(1, MAX_MOVE).describe('Minor units of the account currency'),
   description: r.string().required().max(MAX_DESCRIPTION).describe('Why; kept in the account journal'),
 };
 
@@ -40,8 +40,8 @@ export const getContactAccounts = defineMethod({
   name: 'getContactAccounts',
   title: 'List contact accounts',
   description:
-    "A contact's internal accounts (one per currency: bonuses, points, deposit), oldest first: id (the account_id of the other " +
-    'account tools), currency, amount, amount_note (for display), blocked_at.',
+    "A contact's internal accounts (one per currency: bonuses, points, deposit), oldest first; an account's id is the " +
+    'account_id the other account tools take.',
   params: {
     contact_id: contactId,
   },

@@ -64,7 +64,7 @@ export const CONTACTS_PER_PAGE = { min: 1, max: 500, default: 20 } as const;
 export const CONTACTS_LIMIT = { min: 1, max: 1000, default: 100 } as const;
 
 const filterParams = {
-  bot_id: r.integer().describe('Default: all your bots; a bot not yours gives none'),
+  bot_id: r.integer().describe('Default: all your bots'),
   date_from: r.unixSeconds().describe('Created at or after (Unix seconds)'),
   date_to: r.unixSeconds().describe('Created at or before (Unix seconds)'),
 };
@@ -73,7 +73,7 @@ export const getContacts = defineMethod({
   name: 'getContacts',
   title: 'List contacts',
   description:
-    "Contacts of the key holder's bots by ascending id, with phone, email, messenger ids, utm, tags and variables; never preview or deleted ones. " +
+    'Contacts of your bots by ascending id, with their tags and variables (never preview or deleted ones). ' +
     'Paged by page and count, or by offset and limit once either is given (meta {offset, limit, total}). ' +
     'New contacts land at the end: date_to caps a growing read. Only the number: getNumberOfContacts.',
   params: {
@@ -86,7 +86,7 @@ export const getContacts = defineMethod({
     page: page.excludeWith('offset', 'limit'),
     offset: r.integer().min(0).describe('Contacts to skip'),
     limit: r.integer().between(CONTACTS_LIMIT.min, CONTACTS_LIMIT.max).describe('Default 100'),
-    with: r.any().advertise('string').ignored().describe('Ignored (tags and variables always come)'),
+    with: r.any().advertise('string').ignored().describe('Ignored'),
   },
   result: z.union([
     z.object({ data: z.array(ContactSchema), links: PageLinksSchema, meta: PageMetaSchema }),
@@ -102,7 +102,7 @@ export const getContacts = defineMethod({
 export const getNumberOfContacts = defineMethod({
   name: 'getNumberOfContacts',
   title: 'Count contacts',
-  description: 'Counts contacts as getContacts lists them (same filters). Answers {count}.',
+  description: 'Counts contacts as getContacts lists them (same filters).',
   params: { ...filterParams },
   result: z.object({ count: z.number().int() }),
   annotations: READ,

@@ -65,8 +65,8 @@ export const getListSchemas = defineMethod({
   name: 'getListSchemas',
   title: 'List all lists',
   description:
-    'The lists (list schemas with their fields) of every project the key holder owns, oldest first, 50 a page. ' +
-    'Lists of projects the holder was only invited to are left out.',
+    'The lists (list schemas with their fields) of every project you own, oldest first, 50 a page; not those of projects you were ' +
+    'only invited to.',
   params: {
     page,
   },
@@ -77,9 +77,7 @@ export const getListSchemas = defineMethod({
 export const getListSchema = defineMethod({
   name: 'getListSchema',
   title: 'Get a list',
-  description:
-    'One list schema: name, project, bot, and its fields (slug → name, type, currency, flags) in order. ' +
-    'Read it before adding records, for the slugs, types and required fields.',
+  description: 'One list: name, project, bot and its fields (slug → name, type, currency, flags) in order; read it before adding records.',
   params: { schema_id: stringId },
   result: z.object({ data: ListSchemaSchema }),
   annotations: READ,
@@ -92,7 +90,7 @@ export const createListSchema = defineMethod({
   title: 'Create a list',
   description:
     "Creates a list (a named set of typed fields, like a table) in a project, or in a bot (bot_id wins; the list goes to the bot's project). " +
-    `Returns it with its id. At most ${MAX_LISTS_PER_PROJECT} lists a project. ` +
+    `At most ${MAX_LISTS_PER_PROJECT} lists a project. ` +
     'A field is required unless is_required: false.',
   params: {
     name: r.string().required().max(255),

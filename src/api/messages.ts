@@ -16,7 +16,7 @@ export const sendMessage = defineMethod({
   title: 'Send a message to a contact',
   description:
     'Sends a message from the bot to a person: text, image and/or file, at least one. The person gets it: it cannot be taken back, ' +
-    'and each call sends again. An unsubscribed contact gives 422.',
+    'and each call sends again.',
   params: {
     contact_id: r.integer().requiredWithout('bot_id').describe('Or bot_id + messenger + contact_external_id'),
     bot_id: r.integer().requiredWithout('contact_id').describe('With messenger and contact_external_id'),

@@ -30,8 +30,7 @@ export type Balance = z.infer<typeof BalanceSchema>;
 const getBalance = defineMethod({
   name: 'getBalance',
   title: 'Platform balance',
-  description:
-    "The key holder's own balance with the platform (what pays for the service). Not a contact's account: see getContactAccounts.",
+  description: "Your own balance with the platform (what pays for the service); not a contact's account (getContactAccounts).",
   params: {},
   result: z.object({ data: BalanceSchema }),
   annotations: READ,

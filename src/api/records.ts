@@ -45,7 +45,7 @@ export const addListItem = defineMethod({
   name: 'addListItem',
   status: 201,
   title: 'Add a record to a list',
-  description: 'Adds a record to a list: every required field given, no unknown slug. Returns it with its id.',
+  description: 'Adds a record to a list: every required field given, no unknown slug.',
   params: {
     schema_id: stringId,
     data: r.map().required().describe(VALUES_NOTE),
@@ -58,7 +58,7 @@ export const addListItem = defineMethod({
 export const updateListItem = defineMethod({
   name: 'updateListItem',
   title: 'Update a record',
-  description: 'Changes the given fields of a record (null clears an optional one); the rest keep their values. Returns the record.',
+  description: 'Changes the given fields of a record (null clears an optional one); the rest keep their values.',
   params: {
     item_id: stringId,
     data: r.map().required().describe('Values by slug, as addListItem takes them'),

@@ -32,7 +32,7 @@ const ReferrerNodeSchema: z.ZodType<ReferrerNode> = z.lazy(() =>
 const filters = r
   .object({
     tag_name: r.any().describe('A name or a list of names'),
-    tag_id: r.any().describe('A tag id (see getBotTags) or a list of ids'),
+    tag_id: r.any().describe('A tag id or a list of ids'),
   })
   .describe('Only referrals with any of these tags');
 
@@ -66,7 +66,7 @@ export const getReferrals = defineMethod({
 export const getCountReferrals = defineMethod({
   name: 'getCountReferrals',
   title: "Count a contact's referrals",
-  description: "Counts the contacts a contact referred directly, with getReferrals' filters. Answers {count}.",
+  description: "Counts the contacts a contact referred directly, with getReferrals' filters.",
   params: { contact_id: contactId, filters },
   result: z.object({ count: z.number().int() }),
   annotations: READ,

@@ -15,8 +15,7 @@ export const decodeShortLink = defineMethod({
   name: 'decodeShortLink',
   title: 'Decode a short link',
   description:
-    "Turns a media variable's short link into a link to the file valid for an hour (expires_at and sign in its query); decode again when it expires. " +
-    'A link not issued here gives 404.',
+    "Turns a media variable's short link into a link to the file valid for an hour (expires_at and sign in its query); decode again when it expires.",
   params: {
     url: r.string().required().max(2048).describe('As the variable shows it'),
   },

@@ -34,7 +34,7 @@ export const getContactTags = defineMethod({
 export const attachTagToContact = defineMethod({
   name: 'attachTagToContact',
   title: 'Tag a contact',
-  description: "Adds a tag (made if new) at the end of a contact's tags, unless it has it; returns the tags.",
+  description: "Adds a tag (made if new) at the end of a contact's tags, unless it has it.",
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: IDEMPOTENT_WRITE,
@@ -44,7 +44,7 @@ export const attachTagToContact = defineMethod({
 export const detachTagFromContact = defineMethod({
   name: 'detachTagFromContact',
   title: 'Untag a contact',
-  description: 'Removes a tag from a contact (not having it is no error); returns the tags. The name stays in getBotTags.',
+  description: 'Removes a tag from a contact (not having it is no error). The name stays in getBotTags.',
   params: { contact_id: contactId, name: tagName },
   result: z.object({ data: TagList }),
   annotations: DESTROY,

@@ -37,7 +37,7 @@ export const setContactVariable = defineMethod({
   name: 'setContactVariable',
   title: 'Set a contact variable',
   description:
-    "Sets a contact's variable by name (made if missing), replacing its value; returns it. utm_* ones show in the contact's utm. " +
+    "Sets a contact's variable by name (made if missing), replacing its value. utm_* ones show in the contact's utm. " +
     'A media variable keeps its type: the value must be an http(s) URL of the file.',
   params: {
     contact_id: contactId,
@@ -54,7 +54,7 @@ export const setContactVariable = defineMethod({
 export const deleteContactVariable = defineMethod({
   name: 'deleteContactVariable',
   title: 'Delete a contact variable',
-  description: "Deletes a contact's variable by id or name (id wins); 404 when it has none such.",
+  description: "Deletes a contact's variable by id or name (id wins).",
   params: {
     contact_id: contactId,
     id: r.integer().requiredWithout('name').describe('Required without name'),

@@ -30,6 +30,7 @@ describe('tool budget', () => {
     expect(m.count).toBeGreaterThanOrEqual(35);
     expect(overBudget(m)).toEqual([]);
     expect(m.visible).toBeLessThanOrEqual(TOOL_BUDGET.visible);
+    expect(m.sent).toBeLessThanOrEqual(TOOL_BUDGET.visible);
     expect(m.total).toBeLessThanOrEqual(TOOL_BUDGET.total);
   });
 

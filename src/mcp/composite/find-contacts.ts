@@ -32,7 +32,7 @@ const FIND_BUDGET = 20_000;
 const LIVE_ACCOUNTS = 3;
 
 const FIND_PARAMS = {
-  query: r.string().required().between(1, 200).describe('A name (or part), phone, email, @username, messenger id or contact id'),
+  query: r.string().required().between(1, 200).describe('A name (or part), phone, email, @username or id'),
   bot_id: r.integer().describe('Default: the default bot, else all your bots'),
   limit: r.integer().between(1, 50).describe('Default 10'),
   refresh: r.boolean().describe('Remote only: resync the index first'),

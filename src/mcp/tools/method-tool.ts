@@ -26,7 +26,8 @@ import { toolResult } from '../result/results.js';
 import { inputSchemaOf, outputSchemaOf, shapeToZod, toJsonSchema, type JsonSchema } from './schemas.js';
 
 const IDEMPOTENCY_KEY = 'idempotency_key';
-const idempotencyRule = r.string().between(1, 255).describe('A new key (a UUID) per move, the same on its retry');
+// What to give it is said once, in the server's instructions.
+const idempotencyRule = r.string().between(1, 255);
 
 /** The tool's parameter shape: the method's, its parameter aliases, and the server's own extras. */
 function toolShape(def: MethodDef): Shape {

@@ -145,7 +145,8 @@ const OUTPUT_RULES = new Set(['description', 'enum', 'minimum', 'maximum', 'minL
 /**
  * One node made compact, children first: zod's ±(2^53 − 1) bounds of every integer dropped
  * (they say "a JSON integer"), `{anyOf: [{type: t}, {type: "null"}]}` as `type: [t, "null"]`,
- * `propertyNames: {type: "string"}` dropped (JSON keys are strings); for an output schema,
+ * `propertyNames: {type: "string"}` dropped (JSON keys are strings), and in an input schema
+ * `additionalProperties: {}` too (any value, as with none: a tool's text is paid for); for an output schema,
  * descriptions, the rules on values (enums, bounds, patterns) and the `required` lists below the
  * top dropped too (the shape, not every rule), and a part marked `brief` given as its bare type.
  */
@@ -157,6 +158,7 @@ function compactNode(node: Node, output: boolean, top = true): Node {
     if (k === '$schema' || (output && (OUTPUT_RULES.has(k) || (k === 'required' && !top)))) continue;
     if ((k === 'minimum' && v === -SAFE) || (k === 'maximum' && v === SAFE)) continue;
     if (k === 'propertyNames' && isNode(v) && v.type === 'string' && Object.keys(v).length === 1) continue;
+    if (!output && k === 'additionalProperties' && isNode(v) && Object.keys(v).length === 0) continue;
     if (k === 'properties' && isNode(v)) {
       out[k] = Object.fromEntries(Object.entries(v).map(([p, s]) => [p, isNode(s) ? compactNode(s, output, false) : s]));
     } else if (Array.isArray(v)) out[k] = v.map((x) => (isNode(x) ? compactNode(x, output, top && k === 'anyOf') : x));
