@@ -4,12 +4,11 @@
  * own interface addresses from elsewhere.
  */
 import { networkInterfaces } from 'node:os';
-
-const ANY = new Set(['0.0.0.0', '::', '[::]', '::0', '']);
+import { isWildcardHost } from '../mcp/auth/host.js';
 
 /** The hosts (as a URL writes them) to reach a server bound to `host`: the loopback first. */
 function reachableHosts(host: string): string[] {
-  if (!ANY.has(host)) return [host.includes(':') && !host.startsWith('[') ? `[${host}]` : host];
+  if (!isWildcardHost(host)) return [host.includes(':') && !host.startsWith('[') ? `[${host}]` : host];
   const v6 = host !== '0.0.0.0';
   const out = ['127.0.0.1'];
   for (const list of Object.values(networkInterfaces())) {

@@ -27,8 +27,9 @@ export async function startHttp(
   // The Streamable HTTP transport is loaded only when asked for: stdio starts faster.
   const [{ serveMcpHttp }, { ctx, tools }] = await Promise.all([import('../mcp/serve/http.js'), serving()]);
   const chosen = process.env.WORKSPACE_MCP_TOKEN || undefined;
-  // Only a loopback address, as written, runs without a token: a name (127.evil.example) may resolve anywhere.
-  const token = chosen ?? (isLoopbackHost(host) ? undefined : randomBytes(24).toString('base64url'));
+  // Only a loopback address, as written, runs without a token: a name (127.evil.example) may resolve anywhere;
+  // --allowed-hosts names more than this machine: a page under such a name must not drive a tokenless server.
+  const token = chosen ?? (isLoopbackHost(host) && !listen.allowedHosts ? undefined : randomBytes(24).toString('base64url'));
   const http = await listening(() => serveMcpHttp(ctx, tools, { ...listen, token }), setup, listen);
   const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.

@@ -73,7 +73,7 @@ function startFlags(values: Values): StartFlags {
 function hostList(v: unknown): string[] | undefined {
   const names = nameList(v)?.map((n) => n.toLowerCase());
   if (names === undefined) return undefined;
-  const bad = names.find((n) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(n));
+  const bad = names.find((n) => !/^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)$/.test(n));
   if (bad !== undefined || names.length === 0)
     throw new UsageError(`--allowed-hosts takes host names separated by commas (mcp.example.com,10.0.0.5), not ${bad ?? String(v)}`);
   return names;

@@ -25,7 +25,7 @@ function twoOwners(): Fixture {
 }
 
 /** A port free just now (the public URL must name it before the server starts). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

@@ -133,7 +133,8 @@ export class CallerCheck {
       if (this.checked.size >= MAX_CHECKED) this.checked.delete(this.checked.keys().next().value!);
       this.checked.set(grant.id, { owner: who.id, keyHash: who.keyHash, until: now + this.o.keyRecheckMs });
     }
-    const wait = this.rate.take(who.id, now);
+    // The time now, not the request's start: the owner check may have waited (getMe upstream).
+    const wait = this.rate.take(who.id);
     if (wait !== undefined)
       return refusal(429, `Too many requests from you: at most ${this.rate.perMinute} a minute; try again in ${wait} s`, {
         'Retry-After': String(wait),

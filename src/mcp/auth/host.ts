@@ -12,7 +12,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-/** The names every server answers to: its own machine's, as clients write them. */
+/**
+ * The names every server answers to: its own machine's, as clients write them (another address
+ * of 127/8, loopback by src/shared/loopback.ts, is served only when bound to it).
+ */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
 
 /** Where the server listens and what else it is reached as. */
@@ -26,7 +29,8 @@ export interface HostOptions {
 }
 
 /** Whether `host` (as `--host` gives it) is every interface. */
-export const isWildcardHost = (host: string): boolean => host === '0.0.0.0' || host === '::' || host === '[::]' || host === '';
+export const isWildcardHost = (host: string): boolean => WILDCARDS.has(host);
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]', '::0', '']);
 
 /** The host name of a Host header as written (`[::1]:8765` → `[::1]`, `Example.com:80` → `example.com`), or undefined when it is not one. */
 function hostNameOf(header: string): string | undefined {
@@ -60,10 +64,18 @@ export class HostCheck {
           ]);
   }
 
-  /** Why the request's Host is refused, or undefined when it names this server. */
-  host(req: Pick<IncomingMessage, 'headers'>): string | undefined {
+  /**
+   * Why the request's Host is refused, or undefined when it names this server. One Host header
+   * and a target that is a path: a second Host, or an absolute-form target naming another
+   * authority, is what a proxy in front may read instead of the Host checked here.
+   */
+  host(req: Pick<IncomingMessage, 'headers' | 'rawHeaders' | 'url'>): string | undefined {
     const header = req.headers.host;
     if (!header) return 'Missing Host header';
+    let hosts = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+    if (hosts > 1) return 'More than one Host header';
+    if (req.url !== undefined && !req.url.startsWith('/')) return 'The request target must be a path (origin-form)';
     const name = hostNameOf(header);
     if (name === undefined || (this.names && !this.names.has(name))) return `Host not allowed: ${header}`;
     return undefined;
@@ -74,7 +86,7 @@ export class HostCheck {
    * this server answers to; bound to every interface with no list, from a loopback name or the
    * Host it called.
    */
-  hostAndOrigin(req: Pick<IncomingMessage, 'headers'>): string | undefined {
+  hostAndOrigin(req: Pick<IncomingMessage, 'headers' | 'rawHeaders' | 'url'>): string | undefined {
     const bad = this.host(req);
     if (bad) return bad;
     const origin = req.headers.origin;

@@ -4,13 +4,13 @@
  * `--auth oauth` over `--remote` (each getMe counts against the person's 120 a minute upstream,
  * so a grant's key is asked about at most every 30 s there) as a person signs in and works.
  */
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { cliEnv, runCli, spawnAnnounced, spawnServe, type Announced } from '../../helpers/cli.js';
 import { stop } from '../../helpers/temp.js';
 import { tempDir } from '../../helpers/world.js';
 import { CallerCheck, type Grant, type KeyOwner } from '../../../src/mcp/auth/callers.js';
-import { mcpInit, seedWorld, signIn } from '../oauth-flow.js';
+import { PersonRate } from '../../../src/mcp/auth/person-rate.js';
+import { freePort, mcpInit, seedWorld, signIn } from '../oauth-flow.js';
 
 const running: Announced[] = [];
 afterEach(async () => {
@@ -50,11 +50,36 @@ describe('--person-rate', () => {
     );
     running.push(started);
     for (let i = 0; i < 3; i++) expect((await getMe(started.url, 'alice-key')).status).toBe(200);
-    const over = await getMe(started.url, 'alice-key');
+    // The window slides: a minute that turned between the first and the fourth lets one more through.
+    let over = await getMe(started.url, 'alice-key');
+    for (let i = 0; i < 2 && over.status === 200; i++) over = await getMe(started.url, 'alice-key');
     expect(over.status).toBe(429);
     expect(Number(over.retryAfter)).toBeGreaterThan(0);
     expect(JSON.parse(over.text).error.message).toMatch(/at most 3 a minute; try again in \d+ s/);
     expect((await getMe(started.url, 'bob-key')).status).toBe(200);
+  });
+});
+
+describe('the person rate (person-rate.ts)', () => {
+  test('at most N a minute each; another person apart; the last minute weighs in as it slides', () => {
+    const rate = new PersonRate(3);
+    const t = 60_000 * 1000;
+    for (let i = 0; i < 3; i++) expect(rate.take(1, t + i)).toBeUndefined();
+    expect(rate.take(1, t + 10)).toBe(60);
+    expect(rate.take(2, t + 10)).toBeUndefined();
+    // Half-way into the next minute the last one's 3 count as 1.5: one more, then refused.
+    expect(rate.take(1, t + 90_000)).toBeUndefined();
+    expect(rate.take(1, t + 90_001)).toBeUndefined();
+    expect(rate.take(1, t + 90_002)).toBe(30);
+  });
+
+  test('a request that waited, with a time of a minute already past, never resets the counts', () => {
+    const rate = new PersonRate(3);
+    const t = 60_000 * 1000;
+    for (let i = 0; i < 3; i++) expect(rate.take(1, t + 60_100 + i)).toBeUndefined();
+    expect(rate.take(1, t + 60_200)).toBeDefined();
+    rate.take(2, t + 59_900);
+    expect(rate.take(1, t + 60_300)).toBeDefined();
   });
 });
 
@@ -107,18 +132,6 @@ describe("a grant's key re-checked (keyRecheckMs)", () => {
     expect(await check.admit({ key: 'alice-key', grant })).toMatchObject({ status: 401, body: /someone else/ });
   });
 });
-
-/** A port free just now (the public URL must name it before the server starts). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('--auth oauth over --remote', () => {
   test('a person signs in with their key of the remote API and works as its owner; a regenerated key stops their calls', async () => {

@@ -11,9 +11,9 @@ import { request } from 'node:http';
 import { afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { cliEnv, spawnAnnounced, type Announced } from '../../helpers/cli.js';
 import { stop } from '../../helpers/temp.js';
-import { seedDb } from '../../helpers/world.js';
+import { seedDb, tempDir } from '../../helpers/world.js';
 import { mcpFixture } from '../harness.js';
-import { seedWorld, startOAuth } from '../oauth-flow.js';
+import { freePort, seedWorld, startOAuth } from '../oauth-flow.js';
 import { isLoopbackHost } from '../../../src/shared/loopback.js';
 import { HostCheck } from '../../../src/mcp/auth/host.js';
 
@@ -43,7 +43,11 @@ describe('the one loopback rule (src/shared/loopback.ts)', () => {
 });
 
 describe('the Host and Origin allowlist (src/mcp/auth/host.ts)', () => {
-  const req = (host: string | undefined, origin?: string) => ({ headers: { host, ...(origin === undefined ? {} : { origin }) } });
+  const req = (host: string | undefined, origin?: string, url = '/mcp') => ({
+    headers: { host, ...(origin === undefined ? {} : { origin }) },
+    rawHeaders: host === undefined ? [] : ['Host', host],
+    url,
+  });
 
   test('bound to 127.0.0.1: the loopback names on any port; every rebinding name refused', () => {
     const check = new HostCheck({ bound: '127.0.0.1' });
@@ -54,6 +58,11 @@ describe('the Host and Origin allowlist (src/mcp/auth/host.ts)', () => {
       expect(check.hostAndOrigin(req(`${name}:8765`, `http://${name}:8765`)), name).toMatch(/^Host not allowed/);
     }
     expect(check.host(req(undefined))).toBe('Missing Host header');
+    // A second Host, or an absolute-form target, is what a proxy may read instead.
+    expect(check.host({ ...req('127.0.0.1:8765'), rawHeaders: ['Host', '127.0.0.1:8765', 'host', '127.0.0.1.nip.io'] })).toBe(
+      'More than one Host header',
+    );
+    expect(check.host(req('127.0.0.1:8765', undefined, 'http://127.0.0.1.nip.io:8765/mcp'))).toMatch(/must be a path/);
     expect(check.host(req('127.0.0.2:8765'))).toMatch(/^Host not allowed/);
   });
 
@@ -196,6 +205,29 @@ describe('every mode refuses a rebinding Host with 403 before any work (the buil
     expect(await bothEras(url, 'other.example.test', auth)).toEqual([403, 403]);
   });
 
+  test('only a loopback address as written runs without a token: --host 127.1, or --allowed-hosts, makes one', async () => {
+    for (const args of [
+      ['--host', '127.1'],
+      ['--allowed-hosts', 'dev.example.test'],
+    ]) {
+      const started = await spawnAnnounced(
+        ['mcp', '--db', dbFile, '--http', '--port', '0', ...args],
+        /(http:\/\/\S+\/mcp)/,
+        cliEnv({ WORKSPACE_API_KEY: 'alice-key' }),
+      );
+      running.push(started);
+      const port = new URL(started.url).port;
+      const local = `http://127.0.0.1:${port}/mcp`;
+      const token = /Bearer ([\w-]+)/.exec(started.stderr())?.[1];
+      expect(token, args.join(' ')).toBeTruthy();
+      expect((await send(local, { headers: { ...JSON_HEADERS, Host: `127.0.0.1:${port}` }, body: INIT_2025 })).status).toBe(401);
+      expect(
+        (await send(local, { headers: { ...JSON_HEADERS, Host: `127.0.0.1:${port}`, Authorization: `Bearer ${token}` }, body: INIT_2025 }))
+          .status,
+      ).toBe(200);
+    }
+  });
+
   test('--auth key: a rebinding Host is refused even with a good key', async () => {
     const { url, port } = await startMcp(['--auth', 'key']);
     const auth = { Authorization: 'Bearer alice-key' };
@@ -234,5 +266,23 @@ describe('every mode refuses a rebinding Host with 403 before any work (the buil
       headers: { Host: `127.0.0.1:${port}` },
     });
     expect(meta.status).toBe(200);
+  });
+
+  test('--auth oauth behind a TLS proxy: the public URL host is served, on /mcp and sign-in alike', async () => {
+    const port = await freePort();
+    const started = await spawnAnnounced(
+      ['mcp', '--http', '--auth', 'oauth', '--public-url', 'https://mcp.example.test', '--port', String(port), '--db', await seedWorld()],
+      /(https:\/\/\S+\/mcp)/,
+      cliEnv({ WORKSPACE_DATA_DIR: tempDir(), WORKSPACE_SECRET: 'ef'.repeat(32) }),
+    );
+    running.push(started);
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const meta = await send(url, { method: 'GET', path: '/.well-known/oauth-authorization-server', headers: { Host: 'mcp.example.test' } });
+    expect(meta.status).toBe(200);
+    expect(JSON.parse(meta.text).issuer).toBe('https://mcp.example.test');
+    const headers = { ...JSON_HEADERS, Host: 'mcp.example.test', Origin: 'https://mcp.example.test' };
+    // Past the Host check, to the sign-in's own 401.
+    expect((await send(url, { headers, body: INIT_2025 })).status).toBe(401);
+    expect((await send(url, { headers: { ...headers, Host: 'mcp.example.test.evil.example' }, body: INIT_2025 })).status).toBe(403);
   });
 });
