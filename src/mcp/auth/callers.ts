@@ -41,7 +41,7 @@ export interface Grant {
 }
 
 /** `--auth oauth` (src/oauth/): the sign-in's own addresses and the key behind an access token. */
-export interface SignIn {
+interface SignIn {
   /** The public URL's host name: requests through the TLS proxy carry it. */
   readonly hostName: string;
   /** Answers a request for one of sign-in's addresses (metadata, registration, consent, token, revocation); false for any other path. */
