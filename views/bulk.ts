@@ -6,7 +6,7 @@
  * most once, however often it is clicked. A run that stops at a call's time limit goes on by
  * itself while steps keep finishing.
  */
-import { planWords, type BulkAction as Action } from '../src/mcp/composite/bulk-words.js';
+import { planWords, type BulkAction as Action } from '../src/api/bulk-actions.js';
 import type { Bridge, ToolResult } from './bridge.js';
 import { bodyOf, errorOf, h, money, show, startView } from './common.js';
 

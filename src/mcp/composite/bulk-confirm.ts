@@ -15,7 +15,7 @@ import type { BulkPlan, BulkPlans } from '../state.js';
 import type { Confirmation, ToolExtra } from '../tool-spec.js';
 import { clientOf } from '../tools/money-gate.js';
 import type { PlanBody } from './bulk-plan.js';
-import { planWords } from './bulk-words.js';
+import { planWords } from '../../api/bulk-actions.js';
 import { RUN_BULK_TOOL_INFO } from './identities.js';
 
 /** The one question runBulk asks. */

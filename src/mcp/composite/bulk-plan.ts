@@ -24,8 +24,9 @@ import { refusal, toolResult } from '../result/results.js';
 import type { BulkPlans, BulkStep } from '../state.js';
 import type { ToolExtra, ToolSpec } from '../tool-spec.js';
 import { checkArguments } from '../tools/arguments.js';
-import { inputSchemaOf, shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
-import { ACTION_TYPES, type ActionType, type BulkAction } from './bulk-words.js';
+import { shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
+import { compositeTool } from './composite-tool.js';
+import { ACTION_TYPES, type ActionType, type BulkAction } from '../../api/bulk-actions.js';
 import { PREVIEW_BULK_TOOL_INFO } from './identities.js';
 
 /** Most contacts a plan holds. */
@@ -236,25 +237,18 @@ const totalNote = (body: PlanBody): string | undefined =>
   body.total !== undefined && body.currency ? amountNote(body.total, body.currency) : undefined;
 
 export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
-  let input: JsonSchema | undefined;
-  return {
-    name: PREVIEW_BULK_TOOL_INFO.name,
-    title: PREVIEW_BULK_TOOL_INFO.title,
+  return compositeTool({
+    info: PREVIEW_BULK_TOOL_INFO,
     description:
       'Plans one action (amount: per contact) for all contacts matching every selection part (tags: all; query: as ' +
       'findContacts), checked as the API would. Changes nothing; then runBulk.',
-    get inputSchema() {
-      return (input ??= inputSchemaOf(PREVIEW_BULK_TOOL_INFO.name, inputSchema));
-    },
+    params: PREVIEW_PARAMS,
+    input: inputSchema,
     outputSchema: DATA_OUTPUT,
-    annotations: { ...PREVIEW_BULK_TOOL_INFO.annotations },
-    async run(args, extra) {
-      const checked = checkArguments(PREVIEW_PARAMS, args);
-      if ('error' in checked) return checked.error;
+    async run(p, extra, args) {
       const checkedAction = checkAction(args.action as Record<string, unknown>);
       if ('error' in checkedAction) return checkedAction.error;
       const action = checkedAction.action;
-      const p = checked.params;
       const selection: Selection = { ...p.selection };
       if (selection.bot_id === undefined) {
         const bot = await ctx.defaultBot();
@@ -325,5 +319,5 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
         { budget: ctx.maxResultChars },
       );
     },
-  };
+  });
 }

@@ -20,7 +20,7 @@ import { refusal, toolResult } from '../result/results.js';
 import type { BulkPlan, BulkPlans, BulkStepStatus } from '../state.js';
 import type { Confirmation, ToolExtra, ToolOutcome, ToolSpec } from '../tool-spec.js';
 import { checkArguments } from '../tools/arguments.js';
-import { inputSchemaOf, shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
+import { compositeTool } from './composite-tool.js';
 import { confirmation, recordPlan } from './bulk-confirm.js';
 import { DATA_OUTPUT, isMoneyAction, type PlanBody } from './bulk-plan.js';
 import { bulkUri } from './bulk-resource.js';
@@ -62,7 +62,6 @@ function progressOf(plans: BulkPlans, planId: string, warnings: string[]): CallT
 }
 
 export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
-  let input: JsonSchema | undefined;
   const left = (plan: BulkPlan) => LEFT.reduce((n, s) => n + (plans.counts(plan.id)[s] ?? 0), 0);
 
   /** The plan to carry out and how it was confirmed, or the call's answer now (a refusal, a question, or the plan's end). */
@@ -160,16 +159,12 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     return progressOf(plans, plan.id, warnings);
   }
 
-  return {
-    name: RUN_BULK_TOOL_INFO.name,
-    title: RUN_BULK_TOOL_INFO.title,
+  return compositeTool({
+    info: RUN_BULK_TOOL_INFO,
     description: "Carries out a previewBulk plan once the person confirms; each contact's step at most once. Stopped? Call again to go on.",
-    get inputSchema() {
-      return (input ??= inputSchemaOf(RUN_BULK_TOOL_INFO.name, () => toJsonSchema(shapeToZod(RUN_PARAMS))));
-    },
+    params: RUN_PARAMS,
     outputSchema: DATA_OUTPUT,
-    annotations: { ...RUN_BULK_TOOL_INFO.annotations },
-    async run(args, extra) {
+    async run(_params, extra, args) {
       const o = await open(args, extra);
       return 'answer' in o ? o.answer : carry(o.plan, o.confirmed, extra);
     },
@@ -200,7 +195,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
         }
       },
     },
-  };
+  });
 }
 
 /** A task's wait before it tries a paused plan again, and how many such waits in a row end it. */

@@ -1,7 +1,8 @@
 /**
- * A bulk plan's action, as previewBulk checks it, and what a plan does in the person's words:
- * runBulk's question and refusals (bulk-confirm.ts) and the Bulk plan card (views/bulk.ts) say
- * it with the one function here. The views bundle this file for the browser: it imports nothing.
+ * The contract of the MCP server's bulk tools and of the Bulk plan view: a plan's action, as
+ * previewBulk takes it, and what a plan does in the person's words. runBulk's question and
+ * refusals (src/mcp/composite/bulk-confirm.ts) and the Bulk plan card (views/bulk.ts) say it with
+ * the one function here. The views bundle this file for the browser: it imports nothing.
  */
 
 /** The actions a plan may take. */
