@@ -31,8 +31,9 @@ const ReferrerNodeSchema: z.ZodType<ReferrerNode> = z.lazy(() =>
 
 const filters = r
   .object({
-    tag_name: r.any().describe('A name or a list of names'),
-    tag_id: r.any().describe('A tag id or a list of ids'),
+    // The advertised types say "one or a list" (a tag id: getBotTags); no description repeats it.
+    tag_name: r.any().advertise('string or array of strings'),
+    tag_id: r.any().advertise('integer or array of integers'),
   })
   .describe('Only referrals with any of these tags');
 

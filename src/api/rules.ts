@@ -7,6 +7,12 @@
 
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'map' | 'any';
 
+/**
+ * The JSON type an MCP schema advertises for a leniently read parameter, said as the API docs
+ * say it: one of them alone, or one value or a list of them (getReferrals' tag filters).
+ */
+export type Advertised = 'integer' | 'string' | 'object' | 'string or array of strings' | 'integer or array of integers';
+
 export interface RuleState {
   kind: Kind;
   required: boolean;
@@ -24,7 +30,7 @@ export interface RuleState {
   /** A kept-for-compatibility parameter: accepted, never acted on. */
   ignored?: boolean;
   /** For a leniently read parameter (`page`): the type its MCP schema advertises. */
-  advertise?: 'integer' | 'string' | 'object';
+  advertise?: Advertised;
   /** Laravel `exclude_with`: when any of these is present, this parameter is dropped unchecked. */
   excludeWith?: readonly string[];
   /** A predicate on the value (after the type checks), with its message; `:attribute` is replaced. */
@@ -72,7 +78,7 @@ export class Rule<T, R extends boolean = false> {
     return this.with({ ignored: true });
   }
   /** Read leniently here (anything goes), but advertised to MCP clients as this type. */
-  advertise(as: 'integer' | 'string' | 'object'): Rule<T, R> {
+  advertise(as: Advertised): Rule<T, R> {
     return this.with({ advertise: as });
   }
   /** Laravel `exclude_with:a,b`: ignored (not validated, not passed on) when `a` or `b` is present. */

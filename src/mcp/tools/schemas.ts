@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { deepFreeze } from '../../shared/frozen.js';
-import { FORMAT_PATTERNS, type Rule, type Shape } from '../../api/rules.js';
+import { FORMAT_PATTERNS, type Advertised, type Rule, type Shape } from '../../api/rules.js';
 
 import type { JsonSchema } from '../tool-spec.js';
 export type { JsonSchema };
@@ -33,6 +33,15 @@ function stringOf(rule: Rule<unknown, boolean>): z.ZodType {
   if (s.max !== undefined) str = str.max(s.max);
   return str;
 }
+
+/** What a leniently read parameter's schema says it takes (a union: an `anyOf` of typed schemas). */
+const ADVERTISED: Record<Advertised, () => z.ZodType> = {
+  integer: () => z.number().int(),
+  string: () => z.string(),
+  object: () => z.record(z.string(), z.unknown()),
+  'string or array of strings': () => z.union([z.string(), z.array(z.string())]),
+  'integer or array of integers': () => z.union([z.number().int(), z.array(z.number().int())]),
+};
 
 function ruleToZod(rule: Rule<unknown, boolean>): z.ZodType {
   const s = rule.state;
@@ -66,14 +75,7 @@ function ruleToZod(rule: Rule<unknown, boolean>): z.ZodType {
       t = z.record(z.string(), z.unknown());
       break;
     default:
-      t =
-        s.advertise === 'integer'
-          ? z.number().int()
-          : s.advertise === 'string'
-            ? z.string()
-            : s.advertise === 'object'
-              ? z.record(z.string(), z.unknown())
-              : z.unknown();
+      t = s.advertise ? ADVERTISED[s.advertise]() : z.unknown();
   }
   if (s.description) t = t.describe(s.description);
   return s.required ? t : t.optional();
