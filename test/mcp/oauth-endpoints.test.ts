@@ -85,6 +85,22 @@ function suite(dbOf: () => Promise<string>): void {
     });
   });
 
+  test('Client ID Metadata Documents are offered as clients look for them: supported, and token endpoint auth none', async () => {
+    // The rule clients follow: a client picks CIMD (its client_id a URL of its metadata document, no
+    // registration) only when the server advertises `client_id_metadata_document_supported: true`
+    // *and* lists `none` in `token_endpoint_auth_methods_supported` (opencode and Codex check both;
+    // Claude's documentation requires `none`). A document client holds no secret, so a server without
+    // `none` could not let it in at the token endpoint; missing either, these clients fall back to
+    // registration or give up.
+    const as = await http(`${base}/.well-known/oauth-authorization-server`);
+    expect([as.status, as.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^application\/json/)]);
+    const doc = jsonOf(as.text);
+    expect(doc.client_id_metadata_document_supported).toBe(true);
+    expect(doc.token_endpoint_auth_methods_supported).toContain('none');
+    // Revocation is asked for the same way by the same clients.
+    expect(doc.revocation_endpoint_auth_methods_supported).toContain('none');
+  });
+
   test('/mcp without a valid token: 401 with the challenge that starts sign-in (error="invalid_token" once a token was sent)', async () => {
     const challenge = `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="workspace"`;
     const none = await mcpInit(run.mcp, undefined);
