@@ -2,6 +2,7 @@
  * What every tool of the server is, and what its handler gets: the one shape the method tools,
  * the composite tools and the MCP Apps views' tools share, and that the server registers.
  */
+import type { Scope } from '../api/scopes.js';
 import type { CallToolResult, InputRequiredResult, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { AuditEntry } from '../api/backend.js';
 import type { Elicitor } from './money/elicit.js';
@@ -42,6 +43,11 @@ export interface ToolSpec {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /**
+   * The scopes that let a person's assistant have the tool, any one of them (src/api/scopes.ts):
+   * an API method's follows from its definition; runBulk's are those of the actions it may carry.
+   */
+  scopes: readonly Scope[];
   /** The tool's `_meta` in tools/list (an MCP Apps view's tool: `ui`). */
   _meta?: Record<string, unknown>;
   run(args: Record<string, unknown>, extra: ToolExtra): Promise<ToolOutcome>;

@@ -25,6 +25,7 @@ function signedInRunBulk(context: () => McpContext): ToolSpec {
     description: 'runBulk with the caller of an --auth oauth request.',
     inputSchema: { type: 'object' },
     annotations: {},
+    scopes: ['workspace:write'],
     run: (args, extra) =>
       runBulkTool(context(), context().plans!).run(args, {
         ...extra,

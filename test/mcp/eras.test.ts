@@ -206,6 +206,7 @@ const confirmTool: ToolSpec = {
   description: 'Asks the user to confirm an amount.',
   inputSchema: { type: 'object', properties: { amount: { type: 'integer' } }, required: ['amount'], additionalProperties: false },
   annotations: { readOnlyHint: true },
+  scopes: ['workspace:read'],
   async run(args, extra) {
     const reply = extra.elicit.reply('confirm');
     if (!reply) {
@@ -325,6 +326,7 @@ describe('logging: the client chooses what it hears', () => {
       description: 'Throws.',
       inputSchema: { type: 'object' },
       annotations: { readOnlyHint: true },
+      scopes: ['workspace:read'],
       run: () => Promise.reject(new Error('boom')),
     };
     const world = await start({ extraTools: [failing], backend: 'local' });

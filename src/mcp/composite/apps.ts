@@ -170,6 +170,7 @@ export function commitTool(ctx: McpContext, served: ReadonlySet<string>): ToolSp
     },
     // Only what differs from the defaults (it writes, may destroy): tools/list stays small.
     annotations: { idempotentHint: true, openWorldHint: false },
+    scopes: ['workspace:money'],
     _meta: { ui: { resourceUri: ACCOUNT_URI, visibility: ['app'] } },
     async run(args, extra) {
       const { move, ...rest } = args;
@@ -196,6 +197,7 @@ export function bulkCommitTool(ctx: McpContext, plans: BulkPlans, run: ToolSpec)
     description: 'Bulk plan view only: carries out a plan the person confirmed.',
     inputSchema: { type: 'object', properties: { plan_id: { type: 'string' } }, required: ['plan_id'] },
     annotations: { idempotentHint: true },
+    scopes: run.scopes,
     _meta: { ui: { resourceUri: BULK_URI, visibility: ['app'] } },
     async run(args, extra) {
       const id = args.plan_id;

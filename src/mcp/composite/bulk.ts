@@ -163,6 +163,8 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     info: RUN_BULK_TOOL_INFO,
     description: "Carries out a previewBulk plan once the person confirms; each contact's step at most once. Stopped? Call again to go on.",
     params: RUN_PARAMS,
+    // Those of the actions a plan may carry; each plan's own is checked when it runs.
+    scopes: ['workspace:write', 'workspace:money', 'workspace:message'],
     outputSchema: DATA_OUTPUT,
     async run(_params, extra, args) {
       const o = await open(args, extra);

@@ -5,6 +5,7 @@
  * read (the first tools/list or call) rather than when the tool is built at start-up: making them
  * is a fair part of a cold start, and a server that is only asked server/discover never needs them.
  */
+import type { Scope } from '../../api/scopes.js';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { Infer, Shape } from '../../api/rules.js';
@@ -27,6 +28,8 @@ export type CompositeToolDef<S extends Shape> = {
   params: S;
   /** Its input schema when it is not the parameters' own (made on first read). */
   input?: () => JsonSchema;
+  /** The scopes that let a person's assistant have it; default: `workspace:read` for a tool that changes nothing (readOnlyHint). */
+  scopes?: readonly Scope[];
   /** The call, with the checked parameters (and the arguments as given). */
   run(params: Infer<S>, extra: ToolExtra, args: Record<string, unknown>): Promise<ToolOutcome>;
   task?: ToolSpec['task'];
@@ -58,6 +61,7 @@ export function compositeTool<S extends Shape>(def: CompositeToolDef<S>): ToolSp
       return outputSchema();
     },
     annotations: { ...info.annotations },
+    scopes: def.scopes ?? readScope(info),
     async run(args, extra) {
       const checked = checkArguments(params, args);
       if ('error' in checked) return checked.error;
@@ -65,6 +69,12 @@ export function compositeTool<S extends Shape>(def: CompositeToolDef<S>): ToolSp
     },
     ...(def.task ? { task: def.task } : {}),
   };
+}
+
+/** A composite tool that changes nothing needs `workspace:read`; one that changes something names its scopes. */
+function readScope(info: ToolInfo): readonly Scope[] {
+  if (info.annotations.readOnlyHint !== true) throw new Error(`${info.name} changes something: give its scopes`);
+  return ['workspace:read'];
 }
 
 /** The output schema, as written or made from zod on first read (the build's when it has one). */

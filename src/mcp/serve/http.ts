@@ -31,6 +31,22 @@ import type { ToolSpec } from '../tool-spec.js';
 import type { McpContext } from '../context.js';
 
 const MCP_PATH = '/mcp';
+/** The read-only door: the same server with only the tools that change nothing (`workspace:read`), in every `--auth` mode. */
+const READ_ONLY_PATH = '/mcp/read-only';
+type Door = 'full' | 'read-only';
+
+/** The tools of the read-only door: those a `workspace:read` grant has. */
+const readOnlyTools = (tools: ToolSpec[]): ToolSpec[] => tools.filter((t) => t.scopes.includes('workspace:read'));
+
+/** Where a request goes once who calls is known: a party's instances, for whom, through which door. */
+interface Target {
+  party: Party;
+  /** `--auth key`: the owner; undefined: `--auth token`'s one owner. */
+  owner: number | undefined;
+  /** `--auth key`: the party as kept for its owner. */
+  rec?: Kept;
+  door: Door;
+}
 
 export interface HttpOptions {
   host: string;
@@ -92,7 +108,16 @@ export interface Callers extends CallerOptions {
 /** Serve MCP over Streamable HTTP; resolves once listening. */
 export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
   const onerror = (e: Error) => log.warn({ err: e }, 'MCP HTTP');
-  return listenOn(opts, onerror, { kind: 'token', party: partyOver(ctx, tools, onerror) });
+  const full = partyOver(ctx, tools, onerror);
+  let readOnly: Party | undefined;
+  return listenOn(opts, onerror, {
+    kind: 'token',
+    party: (door) => (door === 'full' ? full : (readOnly ??= partyOver(ctx, readOnlyTools(tools), onerror))),
+    close: async () => {
+      await full.close();
+      await readOnly?.close();
+    },
+  });
 }
 
 /** Serve MCP over Streamable HTTP to every owner with their own API key as the bearer (`--auth key`); resolves once listening. */
@@ -104,7 +129,7 @@ export async function serveMcpHttpByKey(callers: Callers, opts: Omit<HttpOptions
 async function listenOn(
   opts: HttpOptions,
   onerror: (e: Error) => void,
-  mode: { kind: 'token'; party: Party } | { kind: 'key'; callers: Callers },
+  mode: { kind: 'token'; party(door: Door): Party; close(): Promise<void> } | { kind: 'key'; callers: Callers },
 ): Promise<McpHttpServer> {
   /** 2025-era sessions, each with the owner who opened it (`--auth key`; undefined: `--auth token`'s one owner). */
   const sessions = new Sessions<NodeStreamableHTTPServerTransport>(opts.sessions ?? {}, onerror);
@@ -115,27 +140,33 @@ async function listenOn(
       ? {
           check: new CallerCheck(mode.callers),
           parties: new Parties(mode.callers.served, sessions, onerror, mode.callers.maxOwners ?? 500, mode.callers.idleMs ?? 15 * 60_000),
+          // The read-only door's parties: each owner's context again, with its read tools alone.
+          readOnly: new Parties(
+            async (ownerId, keyHash) => {
+              const served = await mode.callers.served(ownerId, keyHash);
+              return { ...served, tools: readOnlyTools(served.tools) };
+            },
+            sessions,
+            onerror,
+            mode.callers.maxOwners ?? 500,
+            mode.callers.idleMs ?? 15 * 60_000,
+          ),
         }
       : undefined;
+  /** The door each 2025-era session was opened through: it answers through that door alone. */
+  const doorOf = new WeakMap<NodeStreamableHTTPServerTransport, Door>();
 
   /**
    * 2025-era traffic, sessionful as before: the SDK's own stateless fallback could not send a
    * client anything outside a response (no GET stream, no elicitation/create mid-call). A
    * session answers only the owner who opened it: to anyone else it is not found.
    */
-  async function legacy(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-    party: Party,
-    owner: number | undefined,
-    rec?: Kept,
-  ): Promise<void> {
+  async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown, { party, owner, rec, door }: Target): Promise<void> {
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
       const transport = sessions.get(id, owner);
-      if (!transport) return deny(res, 404, 'Session not found; initialize a new session');
+      if (!transport || doorOf.get(transport) !== door) return deny(res, 404, 'Session not found; initialize a new session');
       res.once('close', sessions.use(id));
       return transport.handleRequest(req, res, body);
     }
@@ -156,6 +187,7 @@ async function listenOn(
         ownSessions?.add(newId);
       },
     });
+    doorOf.set(transport, door);
     // The server's own close handling is chained after this by connect().
     transport.onclose = () => {
       if (transport.sessionId) {
@@ -180,15 +212,15 @@ async function listenOn(
    * owner, `--auth key`). A request whose party was let go while its body came in (its owner's
    * key changed) is refused as its key is now.
    */
-  async function route(req: IncomingMessage, res: ServerResponse, party: Party, owner: number | undefined, rec?: Kept): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, t: Target): Promise<void> {
     const gone = () => deny(res, 401, 'Unauthorized: the key was regenerated; send the new one', { 'WWW-Authenticate': 'Bearer' });
     // GET (a session's notification stream) and DELETE (its end) exist in the 2025 era only.
-    if (req.method !== 'POST') return rec?.retired ? gone() : legacy(req, res, undefined, party, owner, rec);
+    if (req.method !== 'POST') return t.rec?.retired ? gone() : legacy(req, res, undefined, t);
     const parsed = await readJsonRpcBody(req);
     if (parsed.status !== undefined) return send(res, parsed);
-    if (rec?.retired) return gone();
-    if (await isLegacyRequest(classifiable(req), parsed.body)) return legacy(req, res, parsed.body, party, owner, rec);
-    return party.modernNode(req, res, parsed.body);
+    if (t.rec?.retired) return gone();
+    if (await isLegacyRequest(classifiable(req), parsed.body)) return legacy(req, res, parsed.body, t);
+    return t.party.modernNode(req, res, parsed.body);
   }
 
   /**
@@ -201,6 +233,7 @@ async function listenOn(
     res: ServerResponse,
     check: CallerCheck,
     parties: Parties,
+    door: Door,
   ): Promise<void> {
     const cred = await check.credential(req.headers.authorization);
     if (!('key' in cred)) return send(res, cred);
@@ -211,7 +244,7 @@ async function listenOn(
       const rec = parties.of(caller.owner, res);
       if (!rec) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
       req.auth = caller.auth;
-      return route(req, res, await rec.party, caller.owner.id, rec);
+      return route(req, res, { party: await rec.party, owner: caller.owner.id, rec, door });
     });
   }
 
@@ -220,14 +253,15 @@ async function listenOn(
     const badHost = hosts.host(req);
     if (badHost) return deny(res, 403, badHost);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path !== MCP_PATH) {
+    const door: Door | undefined = path === MCP_PATH ? 'full' : path === READ_ONLY_PATH ? 'read-only' : undefined;
+    if (door === undefined) {
       // Sign-in's addresses are for other sites' pages and servers too: the Host is checked, not the Origin.
       if (signIn && (await signIn.serve(req, res, path))) return;
-      return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH}`);
+      return deny(res, 404, `Not found; the MCP endpoint is ${MCP_PATH} (${READ_ONLY_PATH}: its tools that change nothing)`);
     }
     const bad = hosts.hostAndOrigin(req);
     if (bad) return deny(res, 403, bad);
-    if (byKey) return asOwner(req, res, byKey.check, byKey.parties);
+    if (byKey) return asOwner(req, res, byKey.check, door === 'full' ? byKey.parties : byKey.readOnly, door);
     if (opts.token !== undefined) {
       if (!tokenMatches(req.headers.authorization, opts.token)) {
         return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
@@ -235,7 +269,7 @@ async function listenOn(
       // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the token's holder.
       req.auth = { token: opts.token, clientId: 'bearer', scopes: [] };
     }
-    return route(req, res, (mode as { party: Party }).party, undefined);
+    return route(req, res, { party: (mode as { party(door: Door): Party }).party(door), owner: undefined, door });
   }
 
   const server = createServer((req, res) => {
@@ -262,8 +296,9 @@ async function listenOn(
     url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
     async close() {
       await sessions.close();
-      if (mode.kind === 'token') await mode.party.close();
+      if (mode.kind === 'token') await mode.close();
       await byKey?.parties.close();
+      await byKey?.readOnly.close();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();

@@ -5,6 +5,7 @@
  * validated by the API itself (the pipeline of the local backend, the server of the remote
  * one), so a tool answers exactly what the API would.
  */
+import { scopeOf } from '../../api/scopes.js';
 import { isInputRequiredResult, type InputRequiredResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorCodeOf, isSuccess, type ApiResponse, type AuditEntry, type CallOptions } from '../../api/backend.js';
@@ -86,6 +87,7 @@ function methodTool(def: CatalogMethod, ctx: McpContext): ToolSpec {
       return schemas.output;
     },
     annotations: { ...def.annotations },
+    scopes: [scopeOf(def)],
     run: (args, extra) =>
       guarded(
         def,

@@ -254,6 +254,7 @@ describe(`confirmation of a money call over a cap (${TEST_BACKEND})`, () => {
       description: 'Tops up as confirmed in a view.',
       inputSchema: { type: 'object' },
       annotations: {},
+      scopes: ['workspace:write'],
       run: (args, extra) => moneyCall(ctx!, 'addFundsToContactAccount', args, extra, { how: 'app view', by: 'the person, in a test view' }),
     };
     const w = await world({ extraTools: [commit] });

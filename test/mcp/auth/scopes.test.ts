@@ -1,0 +1,134 @@
+/**
+ * What each tool needs a person to grant (src/api/scopes.ts), and the read-only door. The
+ * contract: "Four scopes: `workspace:read` (every tool that changes nothing, the resources,
+ * search, exports, previews), `workspace:write` (changes that neither move money nor reach a
+ * contact: lists, records, tags, variables, contacts, accounts opened), `workspace:money`
+ * (top-ups and debits, and bulk plans that move money), `workspace:message` (anything that sends
+ * to a contact, and bulk message plans) […] Which scope a tool needs follows from its method's
+ * definition, never from a list of names." And: "The read-only door: `<…>/mcp/read-only` in every
+ * `--auth` mode serves only the `workspace:read` tools."
+ */
+import { afterEach, describe, expect, test } from 'vitest';
+import { METHODS } from '../../../src/api/catalog.js';
+import { isMoney, type MethodDef } from '../../../src/api/define.js';
+import { SCOPES, scopeOf } from '../../../src/api/scopes.js';
+import { serveMcpHttp, serveMcpHttpByKey, type McpHttpServer } from '../../../src/mcp/serve/http.js';
+import { connectHttp, ERAS, type McpClient } from '../clients.js';
+import { useMcp } from '../harness.js';
+
+const start = useMcp();
+const closing: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const c of closing.splice(0).reverse()) await c.close();
+});
+
+describe('every tool has its scope', () => {
+  test("an API method's follows from its definition: money, else read for what changes nothing, message for what reaches a person, else write", () => {
+    for (const def of METHODS as readonly MethodDef[]) {
+      const scope = scopeOf(def);
+      if (isMoney(def)) expect(scope, def.name).toBe('workspace:money');
+      else if (def.annotations.readOnlyHint) expect(scope, def.name).toBe('workspace:read');
+      else if (def.annotations.openWorldHint) expect(scope, def.name).toBe('workspace:message');
+      else expect(scope, def.name).toBe('workspace:write');
+    }
+    const by = (name: string) => scopeOf((METHODS as readonly MethodDef[]).find((m) => m.name === name)!);
+    expect([by('getContacts'), by('createOrUpdateContact'), by('addFundsToContactAccount'), by('sendMessage')]).toEqual([
+      'workspace:read',
+      'workspace:write',
+      'workspace:money',
+      'workspace:message',
+    ]);
+  });
+
+  test('every tool the server serves names at least one scope, each a known one; what changes nothing needs read alone', async () => {
+    const w = await start();
+    expect(w.tools.length).toBeGreaterThan(30);
+    for (const t of w.tools) {
+      expect(t.scopes.length, t.name).toBeGreaterThan(0);
+      for (const s of t.scopes) expect(SCOPES, t.name).toContain(s);
+      if (t.annotations.readOnlyHint === true) expect(t.scopes, t.name).toEqual(['workspace:read']);
+      else expect(t.scopes, t.name).not.toContain('workspace:read');
+    }
+    const scopes = Object.fromEntries(w.tools.map((t) => [t.name, t.scopes]));
+    expect(scopes.findContacts).toEqual(['workspace:read']);
+    expect(scopes.exportContacts).toEqual(['workspace:read']);
+    expect(scopes.previewBulk).toEqual(['workspace:read']);
+    expect(scopes.runBulk).toEqual(['workspace:write', 'workspace:money', 'workspace:message']);
+  });
+});
+
+/** The names of the tools listed over `url`. */
+async function listed(client: McpClient): Promise<string[]> {
+  return (await client.listTools()).tools.map((t) => t.name).sort();
+}
+
+describe('the read-only door /mcp/read-only', () => {
+  test.each(ERAS)('%s, --auth token: only the tools that change nothing, the instructions of those; /mcp still all', async (era) => {
+    const w = await start();
+    const http = await serveMcpHttp(w.context, w.tools, { host: '127.0.0.1', port: 0 });
+    closing.push(http);
+    const door = await connectHttp(era, `${http.url}/read-only`);
+    closing.push(door);
+    const read = w.tools.filter((t) => t.annotations.readOnlyHint === true).map((t) => t.name);
+    expect(await listed(door)).toEqual([...read].sort());
+    expect(door.getInstructions()).not.toMatch(/idempotency_key|runBulk/);
+    const r = await door.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    expect(r.isError).toBeFalsy();
+    const refused = await door
+      .callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 5, idempotency_key: 'k1' } })
+      .catch((e: Error) => e);
+    expect(refused instanceof Error ? refused.message : (refused as { isError?: boolean }).isError ? 'error result' : 'ran').not.toBe(
+      'ran',
+    );
+    const after = await door.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    expect(after.structuredContent).toEqual(r.structuredContent);
+    const full = await connectHttp(era, http.url);
+    closing.push(full);
+    expect(await listed(full)).toContain('addFundsToContactAccount');
+  });
+
+  test('--auth key: each owner through the door gets the read tools; a session opened there is not found through /mcp', async () => {
+    const w = await start();
+    const owners: Record<string, number> = { 'alice-key': 1 };
+    const http: McpHttpServer = await serveMcpHttpByKey(
+      {
+        owner: async (key) => (owners[key] ? { id: owners[key]! } : { status: 401, message: 'Unauthenticated.' }),
+        served: async () => ({ ctx: w.context, tools: w.tools }),
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    closing.push(http);
+    const auth = { Authorization: 'Bearer alice-key' };
+    const door = await connectHttp('2026-07-28', `${http.url}/read-only`, auth);
+    closing.push(door);
+    expect(await listed(door)).not.toContain('withdrawFundsFromContactAccount');
+    expect(await listed(door)).toContain('getContacts');
+    // A 2025-era session of the door, its id sent to /mcp: not found there.
+    const init = await fetch(`${http.url}/read-only`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    await init.text();
+    const sid = init.headers.get('mcp-session-id')!;
+    expect(sid).toBeTruthy();
+    const other = await fetch(http.url, {
+      method: 'POST',
+      headers: {
+        ...auth,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': sid,
+        'MCP-Protocol-Version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    await other.text();
+    expect(other.status).toBe(404);
+  });
+});
