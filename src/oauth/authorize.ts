@@ -1,9 +1,11 @@
 /**
  * The authorization endpoint and its consent page: the request checked as RFC 6749 §4.1.2.1
- * orders it (PKCE S256 required, the RFC 8707 resource this server's MCP endpoint), the page
- * shown with a CSRF cookie, and the form posted back: the person's key checked with getMe
- * (bounded at once and per address), then a grant holding it sealed and a single-use code sent
- * to the redirect URI the client registered, or the person's denial.
+ * orders it (PKCE S256 required, the RFC 8707 resource this server's MCP endpoint or its
+ * read-only door), the page shown with a CSRF cookie and a box per scope (ticked as the request
+ * asked, within the cap; read alone at the door), and the form posted back: the person's key
+ * checked with getMe (bounded at once and per address), then a grant holding it sealed and the
+ * scopes ticked (never more than asked; read always), and a single-use code sent to the redirect
+ * URI the client registered, or the person's denial.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,10 +14,11 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import { log } from '../shared/log.js';
 import { ClientError, redirectAllowed, type Client } from './clients.js';
 import { consentPage, problemPage, type RequestFields } from './consent-page.js';
-import { SCOPE, type Context, type KeyCheck } from './context.js';
+import { offeredAt, type Context, type KeyCheck } from './context.js';
 import { addressOf, Counts } from './limits.js';
 import type { Registration } from './registration.js';
-import { body, cannotGoOn, INVALID_TARGET, isForm, redirect, sameResource, sendPage } from './replies.js';
+import { body, cannotGoOn, INVALID_TARGET, isForm, redirect, resourceNamed, sendPage } from './replies.js';
+import { asked, held, READ, scopeText, type Scope } from './scopes.js';
 import { hashToken, newToken, sameSecret } from './secrets.js';
 
 /** A code lives a minute. */
@@ -27,7 +30,10 @@ const KEY_TRIES = 20;
 /** How long the consent page's CSRF cookie lasts, in seconds. */
 const CSRF_COOKIE_S = 1800;
 
-/** The authorization request's parameters that travel through the consent form. */
+/**
+ * The authorization request's parameters that travel through the consent form; its `scope` as
+ * `requested_scope` (its known values), since the form's `scope` values are the boxes ticked.
+ */
 const REQUEST_PARAMS = [
   'response_type',
   'client_id',
@@ -36,14 +42,18 @@ const REQUEST_PARAMS = [
   'code_challenge_method',
   'state',
   'resource',
-  'scope',
+  'requested_scope',
 ];
 
-/** An authorization request that checked out: its client, where it returns, the fields the form carries. */
+/** An authorization request that checked out: its client, where it returns, the fields the form carries, the scopes it may have. */
 interface Checked {
   client: Client;
   redirectUri: string;
   fields: RequestFields;
+  /** The boxes on the page: the cap, or read alone at the read-only door. */
+  offered: readonly Scope[];
+  /** Those ticked to start with: what the request asked of them, read always. The person may only narrow them. */
+  asked: Scope[];
 }
 
 export class Authorization {
@@ -59,7 +69,9 @@ export class Authorization {
 
   /** GET: the consent page for a request that checks out, with its CSRF cookie. */
   async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const ok = await this.checked(new URL(req.url ?? '/', this.ctx.issuer).searchParams, res);
+    const params = new URL(req.url ?? '/', this.ctx.issuer).searchParams;
+    if (params.getAll('scope').length > 1) return cannotGoOn(res, 400, 'The request names scope more than once.');
+    const ok = await this.checked(params, params.get('scope'), res);
     if (!ok) return;
     const nonce = randomBytes(24).toString('base64url');
     this.consent(res, ok, nonce, undefined, 200, this.csrfCookie(nonce, CSRF_COOKIE_S));
@@ -76,8 +88,10 @@ export class Authorization {
     if (raw === undefined) return;
     const form = new URLSearchParams(raw);
     // Every field once, the form's own (csrf, api_key, decision) as the request's: two values leave which one counts open.
-    for (const [k] of form) if (form.getAll(k).length > 1) return cannotGoOn(res, 400, `The form names ${k} more than once.`);
-    const ok = await this.checked(form, res);
+    // Not scope: its values are the boxes ticked.
+    for (const [k] of form)
+      if (k !== 'scope' && form.getAll(k).length > 1) return cannotGoOn(res, 400, `The form names ${k} more than once.`);
+    const ok = await this.checked(form, form.get('requested_scope'), res);
     if (!ok) return;
     const nonce = parseCookie(req.headers.cookie ?? '')[this.cookieName];
     if (!nonce || !sameSecret(form.get('csrf') ?? '', this.csrf(nonce, ok.fields)))
@@ -98,7 +112,7 @@ export class Authorization {
     if (!key) return this.consent(res, ok, nonce, 'Paste your API key first.', 400);
     const checked = await this.checkKey(key, addressOf(req));
     if (!('id' in checked)) return this.consent(res, ok, nonce, checked.problem, checked.status);
-    const code = this.grant(ok, key, checked.id);
+    const code = this.grant(ok, key, checked.id, form.getAll('scope'));
     res.setHeader('Set-Cookie', this.csrfCookie('', 0));
     redirect(res, ok.redirectUri, { code, ...(state !== undefined ? { state } : {}), iss: this.ctx.issuer });
   }
@@ -108,7 +122,7 @@ export class Authorization {
    * redirect URIs nothing is sent anywhere (a page says why); nor is it for any other fault
    * before the person has seen the page.
    */
-  private async checked(params: URLSearchParams, res: ServerResponse): Promise<Checked | undefined> {
+  private async checked(params: URLSearchParams, scope: string | null, res: ServerResponse): Promise<Checked | undefined> {
     const refuse = (why: string) => {
       cannotGoOn(res, 400, why);
       return undefined;
@@ -134,21 +148,23 @@ export class Authorization {
     const challenge = params.get('code_challenge') ?? '';
     if (params.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(challenge))
       return back(OAuthErrorCode.InvalidRequest, 'PKCE is required: code_challenge with code_challenge_method S256');
-    const resource = params.get('resource');
-    if (resource !== null && !sameResource(resource, this.ctx.resource))
-      return back(INVALID_TARGET, `resource must be this server's MCP endpoint, ${this.ctx.resource}`);
+    const resource = resourceNamed(this.ctx, params.get('resource'));
+    if (resource === undefined)
+      return back(INVALID_TARGET, `resource must be this server's MCP endpoint, ${this.ctx.resource}, or ${this.ctx.door}`);
+    // Values this server does not know are ignored; none known (or none at all): everything.
+    const requested = asked(scope);
     const fields: RequestFields = {
       response_type: 'code',
       client_id: client.client_id,
       redirect_uri: redirectUri,
       code_challenge: challenge,
       code_challenge_method: 'S256',
-      resource: this.ctx.resource,
-      // One scope, whatever was asked: everything the person's key may do.
-      scope: SCOPE,
+      resource,
+      requested_scope: requested,
       ...(state !== undefined ? { state } : {}),
     };
-    return { client, redirectUri, fields };
+    const offered = offeredAt(this.ctx, resource);
+    return { client, redirectUri, fields, offered, asked: held(requested, offered) };
   }
 
   /** The consent page for `ok`, its form's CSRF value made of `nonce`; `problem`, what went wrong with the last try. */
@@ -159,6 +175,8 @@ export class Authorization {
       serverHost: this.ctx.o.publicUrl.host,
       returnsTo: returnsTo(ok.redirectUri),
       fields: ok.fields,
+      offered: ok.offered,
+      asked: ok.asked,
       csrf: this.csrf(nonce, ok.fields),
       problem,
     });
@@ -212,18 +230,23 @@ export class Authorization {
     return { problem, status: checked.status >= 500 ? 503 : 400 };
   }
 
-  /** The grant of `owner`'s consent to `ok`'s client, `key` sealed in it, and the single-use code that leads to it. */
-  private grant(ok: Checked, key: string, owner: number): string {
+  /**
+   * The grant of `owner`'s consent to `ok`'s client, `key` sealed in it, holding the boxes
+   * `ticked` of those asked (read always; no box posted at all, as by a form filled without a
+   * browser: those asked), and the single-use code that leads to it.
+   */
+  private grant(ok: Checked, key: string, owner: number, ticked: string[]): string {
     const { store, sealer } = this.ctx.o;
     const now = this.ctx.now();
     const grantId = randomUUID();
+    const scopes = ticked.length === 0 ? ok.asked : ok.asked.filter((s) => s === READ || ticked.includes(s));
     store.addGrant({
       id: grantId,
       owner_id: owner,
       client_id: ok.client.client_id,
       client_name: ok.client.client_name,
-      resource: this.ctx.resource,
-      scope: ok.fields.scope ?? '',
+      resource: ok.fields.resource!,
+      scope: scopeText(scopes, ok.fields.requested_scope!),
       sealed_key: sealer.seal(key, grantId),
       created_at: new Date(now).toISOString(),
       last_used_at: null,
@@ -237,11 +260,11 @@ export class Authorization {
       client_id: ok.client.client_id,
       redirect_uri: ok.redirectUri,
       challenge: ok.fields.code_challenge!,
-      resource: this.ctx.resource,
+      resource: ok.fields.resource!,
       expires_ms: now + CODE_TTL_MS,
       used: 0,
     });
-    log.info({ grant: grantId, owner, client: ok.client.client_name }, 'OAuth grant made');
+    log.info({ grant: grantId, owner, client: ok.client.client_name, scopes, resource: ok.fields.resource }, 'OAuth grant made');
     return code;
   }
 }

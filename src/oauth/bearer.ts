@@ -6,14 +6,17 @@
  */
 import { OAuthError, OAuthErrorCode, verifyBearerToken, type AuthInfo } from '@modelcontextprotocol/server';
 import { log } from '../shared/log.js';
-import { SCOPE, type Context } from './context.js';
+import type { Context, ResourcePath } from './context.js';
+import { ALL, held, READ, SCOPES, type Scope } from './scopes.js';
 import { hashToken, sameSecret } from './secrets.js';
 import type { GrantRow } from './store.js';
 
-/** Who a request to the MCP endpoint is, once its token checked out: the grant and the API key it holds. */
+/** Who a request to the MCP endpoint is, once its token checked out: the grant, the API key it holds, what it lets the client do. */
 export interface SignedIn {
   grant: GrantRow;
   key: string;
+  /** What the token lets its client do: the four scopes' names (`workspace` expanded, within the cap), `workspace:read` always; also `auth.scopes`. */
+  scopes: Scope[];
   auth: AuthInfo;
 }
 
@@ -28,22 +31,23 @@ export class Bearer {
 
   constructor(
     private readonly ctx: Context,
-    /** The protected resource metadata's address, named in every challenge. */
-    private readonly resourceMetadataUrl: string,
+    /** Each protected resource metadata's address, the one of the resource asked for named in its challenge. */
+    private readonly resourceMetadataUrls: Record<ResourcePath, string>,
   ) {}
 
   /**
-   * The signed-in person behind a request to the MCP endpoint: the token checked with the SDK's
-   * bearer check (unknown, revoked, expired or for another resource: 401 with the challenge that
-   * starts sign-in), its grant and the key it holds.
+   * The signed-in person behind a request to the resource `at` (the MCP endpoint or its
+   * read-only door): the token checked with the SDK's bearer check (unknown, revoked, expired or
+   * for another resource, the other door's too: 401 with the challenge that starts sign-in at
+   * `at`), its grant, the key it holds and its scopes.
    */
-  async signedIn(header: string | undefined): Promise<SignedIn | Refusal> {
+  async signedIn(header: string | undefined, at: ResourcePath = 'mcp'): Promise<SignedIn | Refusal> {
     const { store, sealer } = this.ctx.o;
-    let found: { grant: GrantRow } | undefined;
+    let found: { grant: GrantRow; scopes: Scope[] } | undefined;
     try {
       const auth = await verifyBearerToken(header, {
-        resourceMetadataUrl: this.resourceMetadataUrl,
-        expectedResource: new URL(this.ctx.resource),
+        resourceMetadataUrl: this.resourceMetadataUrls[at],
+        expectedResource: new URL(at === 'mcp' ? this.ctx.resource : this.ctx.door),
         verifier: {
           verifyAccessToken: async (token) => {
             const hash = hashToken(token);
@@ -51,11 +55,13 @@ export class Bearer {
             const grant = t && t.kind === 'access' && sameSecret(t.token_hash, hash) ? store.grant(t.grant_id) : undefined;
             if (!t || !grant || grant.revoked_at !== null || t.expires_ms <= this.ctx.now())
               throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked; sign in again');
-            found = { grant };
+            // The token's own scope (a refresh may narrow it), else its grant's; read alone at the door.
+            const scopes = held(t.scope ?? grant.scope, grant.resource === this.ctx.door ? [READ] : this.ctx.cap);
+            found = { grant, scopes };
             return {
               token: '',
               clientId: grant.client_id,
-              scopes: [],
+              scopes,
               expiresAt: Math.floor(t.expires_ms / 1000),
               resource: new URL(grant.resource),
               extra: { grant: grant.id, owner: grant.owner_id, client: grant.client_name },
@@ -67,32 +73,41 @@ export class Bearer {
       if (key === undefined)
         throw new OAuthError(OAuthErrorCode.InvalidToken, 'The grant cannot be opened here (another WORKSPACE_SECRET); sign in again');
       this.touch(found!.grant.id);
-      return { grant: found!.grant, key, auth };
+      return { grant: found!.grant, key, scopes: found!.scopes, auth };
     } catch (e) {
       return this.challenge(
         e instanceof OAuthError ? e : new OAuthError(OAuthErrorCode.InvalidToken, 'The access token was refused'),
         header !== undefined,
+        at,
       );
     }
   }
 
-  /** The key behind a grant stopped working (regenerated, blocked, plan lapsed): the grant is revoked, and the 401 starts sign-in again. */
-  keyRefused(grant: GrantRow, why: string): Refusal {
+  /**
+   * The key behind a grant stopped working (regenerated, blocked, plan lapsed): the grant is
+   * revoked, and the 401 starts sign-in again at `at` (default: the grant's own resource).
+   */
+  keyRefused(grant: GrantRow, why: string, at: ResourcePath = grant.resource === this.ctx.door ? 'mcp/read-only' : 'mcp'): Refusal {
     if (this.ctx.o.store.revokeGrant(grant.id, `the key stopped working: ${why}`, new Date(this.ctx.now()).toISOString()))
       log.info({ grant: grant.id, owner: grant.owner_id, client: grant.client_name }, 'OAuth grant revoked: its key stopped working');
     return this.challenge(
       new OAuthError(OAuthErrorCode.InvalidToken, `Your Workspace API key stopped working (${why}); sign in again`),
       true,
+      at,
     );
   }
 
   /**
-   * A 401 with `WWW-Authenticate: Bearer resource_metadata=…, scope=…` and, when a token was
-   * sent, its error. Not the SDK's bearerAuthChallengeResponse: that one always names an error,
-   * first, where a request without a token gets the bare challenge (RFC 6750 §3.1).
+   * A 401 with `WWW-Authenticate: Bearer resource_metadata=…, scope=…` (the resource `at`'s
+   * metadata, and what a full sign-in there asks: `workspace`, all four, unless the cap or the
+   * door holds fewer) and, when a token was sent, its error. Not the SDK's
+   * bearerAuthChallengeResponse: that one always names an error, first, where a request without
+   * a token gets the bare challenge (RFC 6750 §3.1).
    */
-  private challenge(e: OAuthError, tokenSent: boolean): Refusal {
-    const parts = [`resource_metadata="${this.resourceMetadataUrl}"`, `scope="${SCOPE}"`];
+  private challenge(e: OAuthError, tokenSent: boolean, at: ResourcePath): Refusal {
+    const full = at === 'mcp' ? this.ctx.cap : [READ];
+    const scope = full.length === SCOPES.length ? ALL : full.join(' ');
+    const parts = [`resource_metadata="${this.resourceMetadataUrls[at]}"`, `scope="${scope}"`];
     // A header takes printable ASCII only: an upstream's message may hold more (a dash, a line break).
     if (tokenSent) parts.push(`error="${e.code}"`, `error_description="${e.message.replace(/[^\x20-\x7e]|["\\]/g, ' ')}"`);
     return {

@@ -1,9 +1,11 @@
 /**
  * The consent page of OAuth sign-in: the person sees which application asks and where it will
- * be sent back to, pastes their Workspace API key, and allows or denies. Plain HTML with no
+ * be sent back to, what it asks to do (a box per scope, ticked as asked: the person may untick
+ * any but read), pastes their Workspace API key, and allows or denies. Plain HTML with no
  * script, the MCP Apps views' palette (light and dark from the system), labelled fields, one
  * form posted to the same address. The key is never put back into the page.
  */
+import { READ, SCOPE_WORDS, SCOPES, type Scope } from './scopes.js';
 
 /** The authorization request's fields the form carries back (never the key). */
 export type RequestFields = Record<string, string>;
@@ -17,6 +19,10 @@ export interface ConsentPage {
   /** Where the client will be sent back to: its redirect URI's host (or scheme, for an app's own). */
   returnsTo: string;
   fields: RequestFields;
+  /** A box each: the scopes a grant here may hold. */
+  offered: readonly Scope[];
+  /** Those ticked to start with (what the application asked); the others are shown, not to be ticked. */
+  asked: readonly Scope[];
   csrf: string;
   /** What went wrong with the last try, said plainly. */
   problem?: string;
@@ -34,6 +40,11 @@ h1{font-size:1.25rem;margin:0 0 .75rem}
 p{margin:.5rem 0;color:var(--text2)}
 strong{color:var(--text)}
 label{display:block;font-weight:600;margin:1rem 0 .25rem}
+fieldset{border:1px solid var(--border);border-radius:8px;margin:1rem 0 0;padding:.5rem .75rem .75rem}
+legend{font-weight:600;padding:0 .25rem}
+.scope{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.5rem 0 0}
+.scope input{margin:.3rem 0 0;width:1rem;height:1rem;accent-color:var(--accent)}
+.scope input:disabled+span{color:var(--text2)}
 input[type=password]{width:100%;padding:.6rem .7rem;font:inherit;color:var(--text);background:var(--bg);border:1px solid var(--border);border-radius:8px}
 .hint{font-size:.875rem}
 .problem{color:var(--danger);font-weight:600;margin-top:.25rem}
@@ -56,9 +67,10 @@ export function consentPage(p: ConsentPage): string {
 <p class="server">Workspace sign-in at <strong>${escape(p.serverHost)}</strong></p>
 <h1>Allow ${escape(p.clientName)} to use your Workspace?</h1>
 <p class="hint">${p.documentHost ? `The application is described at <strong>${escape(p.documentHost)}</strong>.` : 'The application named itself; this server has not verified the name.'}</p>
-<p><strong>${escape(p.clientName)}</strong> will act as you in your Workspace: read and change your lists, contacts, tags, variables and balances, and send messages, within the money limits this server sets. After you allow it you go back to <strong>${escape(p.returnsTo)}</strong>.</p>
+<p><strong>${escape(p.clientName)}</strong> will act as you in your Workspace, as far as you allow below and within the money limits this server sets. After you allow it you go back to <strong>${escape(p.returnsTo)}</strong>.</p>
 <form method="post" autocomplete="off">
 ${hidden}<input type="hidden" name="csrf" value="${escape(p.csrf)}">
+${scopeBoxes(p.offered, p.asked)}
 <label for="api_key">Your Workspace API key</label>
 <input type="password" id="api_key" name="api_key" required autocomplete="off" spellcheck="false" aria-describedby="key-hint${p.problem ? ' problem' : ''}"${p.problem ? ' aria-invalid="true" autofocus' : ''}>
 ${p.problem ? `<p class="problem" id="problem" role="alert">${escape(p.problem)}</p>` : ''}
@@ -66,6 +78,23 @@ ${p.problem ? `<p class="problem" id="problem" role="alert">${escape(p.problem)}
 <div class="actions"><button class="allow" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny" formnovalidate>Deny</button></div>
 </form>
 </main></body></html>`;
+}
+
+/**
+ * The boxes, one per scope offered: read ticked and required (a browser sends it, so a form sent
+ * with no box at all is one filled without a browser; the server adds read whatever comes), the
+ * others ticked as asked, those not asked shown but not to be ticked (the person may only narrow).
+ */
+function scopeBoxes(offered: readonly Scope[], asked: readonly Scope[]): string {
+  const box = (s: Scope) => {
+    const id = `scope-${s.split(':')[1]}`;
+    const state = s === READ ? ' checked required' : asked.includes(s) ? ' checked' : ' disabled';
+    const note = s !== READ && !asked.includes(s) ? ' (not asked for)' : '';
+    return `<label class="scope" for="${id}"><input type="checkbox" id="${id}" name="scope" value="${s}"${state}><span>${escape(SCOPE_WORDS[s] + note)}</span></label>`;
+  };
+  return `<fieldset><legend>What it may do</legend>\n${SCOPES.filter((s) => offered.includes(s))
+    .map(box)
+    .join('\n')}\n</fieldset>`;
 }
 
 /** A page that says sign-in cannot go on, and why (an unknown client, a redirect URI it did not register). */

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthErrorCode } from '@modelcontextprotocol/server';
 import { readBody, TooLarge } from '../shared/read-body.js';
 import { problemPage } from './consent-page.js';
+import type { Context } from './context.js';
 
 /** RFC 8707's refusal of a resource: not among the SDK's codes. */
 export const INVALID_TARGET = 'invalid_target';
@@ -120,6 +121,12 @@ export function clientIdOf(form: URLSearchParams, req: IncomingMessage): string 
 }
 
 /** Two resource identifiers the same, a trailing slash aside. */
-export function sameResource(a: string, b: string): boolean {
+function sameResource(a: string, b: string): boolean {
   return a.replace(/\/$/, '') === b.replace(/\/$/, '');
+}
+
+/** The resource a request names (RFC 8707): the MCP endpoint (also when it names none) or its read-only door; undefined, any other. */
+export function resourceNamed(ctx: Context, value: string | null): string | undefined {
+  if (value === null) return ctx.resource;
+  return [ctx.resource, ctx.door].find((r) => sameResource(value, r));
 }

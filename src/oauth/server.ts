@@ -15,7 +15,7 @@ import { isLoopbackHost } from '../shared/loopback.js';
 import { Authorization } from './authorize.js';
 import { Bearer, type Refusal, type SignedIn } from './bearer.js';
 import { ClientDocuments } from './clients.js';
-import { contextOf, type Context, type OAuthOptions } from './context.js';
+import { contextOf, type Context, type OAuthOptions, type ResourcePath } from './context.js';
 import { Metadata } from './metadata.js';
 import { Registration } from './registration.js';
 import { oauthError, preflight, send } from './replies.js';
@@ -28,8 +28,9 @@ const SWEEP_MS = 10 * 60_000;
 
 export class OAuthServer {
   readonly issuer: string;
-  /** The MCP endpoint: the resource every token is for. */
+  /** The MCP endpoint: the resource a token is for unless it is the read-only door's. */
   readonly resource: string;
+  /** The MCP endpoint's protected resource metadata address. */
   readonly resourceMetadataUrl: string;
   private readonly ctx: Context;
   private readonly docs: ClientDocuments;
@@ -46,11 +47,11 @@ export class OAuthServer {
     this.resource = this.ctx.resource;
     this.docs = new ClientDocuments(isLoopbackHost(o.publicUrl.hostname));
     this.metadata = new Metadata(this.ctx);
-    this.resourceMetadataUrl = this.metadata.resourceMetadataUrl;
+    this.resourceMetadataUrl = this.metadata.resourceMetadataUrls.mcp;
     this.registration = new Registration(this.ctx, this.docs);
     this.authorization = new Authorization(this.ctx, this.registration);
     this.tokens = new TokenEndpoint(this.ctx);
-    this.bearer = new Bearer(this.ctx, this.resourceMetadataUrl);
+    this.bearer = new Bearer(this.ctx, this.metadata.resourceMetadataUrls);
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweeper.unref();
   }
@@ -84,17 +85,21 @@ export class OAuthServer {
   }
 
   /**
-   * The signed-in person behind a request to the MCP endpoint: the token checked with the SDK's
-   * bearer check (unknown, revoked, expired or for another resource: 401 with the challenge that
-   * starts sign-in), its grant and the key it holds.
+   * The signed-in person behind a request to `at`, the MCP endpoint (default) or its read-only
+   * door: the token checked with the SDK's bearer check (unknown, revoked, expired or for another
+   * resource, the other door's too: 401 with the challenge that starts sign-in at `at`), its
+   * grant, the key it holds and its `scopes` (also `auth.scopes`).
    */
-  signedIn(header: string | undefined): Promise<SignedIn | Refusal> {
-    return this.bearer.signedIn(header);
+  signedIn(header: string | undefined, at?: ResourcePath): Promise<SignedIn | Refusal> {
+    return this.bearer.signedIn(header, at);
   }
 
-  /** The key behind a grant stopped working (regenerated, blocked, plan lapsed): the grant is revoked, and the 401 starts sign-in again. */
-  keyRefused(grant: GrantRow, why: string): Refusal {
-    return this.bearer.keyRefused(grant, why);
+  /**
+   * The key behind a grant stopped working (regenerated, blocked, plan lapsed): the grant is
+   * revoked, and the 401 starts sign-in again at `at` (default: the resource the grant is for).
+   */
+  keyRefused(grant: GrantRow, why: string, at?: ResourcePath): Refusal {
+    return this.bearer.keyRefused(grant, why, at);
   }
 
   /** Stops the sweeps and closes the metadata documents' connections. */

@@ -12,8 +12,9 @@ export interface GrantRow {
   client_id: string;
   /** The client's own name (its registration's or metadata document's `client_name`), for lists and the audit trail. */
   client_name: string;
-  /** The resource (RFC 8707) the grant's tokens are for: the MCP endpoint. */
+  /** The resource (RFC 8707) the grant's tokens are for: the MCP endpoint, or its read-only door. */
   resource: string;
+  /** What the person granted, space-separated (`workspace`: all four, as every grant made before scopes holds). */
   scope: string;
   sealed_key: string;
   created_at: string;
@@ -43,6 +44,8 @@ export interface TokenRow {
   expires_ms: number;
   /** Refresh tokens: 1 once rotated (a second use is a replay, and revokes the grant). */
   used: number;
+  /** An access token's own scope, when the refresh that made it asked for less than its grant holds; null: the grant's. */
+  scope: string | null;
 }
 
 export interface OAuthStore {

@@ -1,13 +1,15 @@
 /**
  * The token endpoint: a code exchanged once (PKCE S256, its client, redirect URI and resource),
  * a refresh token rotated at each use; a code or refresh token used twice revokes its grant
- * (RFC 9700 §4.2.4, §4.14.2). Each exchange answers a new access token and refresh token.
+ * (RFC 9700 §4.2.4, §4.14.2). Each exchange answers a new access token and refresh token, and
+ * the scope its grant holds; a refresh may ask for less (RFC 6749 §6), never more.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthErrorCode } from '@modelcontextprotocol/server';
 import { log } from '../shared/log.js';
-import type { Context } from './context.js';
-import { clientIdOf, CORS, formOf, INVALID_TARGET, NO_STORE, oauthError, sameResource, send } from './replies.js';
+import { offeredAt, type Context } from './context.js';
+import { clientIdOf, CORS, formOf, INVALID_TARGET, NO_STORE, oauthError, resourceNamed, send } from './replies.js';
+import { held, requested, scopeText } from './scopes.js';
 import { hashToken, newToken, pkceMatches } from './secrets.js';
 import type { GrantRow } from './store.js';
 
@@ -34,15 +36,15 @@ export class TokenEndpoint {
     const clientId = clientIdOf(form, req);
     if (!clientId) return oauthError(res, 401, OAuthErrorCode.InvalidClient, 'client_id is required (clients here are public, with PKCE)');
     const resource = form.get('resource');
-    if (resource !== null && !sameResource(resource, this.ctx.resource))
-      return oauthError(res, 400, INVALID_TARGET, `resource must be this server's MCP endpoint, ${this.ctx.resource}`);
+    if (resourceNamed(this.ctx, resource) === undefined)
+      return oauthError(res, 400, INVALID_TARGET, `resource must be this server's MCP endpoint, ${this.ctx.resource}, or ${this.ctx.door}`);
     const grantType = form.get('grant_type');
-    if (grantType === 'authorization_code') return this.exchangeCode(res, form, clientId);
-    if (grantType === 'refresh_token') return this.refresh(res, form, clientId);
+    if (grantType === 'authorization_code') return this.exchangeCode(res, form, clientId, resource);
+    if (grantType === 'refresh_token') return this.refresh(res, form, clientId, resource);
     return oauthError(res, 400, OAuthErrorCode.UnsupportedGrantType, 'grant_type must be authorization_code or refresh_token');
   }
 
-  private exchangeCode(res: ServerResponse, form: URLSearchParams, clientId: string): void {
+  private exchangeCode(res: ServerResponse, form: URLSearchParams, clientId: string, resource: string | null): void {
     const { store } = this.ctx.o;
     const code = form.get('code');
     const verifier = form.get('code_verifier');
@@ -68,10 +70,11 @@ export class TokenEndpoint {
     if (!used || used.used) return replayed(row.grant_id);
     const grant = store.grant(row.grant_id);
     if (!grant || grant.revoked_at !== null) return oauthError(res, 400, InvalidGrant, 'the access was revoked; sign in again');
-    this.issue(res, grant);
+    if (!this.forGrant(res, grant, resource)) return;
+    this.issue(res, grant, null);
   }
 
-  private refresh(res: ServerResponse, form: URLSearchParams, clientId: string): void {
+  private refresh(res: ServerResponse, form: URLSearchParams, clientId: string, resource: string | null): void {
     const { store } = this.ctx.o;
     const token = form.get('refresh_token');
     if (!token) return oauthError(res, 400, InvalidRequest, 'refresh_token is required');
@@ -83,6 +86,13 @@ export class TokenEndpoint {
     if (!grant || grant.revoked_at !== null) return oauthError(res, 400, InvalidGrant, 'the access was revoked; sign in again');
     if (grant.client_id !== clientId) return oauthError(res, 400, InvalidGrant, 'the refresh token was issued to another client');
     if (row.expires_ms <= now) return oauthError(res, 400, InvalidGrant, 'the refresh token expired; sign in again');
+    if (!this.forGrant(res, grant, resource)) return;
+    // RFC 6749 §6: less than the grant holds may be asked, never more; none asked, all it holds.
+    const asked = form.get('scope');
+    const holds = held(grant.scope, offeredAt(this.ctx, grant.resource));
+    const want = asked === null ? undefined : requested(asked);
+    if (want && (want.unknown || want.scopes.some((s) => !holds.includes(s))))
+      return oauthError(res, 400, OAuthErrorCode.InvalidScope, `the scope may not be wider than what was granted: ${holds.join(' ')}`);
     if (!store.useRefresh(hash)) {
       // Used before: a copy is in someone else's hands. The whole grant stops (RFC 9700 §4.14.2).
       store.revokeGrant(grant.id, 'a refresh token was used twice', new Date(now).toISOString());
@@ -92,23 +102,37 @@ export class TokenEndpoint {
       );
       return oauthError(res, 400, InvalidGrant, 'the refresh token was already used; the access it gave is revoked, sign in again');
     }
-    this.issue(res, grant);
+    // Read always comes with the rest; the refresh token keeps the grant's whole scope (RFC 6749 §6).
+    const narrowed = want && want.scopes.length > 0 ? scopeText(held(asked!, holds), asked!) : null;
+    this.issue(res, grant, narrowed);
   }
 
-  /** A new access token and refresh token for `grant`. */
-  private issue(res: ServerResponse, grant: GrantRow): void {
+  /** Whether the token request's `resource` (none: the grant's) is the one the grant is for; if not, the answer sent. */
+  private forGrant(res: ServerResponse, grant: GrantRow, resource: string | null): boolean {
+    if (resource === null || resourceNamed(this.ctx, resource) === grant.resource) return true;
+    oauthError(res, 400, INVALID_TARGET, `the access was granted for ${grant.resource}`);
+    return false;
+  }
+
+  /** A new access token (its scope `narrowed`, or its grant's) and refresh token for `grant`. */
+  private issue(res: ServerResponse, grant: GrantRow, narrowed: string | null): void {
     const { store } = this.ctx.o;
     const now = this.ctx.now();
     const access = newToken('wmo_at');
     const refresh = newToken('wmo_rt');
-    store.addToken({ token_hash: hashToken(access), grant_id: grant.id, kind: 'access', expires_ms: now + this.accessTtl, used: 0 });
-    store.addToken({ token_hash: hashToken(refresh), grant_id: grant.id, kind: 'refresh', expires_ms: now + this.refreshTtl, used: 0 });
+    const tokens = [
+      { token_hash: hashToken(access), kind: 'access', expires_ms: now + this.accessTtl, scope: narrowed },
+      { token_hash: hashToken(refresh), kind: 'refresh', expires_ms: now + this.refreshTtl, scope: null },
+    ] as const;
+    for (const t of tokens) store.addToken({ ...t, grant_id: grant.id, used: 0 });
+    // What the access token holds here: within the cap as it is now (it may have narrowed since the grant).
+    const scope = narrowed ?? grant.scope;
     const answer = {
       access_token: access,
       token_type: 'Bearer',
       expires_in: Math.floor(this.accessTtl / 1000),
       refresh_token: refresh,
-      ...(grant.scope ? { scope: grant.scope } : {}),
+      scope: scopeText(held(scope, offeredAt(this.ctx, grant.resource)), scope),
     };
     send(res, 200, 'application/json', JSON.stringify(answer), { ...CORS, ...NO_STORE });
   }

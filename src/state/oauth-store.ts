@@ -1,4 +1,4 @@
-/** OAuth sign-in's store in the MCP server's SQLite state file (migration 3 of `mcp-state.ts`). */
+/** OAuth sign-in's store in the MCP server's SQLite state file (migrations 3 and 5 of `schema.ts`). */
 import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../oauth/store.js';
 import { GRANT_COLUMNS, KEEP_REVOKED_MS, KEEP_SPENT_MS } from '../oauth/store.js';
 import type { Db } from '../store/db.js';
@@ -22,7 +22,8 @@ export function sqliteOAuthStore(db: Db): OAuthStore {
     code: db.prepare<[string], CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = ?'),
     useCode: db.prepare<[string]>('UPDATE oauth_codes SET used = 1 WHERE code_hash = ?'),
     addToken: db.prepare(
-      'INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_ms, used) VALUES (@token_hash, @grant_id, @kind, @expires_ms, @used)',
+      `INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_ms, used, scope)
+       VALUES (@token_hash, @grant_id, @kind, @expires_ms, @used, @scope)`,
     ),
     token: db.prepare<[string], TokenRow>('SELECT * FROM oauth_tokens WHERE token_hash = ?'),
     useRefresh: db.prepare<[string]>("UPDATE oauth_tokens SET used = 1 WHERE token_hash = ? AND kind = 'refresh' AND used = 0"),

@@ -103,6 +103,12 @@ export const MCP_STATE_MIGRATIONS: readonly string[] = [
     PRIMARY KEY (scope, plan_id, contact_id)
   ) STRICT;
   `,
+  // 5: an access token's own scope, when the refresh that made it asked for less than its grant
+  // holds (NULL: the grant's, as every token made before). A grant's scope was kept from the
+  // start: grants made before scopes hold \`workspace\`, all four.
+  `
+  ALTER TABLE oauth_tokens ADD COLUMN scope TEXT;
+  `,
 ];
 
 /**
@@ -198,5 +204,9 @@ export const PG_STATE_MIGRATIONS: readonly string[] = [
     note text NOT NULL,
     PRIMARY KEY (scope, plan_id, contact_id)
   );
+  `,
+  // 5: an access token's own scope (NULL: its grant's).
+  `
+  ALTER TABLE mcp_oauth_tokens ADD COLUMN scope text COLLATE "C";
   `,
 ];

@@ -1,4 +1,4 @@
-/** OAuth sign-in's store in the PostgreSQL database (migration 4), shared by every instance on it. */
+/** OAuth sign-in's store in the PostgreSQL database (state migrations 3 and 5), shared by every instance on it. */
 import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../../oauth/store.js';
 import { GRANT_COLUMNS, KEEP_REVOKED_MS, KEEP_SPENT_MS } from '../../oauth/store.js';
 import type { PgConnection } from '../../store/pg/connection.js';
@@ -49,18 +49,20 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
         [hash],
       ),
     addToken(t) {
-      c.query('INSERT INTO mcp_oauth_tokens (token_hash, grant_id, kind, expires_ms, used) VALUES ($1, $2, $3, $4, $5)', [
+      c.query('INSERT INTO mcp_oauth_tokens (token_hash, grant_id, kind, expires_ms, used, scope) VALUES ($1, $2, $3, $4, $5, $6)', [
         t.token_hash,
         t.grant_id,
         t.kind,
         t.expires_ms,
         t.used,
+        t.scope,
       ]);
     },
     token: (hash) =>
-      c.one<TokenRow>('SELECT token_hash, grant_id, kind, expires_ms, used::int AS used FROM mcp_oauth_tokens WHERE token_hash = $1', [
-        hash,
-      ]),
+      c.one<TokenRow>(
+        'SELECT token_hash, grant_id, kind, expires_ms, used::int AS used, scope FROM mcp_oauth_tokens WHERE token_hash = $1',
+        [hash],
+      ),
     useRefresh: (hash) =>
       c.query("UPDATE mcp_oauth_tokens SET used = 1 WHERE token_hash = $1 AND kind = 'refresh' AND used = 0", [hash]).rowCount === 1,
     sweep(now) {
