@@ -47,6 +47,8 @@ const WHEN = {
   service_unavailable:
     'The database cannot be reached for now (a shared PostgreSQL database); nothing was changed; `Retry-After` says when to try again.',
   not_available: 'MCP server only: a feature the server was started without.',
+  insufficient_scope:
+    "MCP server only: a tool outside the scopes of the person's sign-in, the read-only address or the deployment's --scopes; nothing ran.",
   cancelled: 'Remote client only: the caller cancelled the call before an answer came.',
   outcome_unknown:
     'A write whose answer was lost midway (the remote client; on PostgreSQL a lost `COMMIT`, with status 503): it may have been made, so read it back before sending it again.',

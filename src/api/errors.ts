@@ -41,6 +41,8 @@ export const ERRORS = {
   server_error: { status: 500, keys: ['message'] },
   /** The database cannot be reached for now (a shared database's connection lost): nothing was changed; Retry-After says when to try again. (A connection lost during COMMIT whose outcome could not be learnt answers `outcome_unknown` with status 503 instead.) */
   service_unavailable: { status: 503, keys: ['message'] },
+  /** The MCP server: a tool outside what this sign-in, address or deployment allows (its scopes); nothing ran. */
+  insufficient_scope: { status: 403, keys: ['message', 'code'] },
   /** A feature this server was started without (an MCP server with no workspace directory). */
   not_available: { status: 501, keys: ['message'] },
   // The remote client's own answers, when the remote API gave none it could pass on. They may

@@ -38,6 +38,11 @@ const MCP: Flags = {
     value: 'a,b,...',
     help: "--http: more host names requests may carry (a proxy's); bound to 0.0.0.0, only these, the loopback ones and --public-url's",
   },
+  scopes: {
+    type: 'string',
+    value: 'a,b,...',
+    help: '--http: the most any request may reach: workspace:read (always), workspace:write, workspace:money, workspace:message (default: all)',
+  },
   auth: {
     type: 'string',
     value: 'token|key|oauth',

@@ -10,8 +10,8 @@ import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
 
-/** Where `--http` listens (`--host`, `--port`) and the names it answers to besides (`--allowed-hosts`). */
-type Listen = Pick<HttpOptions, 'host' | 'port' | 'allowedHosts'>;
+/** Where `--http` listens (`--host`, `--port`), the names it answers to besides (`--allowed-hosts`), what it lets requests reach (`--scopes`). */
+type Listen = Pick<HttpOptions, 'host' | 'port' | 'allowedHosts' | 'scopes'>;
 
 /**
  * Serve `serving`'s tools over Streamable HTTP on `host`:`port` until SIGINT or SIGTERM, which

@@ -21,6 +21,7 @@ import { startStdio } from './mcp-stdio.js';
 import { StartError } from './start-error.js';
 import { envSecret } from '../service/secrets.js';
 import { isLoopbackHost } from '../shared/loopback.js';
+import { SCOPES, type Scope } from '../api/scopes.js';
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -35,6 +36,8 @@ interface StartFlags {
   host: string;
   /** `--allowed-hosts`: more names requests may carry as their Host. */
   allowedHosts?: string[];
+  /** `--scopes`: the most any request may reach. */
+  scopes?: Scope[];
   maxResultChars: number;
   filter: ToolFilter;
 }
@@ -48,6 +51,7 @@ function startFlags(values: Values): StartFlags {
   if (remote !== undefined && values['rate-limit'] !== undefined) throw new UsageError('--rate-limit applies to the local backend only');
   if (!values.http && (values.port !== undefined || values.host !== undefined || values['allowed-hosts'] !== undefined))
     throw new UsageError('--port, --host and --allowed-hosts need --http');
+  if (!values.http && values.scopes !== undefined) throw new UsageError('--scopes needs --http');
   // One person's own database: no rate limit unless asked for (serve keeps the spec's 120).
   const rateLimit =
     intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 0;
@@ -66,7 +70,27 @@ function startFlags(values: Values): StartFlags {
     tools: nameList(values.tools),
     excludeTools: nameList(values['exclude-tools']),
   };
-  return { remote, remoteSource, rateLimit, port, host, allowedHosts: hostList(values['allowed-hosts']), maxResultChars, filter };
+  return {
+    remote,
+    remoteSource,
+    rateLimit,
+    port,
+    host,
+    allowedHosts: hostList(values['allowed-hosts']),
+    scopes: scopeList(values.scopes),
+    maxResultChars,
+    filter,
+  };
+}
+
+/** `--scopes a,b`: the scopes any request may reach, workspace:read always among them. */
+function scopeList(v: unknown): Scope[] | undefined {
+  const names = nameList(v);
+  if (names === undefined) return undefined;
+  const bad = names.find((n) => !(SCOPES as readonly string[]).includes(n));
+  if (bad !== undefined || names.length === 0)
+    throw new UsageError(`--scopes takes scopes separated by commas, of ${SCOPES.join(', ')}; not ${bad ?? String(v)}`);
+  return SCOPES.filter((s) => s === 'workspace:read' || names.includes(s));
 }
 
 /** `--allowed-hosts a,b`: host names as a Host header writes them (no scheme, port or path), lower-cased. */
@@ -290,7 +314,7 @@ export async function runMcp(args: string[]): Promise<void> {
   }
   const { setup, state } = await openBackend(flags, values, configured, policy, seen, keyed);
   const { startHttp, startHttpByKey } = await import('./mcp-http.js');
-  const listen = { host: flags.host, port: flags.port, allowedHosts: flags.allowedHosts };
+  const listen = { host: flags.host, port: flags.port, allowedHosts: flags.allowedHosts, scopes: flags.scopes };
   if (setup.keyed) {
     const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };
     if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, listen);

@@ -7,7 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { SCOPES } from '../../api/scopes.js';
 import { bearerOf } from './bearer.js';
+import { grantedScopes } from './scopes.js';
 import { PersonRate } from './person-rate.js';
 
 /** The owner of a key, or the backend's refusal. `keyHash`: the key's hash, when the owner's context acts by it (the built-in service). */
@@ -38,6 +40,8 @@ export interface Grant {
   owner_id: number;
   client_id: string;
   client_name: string;
+  /** The scopes the person granted (`workspace`, or none kept: all four). */
+  scopes?: readonly string[];
 }
 
 /** `--auth oauth` (src/oauth/): the sign-in's own addresses and the key behind an access token. */
@@ -140,9 +144,15 @@ export class CallerCheck {
         'Retry-After': String(wait),
       });
     // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the owner (and the OAuth client), never the key.
+    // The scopes: what the person granted at sign-in; a key of its own reaches all.
     const auth: AuthInfo = grant
-      ? { token: '', clientId: grant.client_id, scopes: [], extra: { owner: who.id, client: grant.client_name, grant: grant.id } }
-      : { token: '', clientId: `owner ${who.id}`, scopes: [] };
+      ? {
+          token: '',
+          clientId: grant.client_id,
+          scopes: grantedScopes(grant.scopes ?? ['workspace']),
+          extra: { owner: who.id, client: grant.client_name, grant: grant.id },
+        }
+      : { token: '', clientId: `owner ${who.id}`, scopes: [...SCOPES] };
     return { owner: who, auth };
   }
 }

@@ -24,6 +24,8 @@ import { log } from '../../shared/log.js';
 import { tokenMatches } from '../auth/bearer.js';
 import { CallerCheck, refusal, type CallerOptions, type HttpAnswer } from '../auth/callers.js';
 import { HostCheck } from '../auth/host.js';
+import { reachOf, type Door, type Reach } from '../auth/scopes.js';
+import { SCOPES, type Scope } from '../../api/scopes.js';
 import { readJsonRpcBody } from './json-body.js';
 import { Parties, partyOver, type Kept, type Party, type ServeOwner } from './parties.js';
 import { Sessions, type SessionBounds } from './sessions.js';
@@ -33,19 +35,15 @@ import type { McpContext } from '../context.js';
 const MCP_PATH = '/mcp';
 /** The read-only door: the same server with only the tools that change nothing (`workspace:read`), in every `--auth` mode. */
 const READ_ONLY_PATH = '/mcp/read-only';
-type Door = 'full' | 'read-only';
 
-/** The tools of the read-only door: those a `workspace:read` grant has. */
-const readOnlyTools = (tools: ToolSpec[]): ToolSpec[] => tools.filter((t) => t.scopes.includes('workspace:read'));
-
-/** Where a request goes once who calls is known: a party's instances, for whom, through which door. */
+/** Where a request goes once who calls is known: a party's instances, for whom, within what reach. */
 interface Target {
   party: Party;
   /** `--auth key`: the owner; undefined: `--auth token`'s one owner. */
   owner: number | undefined;
   /** `--auth key`: the party as kept for its owner. */
   rec?: Kept;
-  door: Door;
+  reach: Reach;
 }
 
 export interface HttpOptions {
@@ -57,6 +55,8 @@ export interface HttpOptions {
   sessions?: SessionBounds;
   /** `--allowed-hosts`: more names than the loopback ones and the bound address that requests may carry as their Host (auth/host.ts). */
   allowedHosts?: readonly string[];
+  /** `--scopes`: what any request may reach (default: every scope). */
+  scopes?: readonly Scope[];
 }
 
 export interface McpHttpServer {
@@ -108,16 +108,7 @@ export interface Callers extends CallerOptions {
 /** Serve MCP over Streamable HTTP; resolves once listening. */
 export async function serveMcpHttp(ctx: McpContext, tools: ToolSpec[], opts: HttpOptions): Promise<McpHttpServer> {
   const onerror = (e: Error) => log.warn({ err: e }, 'MCP HTTP');
-  const full = partyOver(ctx, tools, onerror);
-  let readOnly: Party | undefined;
-  return listenOn(opts, onerror, {
-    kind: 'token',
-    party: (door) => (door === 'full' ? full : (readOnly ??= partyOver(ctx, readOnlyTools(tools), onerror))),
-    close: async () => {
-      await full.close();
-      await readOnly?.close();
-    },
-  });
+  return listenOn(opts, onerror, { kind: 'token', party: partyOver(ctx, tools, onerror) });
 }
 
 /** Serve MCP over Streamable HTTP to every owner with their own API key as the bearer (`--auth key`); resolves once listening. */
@@ -129,7 +120,7 @@ export async function serveMcpHttpByKey(callers: Callers, opts: Omit<HttpOptions
 async function listenOn(
   opts: HttpOptions,
   onerror: (e: Error) => void,
-  mode: { kind: 'token'; party(door: Door): Party; close(): Promise<void> } | { kind: 'key'; callers: Callers },
+  mode: { kind: 'token'; party: Party } | { kind: 'key'; callers: Callers },
 ): Promise<McpHttpServer> {
   /** 2025-era sessions, each with the owner who opened it (`--auth key`; undefined: `--auth token`'s one owner). */
   const sessions = new Sessions<NodeStreamableHTTPServerTransport>(opts.sessions ?? {}, onerror);
@@ -140,33 +131,23 @@ async function listenOn(
       ? {
           check: new CallerCheck(mode.callers),
           parties: new Parties(mode.callers.served, sessions, onerror, mode.callers.maxOwners ?? 500, mode.callers.idleMs ?? 15 * 60_000),
-          // The read-only door's parties: each owner's context again, with its read tools alone.
-          readOnly: new Parties(
-            async (ownerId, keyHash) => {
-              const served = await mode.callers.served(ownerId, keyHash);
-              return { ...served, tools: readOnlyTools(served.tools) };
-            },
-            sessions,
-            onerror,
-            mode.callers.maxOwners ?? 500,
-            mode.callers.idleMs ?? 15 * 60_000,
-          ),
         }
       : undefined;
-  /** The door each 2025-era session was opened through: it answers through that door alone. */
-  const doorOf = new WeakMap<NodeStreamableHTTPServerTransport, Door>();
+  const cap = opts.scopes ?? SCOPES;
+  /** The reach each 2025-era session was opened with (its door, its grant's scopes): it answers within that reach alone. */
+  const reachOfSession = new WeakMap<NodeStreamableHTTPServerTransport, string>();
 
   /**
    * 2025-era traffic, sessionful as before: the SDK's own stateless fallback could not send a
    * client anything outside a response (no GET stream, no elicitation/create mid-call). A
    * session answers only the owner who opened it: to anyone else it is not found.
    */
-  async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown, { party, owner, rec, door }: Target): Promise<void> {
+  async function legacy(req: IncomingMessage, res: ServerResponse, body: unknown, { party, owner, rec, reach }: Target): Promise<void> {
     const sid = req.headers['mcp-session-id'];
     const id = Array.isArray(sid) ? sid[0] : sid;
     if (id !== undefined) {
       const transport = sessions.get(id, owner);
-      if (!transport || doorOf.get(transport) !== door) return deny(res, 404, 'Session not found; initialize a new session');
+      if (!transport || reachOfSession.get(transport) !== reach.key) return deny(res, 404, 'Session not found; initialize a new session');
       res.once('close', sessions.use(id));
       return transport.handleRequest(req, res, body);
     }
@@ -187,7 +168,7 @@ async function listenOn(
         ownSessions?.add(newId);
       },
     });
-    doorOf.set(transport, door);
+    reachOfSession.set(transport, reach.key);
     // The server's own close handling is chained after this by connect().
     transport.onclose = () => {
       if (transport.sessionId) {
@@ -196,7 +177,7 @@ async function listenOn(
       }
     };
     try {
-      await party.factory({ era: 'legacy' }, { pushListChanged: true }).connect(transport);
+      await party.reaching(reach).factory({ era: 'legacy' }, { pushListChanged: true }).connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
       place.done();
@@ -220,7 +201,7 @@ async function listenOn(
     if (parsed.status !== undefined) return send(res, parsed);
     if (t.rec?.retired) return gone();
     if (await isLegacyRequest(classifiable(req), parsed.body)) return legacy(req, res, parsed.body, t);
-    return t.party.modernNode(req, res, parsed.body);
+    return t.party.reaching(t.reach).modernNode(req, res, parsed.body);
   }
 
   /**
@@ -244,7 +225,8 @@ async function listenOn(
       const rec = parties.of(caller.owner, res);
       if (!rec) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
       req.auth = caller.auth;
-      return route(req, res, { party: await rec.party, owner: caller.owner.id, rec, door });
+      const reach = reachOf(door, cap, caller.auth.scopes);
+      return route(req, res, { party: await rec.party, owner: caller.owner.id, rec, reach });
     });
   }
 
@@ -261,7 +243,7 @@ async function listenOn(
     }
     const bad = hosts.hostAndOrigin(req);
     if (bad) return deny(res, 403, bad);
-    if (byKey) return asOwner(req, res, byKey.check, door === 'full' ? byKey.parties : byKey.readOnly, door);
+    if (byKey) return asOwner(req, res, byKey.check, byKey.parties, door);
     if (opts.token !== undefined) {
       if (!tokenMatches(req.headers.authorization, opts.token)) {
         return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
@@ -269,7 +251,7 @@ async function listenOn(
       // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the token's holder.
       req.auth = { token: opts.token, clientId: 'bearer', scopes: [] };
     }
-    return route(req, res, { party: (mode as { party(door: Door): Party }).party(door), owner: undefined, door });
+    return route(req, res, { party: (mode as { party: Party }).party, owner: undefined, reach: reachOf(door, cap) });
   }
 
   const server = createServer((req, res) => {
@@ -296,9 +278,8 @@ async function listenOn(
     url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
     async close() {
       await sessions.close();
-      if (mode.kind === 'token') await mode.close();
+      if (mode.kind === 'token') await mode.party.close();
       await byKey?.parties.close();
-      await byKey?.readOnly.close();
       await new Promise<void>((r) => {
         server.close(() => r());
         server.closeAllConnections();

@@ -7,31 +7,46 @@
 import type { ServerResponse } from 'node:http';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { narrow, type Reach } from '../auth/scopes.js';
 import type { McpContext } from '../context.js';
 import type { ToolSpec } from '../tool-spec.js';
 import { mcpServerFactory, type McpServerFactory } from './server.js';
 
-/** One party's instances and 2026-07-28 handler. */
-export interface Party {
+/** What serves one reach of a party (auth/scopes.ts): its instances and 2026-07-28 handler. */
+interface Served {
   factory: McpServerFactory;
   modernNode: ReturnType<typeof toNodeHandler>;
+}
+
+/** One party: what serves each reach of it, made when first asked for. */
+export interface Party {
+  reaching(reach: Reach): Served;
   close(): Promise<void>;
 }
 
 /** The party over `ctx` and `tools`; `closeServed` runs when it is closed (the owner's own search, remote). */
 export function partyOver(ctx: McpContext, tools: ToolSpec[], onerror: (e: Error) => void, closeServed?: () => Promise<void>): Party {
-  const factory = mcpServerFactory(ctx, tools);
-  // 2026-07-28: one instance a request; list changes reach open subscriptions/listen streams
-  // through the handler's bus. 2025-era requests never get here ('reject'): see http.ts' `legacy`.
-  const modern = createMcpHandler((rc) => factory(rc, { pushListChanged: false }), { legacy: 'reject', onerror });
-  const modernNode = toNodeHandler(modern, { onerror });
-  const unsubscribe = ctx.onListsChanged(() => modern.notify.resourcesChanged());
+  const reaches = new Map<string, Served & { modern: ReturnType<typeof createMcpHandler> }>();
+  const unsubscribe = ctx.onListsChanged(() => {
+    for (const r of reaches.values()) r.modern.notify.resourcesChanged();
+  });
   return {
-    factory,
-    modernNode,
+    reaching(reach) {
+      let r = reaches.get(reach.key);
+      if (!r) {
+        const { served, withheld } = narrow(tools, reach);
+        const factory = mcpServerFactory(ctx, served, withheld);
+        // 2026-07-28: one instance a request; list changes reach open subscriptions/listen streams
+        // through the handler's bus. 2025-era requests never get here ('reject'): see http.ts' `legacy`.
+        const modern = createMcpHandler((rc) => factory(rc, { pushListChanged: false }), { legacy: 'reject', onerror });
+        r = { factory, modern, modernNode: toNodeHandler(modern, { onerror }) };
+        reaches.set(reach.key, r);
+      }
+      return r;
+    },
     async close() {
       unsubscribe();
-      await modern.close();
+      for (const r of reaches.values()) await r.modern.close();
       await closeServed?.();
     },
   };

@@ -79,8 +79,14 @@ function clientCapabilitiesOf(server: Server, rctx: ServerContext): ClientCapabi
   return envelope ? envelope[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities();
 }
 
+/**
+ * Tools a server has but does not serve through one door (src/mcp/auth/scopes.ts): each by
+ * name, with why it is refused (the scope it needs and how to get it) when a client calls it.
+ */
+export type Withheld = ReadonlyMap<string, string>;
+
 /** How the instances over a shared context and tool set answer (see instance.ts). */
-export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
+export function wiringOf(ctx: McpContext, tools: ToolSpec[], withheld: Withheld = new Map()): Wiring {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const tasks = ctx.tasks ? new Tasks() : undefined;
   // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
@@ -107,6 +113,8 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[]): Wiring {
       'tools/list': (server, _req, rctx) => ({ tools: list(apps(server, rctx)) }),
       'tools/call': (server, req, rctx): Promise<CallToolResult | InputRequiredResult> => {
         const tool = byName.get(req.params.name);
+        const why = withheld.get(req.params.name);
+        if (!tool && why !== undefined) return Promise.resolve(refusal(new ApiError('insufficient_scope', why)));
         if (!tool || (isAppOnly(tool) && !apps(server, rctx))) {
           return Promise.resolve(
             refusal(new ApiError('route_not_found', `Unknown tool ${req.params.name}. Call tools/list for the tools of this server.`)),
@@ -233,10 +241,10 @@ async function startTask(
   return answerWithTask(server, requestId, task);
 }
 
-/** The factory of MCP servers over a shared context and tool set. */
-export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[]): McpServerFactory {
+/** The factory of MCP servers over a shared context and tool set (less those `withheld`, refused by name). */
+export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[], withheld?: Withheld): McpServerFactory {
   return instanceFactory(
-    wiringOf(ctx, tools),
+    wiringOf(ctx, tools, withheld),
     instructionsFor(
       tools.map((t) => t.name),
       ctx.maxResultChars,

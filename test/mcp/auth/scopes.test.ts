@@ -14,7 +14,11 @@ import { isMoney, type MethodDef } from '../../../src/api/define.js';
 import { SCOPES, scopeOf } from '../../../src/api/scopes.js';
 import { serveMcpHttp, serveMcpHttpByKey, type McpHttpServer } from '../../../src/mcp/serve/http.js';
 import { connectHttp, ERAS, type McpClient } from '../clients.js';
-import { useMcp } from '../harness.js';
+import { cliEnv, runCli, spawnAnnounced } from '../../helpers/cli.js';
+import { stop } from '../../helpers/temp.js';
+import { seedDb } from '../../helpers/world.js';
+import { firstJson, mcpFixture, useMcp } from '../harness.js';
+import { reachOf } from '../../../src/mcp/auth/scopes.js';
 
 const start = useMcp();
 const closing: Array<{ close(): Promise<void> }> = [];
@@ -74,12 +78,17 @@ describe('the read-only door /mcp/read-only', () => {
     expect(door.getInstructions()).not.toMatch(/idempotency_key|runBulk/);
     const r = await door.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
     expect(r.isError).toBeFalsy();
-    const refused = await door
-      .callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 5, idempotency_key: 'k1' } })
-      .catch((e: Error) => e);
-    expect(refused instanceof Error ? refused.message : (refused as { isError?: boolean }).isError ? 'error result' : 'ran').not.toBe(
-      'ran',
-    );
+    // Not listed, and called anyway: refused with what it needs, nothing moved.
+    const refused = await door.callTool({
+      name: 'addFundsToContactAccount',
+      arguments: { account_id: 500, amount: 5, idempotency_key: 'k1' },
+    });
+    expect(refused.isError).toBe(true);
+    expect(firstJson(refused)).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+      message: expect.stringMatching(/workspace:money.*read-only address/),
+    });
     const after = await door.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
     expect(after.structuredContent).toEqual(r.structuredContent);
     const full = await connectHttp(era, http.url);
@@ -130,5 +139,93 @@ describe('the read-only door /mcp/read-only', () => {
     });
     await other.text();
     expect(other.status).toBe(404);
+  });
+});
+
+describe("a person's grant, the deployment's --scopes and the door, together", () => {
+  test('what a request reaches is what all three allow; a refusal says which one stands in the way', () => {
+    const all = ['workspace:read', 'workspace:write', 'workspace:money', 'workspace:message'] as const;
+    expect([...reachOf('full', all).scopes]).toEqual([...all]);
+    expect([...reachOf('full', all, ['workspace:read', 'workspace:money']).scopes]).toEqual(['workspace:read', 'workspace:money']);
+    expect([...reachOf('read-only', all, [...all]).scopes]).toEqual(['workspace:read']);
+    expect([...reachOf('full', ['workspace:read', 'workspace:write'], [...all]).scopes]).toEqual(['workspace:read', 'workspace:write']);
+    expect(reachOf('full', all, ['workspace:read']).why(['workspace:money'])).toMatch(/sign in again and tick that box/);
+    expect(reachOf('full', ['workspace:read'], [...all]).why(['workspace:money'])).toMatch(/deployment does not allow \(its --scopes\)/);
+    expect(reachOf('read-only', all).why(['workspace:write'])).toMatch(/read-only address/);
+    // The same reach, the same key: the same tools and refusals are served.
+    expect(reachOf('full', all, ['workspace:money', 'workspace:read']).key).toBe(
+      reachOf('full', all, ['workspace:read', 'workspace:money']).key,
+    );
+  });
+
+  test.each(ERAS)(
+    '%s: a grant of read and money lists and runs exactly those tools; another is refused with 403 insufficient_scope',
+    async (era) => {
+      const w = await start();
+      const grant = { id: 'g1', owner_id: 1, client_id: 'c1', client_name: 'App', scopes: ['workspace:read', 'workspace:money'] };
+      const http = await serveMcpHttpByKey(
+        {
+          owner: async () => ({ id: 1 }),
+          served: async () => ({ ctx: w.context, tools: w.tools }),
+          signIn: {
+            hostName: '127.0.0.1',
+            serve: async () => false,
+            signedIn: async (header) => (header === 'Bearer tok' ? { grant, key: 'alice-key' } : { status: 401, headers: {}, body: '' }),
+            keyRefused: () => ({ status: 401, headers: {}, body: '' }),
+          },
+        },
+        { host: '127.0.0.1', port: 0 },
+      );
+      closing.push(http);
+      const client = await connectHttp(era, http.url, { Authorization: 'Bearer tok' });
+      closing.push(client);
+      const names = await listed(client);
+      const model = w.tools.filter(
+        (t) => !(t._meta as { ui?: { visibility?: string[] } } | undefined)?.ui?.visibility?.every((v) => v === 'app'),
+      );
+      const want = model.filter((t) => t.scopes.includes('workspace:read') || t.scopes.includes('workspace:money')).map((t) => t.name);
+      expect(names).toEqual(want.sort());
+      expect(names).toContain('addFundsToContactAccount');
+      expect(names).toContain('runBulk');
+      expect(names).not.toContain('createOrUpdateContact');
+      expect(client.getInstructions()).not.toMatch(/sendMessage/);
+      const refused = await client.callTool({ name: 'sendMessage', arguments: { contact_id: 100, text: 'hi' } });
+      expect(refused.isError).toBe(true);
+      expect(firstJson(refused)).toMatchObject({
+        status: 403,
+        code: 'insufficient_scope',
+        message: expect.stringMatching(/^sendMessage was not run\. It needs workspace:message, which the person did not grant/),
+      });
+      // The account, seen first as a model would (a money call needs an account it was shown).
+      expect((await client.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } })).isError).toBeFalsy();
+      const moved = await client.callTool({
+        name: 'addFundsToContactAccount',
+        arguments: { account_id: 500, amount: 1, description: 'Thanks', idempotency_key: `g-${era}` },
+      });
+      expect(moved.isError, JSON.stringify(firstJson(moved))).toBeFalsy();
+    },
+  );
+});
+
+describe('--scopes caps a deployment (the built CLI)', () => {
+  test('--scopes workspace:read,workspace:write: no money or message tool listed; a top-up refused, naming --scopes; a bad scope is one line, exit 2', async () => {
+    const started = await spawnAnnounced(
+      ['mcp', '--db', seedDb(mcpFixture()), '--http', '--port', '0', '--scopes', 'workspace:read,workspace:write'],
+      /(http:\/\/\S+\/mcp)/,
+      cliEnv({ WORKSPACE_API_KEY: 'alice-key' }),
+    );
+    closing.push({ close: () => stop(started.proc) });
+    const client = await connectHttp('2026-07-28', started.url);
+    closing.push(client);
+    const names = await listed(client);
+    expect(names).toContain('createOrUpdateContact');
+    expect(names).not.toContain('addFundsToContactAccount');
+    expect(names).not.toContain('sendMessage');
+    const r = await client.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 1, description: 'x' } });
+    expect(firstJson(r)).toMatchObject({ status: 403, code: 'insufficient_scope', message: expect.stringMatching(/its --scopes/) });
+    const bad = runCli(['mcp', '--http', '--scopes', 'workspace:admin']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/--scopes takes scopes .* not workspace:admin/);
   });
 });
