@@ -257,3 +257,35 @@ export async function kept(run: Pick<OAuthRun, 'db' | 'dataDir'>): Promise<Kept>
   }
   return { clients: rows.clients!.length, grants: rows.grants!, codes: rows.codes!, tokens: rows.tokens!, raw };
 }
+
+/** A scope box of the consent page: its value, and whether it starts ticked, must stay ticked, or may not be ticked. */
+export interface ScopeBox {
+  value: string;
+  checked: boolean;
+  required: boolean;
+  disabled: boolean;
+}
+
+/** The consent page's scope boxes (`<input type="checkbox" name="scope">`), in order. */
+export function scopeBoxes(page: Answer): ScopeBox[] {
+  return [...page.text.matchAll(/<input type="checkbox"([^>]*)>/g)]
+    .map((m) => m[1]!)
+    .filter((a) => / name="scope"/.test(a))
+    .map((a) => ({
+      value: unescape(/ value="([^"]*)"/.exec(a)?.[1] ?? ''),
+      checked: / checked(\s|$)/.test(a),
+      required: / required(\s|$)/.test(a),
+      disabled: / disabled(\s|$)/.test(a),
+    }));
+}
+
+/** POST the consent form back with `key`, allowing, the boxes `ticked` sent as a browser sends them (one `scope` field each). */
+export function consentTicked(base: string, c: ConsentForm, key: string, ticked: string[]): Promise<Answer> {
+  const body = new URLSearchParams({ ...c.fields, api_key: key, decision: 'allow' });
+  for (const s of ticked) body.append('scope', s);
+  return http(`${base}/oauth/authorize`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: c.cookie },
+    body: body.toString(),
+  });
+}
