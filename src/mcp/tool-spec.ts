@@ -21,6 +21,8 @@ export interface ToolExtra {
   elicit: Elicitor;
   /** The client shows this server's MCP Apps views (the plan's card can take the person's confirmation). */
   views?: boolean;
+  /** What this request may reach (the person's grant, the door, --scopes: src/mcp/auth/scopes.ts); absent: everything. */
+  reach?: ToolReach;
   /**
    * The person already confirmed this exact call outside elicitation (an MCP Apps view's
    * button): a money call over a cap then moves without asking, recorded as confirmed so.
@@ -31,6 +33,12 @@ export interface ToolExtra {
 
 /** How a money call over a cap was confirmed, or why it was not, and by whom (the audit trail's). */
 export type Confirmation = NonNullable<AuditEntry['confirmation']>;
+
+/** The scopes a request holds, and why a tool (or a bulk action) that needs another is refused. */
+export interface ToolReach {
+  scopes: ReadonlySet<Scope>;
+  why(needs: readonly Scope[]): string;
+}
 
 /** A tool's answer: a result, or a question to the user first (see elicit.ts). */
 export type ToolOutcome = CallToolResult | InputRequiredResult;

@@ -5,17 +5,14 @@
  * listed nor run: calling it is refused with what it needs and how to get it.
  */
 import { SCOPES, type Scope } from '../../api/scopes.js';
-import type { ToolSpec } from '../tool-spec.js';
+import type { ToolReach, ToolSpec } from '../tool-spec.js';
 
 /** The door a request came through: `/mcp`, or `/mcp/read-only`. */
 export type Door = 'full' | 'read-only';
 
-/** What a request may reach, and a key naming it (the same key: the same tools and refusals). */
-export interface Reach {
+/** What a request may reach (why: said for the model and the person), and a key naming it (the same key: the same tools and refusals). */
+export interface Reach extends ToolReach {
   key: string;
-  scopes: ReadonlySet<Scope>;
-  /** Why a tool that needs one of `needs` is refused, said for the model and the person. */
-  why(needs: readonly Scope[]): string;
 }
 
 /** Whether `s` is one of the four scopes. */

@@ -13,7 +13,8 @@ import { addContactAccount, addFundsToContactAccount, withdrawFundsFromContactAc
 import { CONTACTS_LIMIT } from '../../api/contacts.js';
 import { amountNote } from '../../api/currency.js';
 import type { MethodDef } from '../../api/define.js';
-import { fail } from '../../api/errors.js';
+import { ApiError, fail } from '../../api/errors.js';
+import { scopeOf } from '../../api/scopes.js';
 import { sendMessage } from '../../api/messages.js';
 import { r, validate, type Shape } from '../../api/rules.js';
 import { attachTagToContact, detachTagFromContact } from '../../api/tags.js';
@@ -93,6 +94,17 @@ export const ACTIONS: Record<ActionType, { method: MethodDef; fields: readonly s
 };
 
 export const isMoneyAction = (a: BulkAction): boolean => a.type === 'deposit' || a.type === 'withdraw';
+
+/**
+ * The refusal of a plan whose action is outside what the request may reach (the scope of the
+ * method it calls per contact: money, message or write), or undefined: previewBulk says so
+ * before anyone confirms, runBulk again before a step runs.
+ */
+export function outOfReach(a: BulkAction, extra: ToolExtra, tool: string): CallToolResult | undefined {
+  const needs = scopeOf(ACTIONS[a.type].method);
+  if (!extra.reach || extra.reach.scopes.has(needs)) return undefined;
+  return refusal(new ApiError('insufficient_scope', `${tool} was not run: a ${a.type} plan. ${extra.reach.why([needs])}`));
+}
 
 /** What previewBulk keeps in the plan's body. */
 export interface PlanBody {
@@ -249,6 +261,8 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       const checkedAction = checkAction(args.action as Record<string, unknown>);
       if ('error' in checkedAction) return checkedAction.error;
       const action = checkedAction.action;
+      const refused = outOfReach(action, extra, 'previewBulk');
+      if (refused) return refused;
       const selection: Selection = { ...p.selection };
       if (selection.bot_id === undefined) {
         const bot = await ctx.defaultBot();

@@ -22,7 +22,7 @@ import type { Confirmation, ToolExtra, ToolOutcome, ToolSpec } from '../tool-spe
 import { checkArguments } from '../tools/arguments.js';
 import { compositeTool } from './composite-tool.js';
 import { confirmation, recordPlan } from './bulk-confirm.js';
-import { DATA_OUTPUT, isMoneyAction, type PlanBody } from './bulk-plan.js';
+import { DATA_OUTPUT, isMoneyAction, outOfReach, type PlanBody } from './bulk-plan.js';
 import { bulkUri } from './bulk-resource.js';
 import { moneyStep, plainStep } from './bulk-steps.js';
 import { RUN_BULK_TOOL_INFO } from './identities.js';
@@ -73,6 +73,8 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     if ('error' in checked) return { answer: checked.error };
     const plan = plans.get(checked.params.plan_id);
     if (!plan) return { answer: refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.')) };
+    const refused = outOfReach((plan.body as unknown as PlanBody).action, extra, 'runBulk');
+    if (refused) return { answer: refused };
     if (left(plan) === 0) return { answer: progressOf(plans, plan.id, []) };
     const gate = await confirmation(ctx, plans, plan, extra);
     if ('refusal' in gate) return { answer: refusal(gate.refusal) };

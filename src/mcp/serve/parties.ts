@@ -35,7 +35,7 @@ export function partyOver(ctx: McpContext, tools: ToolSpec[], onerror: (e: Error
       let r = reaches.get(reach.key);
       if (!r) {
         const { served, withheld } = narrow(tools, reach);
-        const factory = mcpServerFactory(ctx, served, withheld);
+        const factory = mcpServerFactory(ctx, served, { withheld, reach });
         // 2026-07-28: one instance a request; list changes reach open subscriptions/listen streams
         // through the handler's bus. 2025-era requests never get here ('reject'): see http.ts' `legacy`.
         const modern = createMcpHandler((rc) => factory(rc, { pushListChanged: false }), { legacy: 'reject', onerror });

@@ -43,7 +43,7 @@ import { logWithin, withRequestLog } from '../logging.js';
 import { listResources, readResource, TEMPLATES } from '../composite/resources.js';
 import { refusal } from '../result/results.js';
 import { methodTools } from '../tools/method-tool.js';
-import type { ToolExtra, ToolOutcome, ToolSpec } from '../tool-spec.js';
+import type { ToolExtra, ToolOutcome, ToolReach, ToolSpec } from '../tool-spec.js';
 import type { McpContext } from '../context.js';
 
 export { type InstanceOptions, type McpServerFactory } from './instance.js';
@@ -86,7 +86,9 @@ function clientCapabilitiesOf(server: Server, rctx: ServerContext): ClientCapabi
 export type Withheld = ReadonlyMap<string, string>;
 
 /** How the instances over a shared context and tool set answer (see instance.ts). */
-export function wiringOf(ctx: McpContext, tools: ToolSpec[], withheld: Withheld = new Map()): Wiring {
+export function wiringOf(ctx: McpContext, tools: ToolSpec[], within?: { withheld: Withheld; reach: ToolReach }): Wiring {
+  const withheld: Withheld = within?.withheld ?? new Map();
+  const reach = within?.reach;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const tasks = ctx.tasks ? new Tasks() : undefined;
   // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
@@ -161,14 +163,14 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[], withheld: Withheld 
               tasks,
               { ...tool, task },
               args,
-              { signal: rctx.mcpReq.signal, progress, elicit, caller, views },
+              { signal: rctx.mcpReq.signal, progress, elicit, caller, views, reach },
               ttl,
             ),
           );
         }
         return withRequestLog(rctx, async () => {
           try {
-            const result = await tool.run(args, { signal: rctx.mcpReq.signal, progress, elicit, caller, views });
+            const result = await tool.run(args, { signal: rctx.mcpReq.signal, progress, elicit, caller, views, reach });
             // The era's own shape of a result (the SDK's McpServer does this for its tools).
             return isInputRequiredResult(result) ? result : server.projectCallToolResult(result, tool.outputSchema);
           } catch (e) {
@@ -241,10 +243,10 @@ async function startTask(
   return answerWithTask(server, requestId, task);
 }
 
-/** The factory of MCP servers over a shared context and tool set (less those `withheld`, refused by name). */
-export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[], withheld?: Withheld): McpServerFactory {
+/** The factory of MCP servers over a shared context and tool set (`within` a reach: less the tools it withholds, refused by name). */
+export function mcpServerFactory(ctx: McpContext, tools: ToolSpec[], within?: { withheld: Withheld; reach: ToolReach }): McpServerFactory {
   return instanceFactory(
-    wiringOf(ctx, tools, withheld),
+    wiringOf(ctx, tools, within),
     instructionsFor(
       tools.map((t) => t.name),
       ctx.maxResultChars,

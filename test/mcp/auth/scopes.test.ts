@@ -163,6 +163,7 @@ describe("a person's grant, the deployment's --scopes and the door, together", (
     async (era) => {
       const w = await start();
       const grant = { id: 'g1', owner_id: 1, client_id: 'c1', client_name: 'App', scopes: ['workspace:read', 'workspace:money'] };
+      const everything = { ...grant, id: 'g2', scopes: ['workspace'] };
       const http = await serveMcpHttpByKey(
         {
           owner: async () => ({ id: 1 }),
@@ -170,7 +171,12 @@ describe("a person's grant, the deployment's --scopes and the door, together", (
           signIn: {
             hostName: '127.0.0.1',
             serve: async () => false,
-            signedIn: async (header) => (header === 'Bearer tok' ? { grant, key: 'alice-key' } : { status: 401, headers: {}, body: '' }),
+            signedIn: async (header) =>
+              header === 'Bearer tok'
+                ? { grant, key: 'alice-key' }
+                : header === 'Bearer all'
+                  ? { grant: everything, key: 'alice-key' }
+                  : { status: 401, headers: {}, body: '' },
             keyRefused: () => ({ status: 401, headers: {}, body: '' }),
           },
         },
@@ -203,6 +209,30 @@ describe("a person's grant, the deployment's --scopes and the door, together", (
         arguments: { account_id: 500, amount: 1, description: 'Thanks', idempotency_key: `g-${era}` },
       });
       expect(moved.isError, JSON.stringify(firstJson(moved))).toBeFalsy();
+      // A message plan: previewBulk refuses it before anyone confirms; one planned under a wider
+      // grant (the same person) is refused by runBulk before a step runs.
+      const message = { selection: { bot_id: 10, tags: ['vip'] }, action: { type: 'sendMessage', text: 'Hello' } };
+      expect(firstJson(await client.callTool({ name: 'previewBulk', arguments: message }))).toMatchObject({
+        status: 403,
+        code: 'insufficient_scope',
+        message: expect.stringMatching(/^previewBulk was not run: a sendMessage plan\. It needs workspace:message/),
+      });
+      const wide = await connectHttp(era, http.url, { Authorization: 'Bearer all' });
+      closing.push(wide);
+      const planned = firstJson(await wide.callTool({ name: 'previewBulk', arguments: message }));
+      expect(planned.data.plan_id).toEqual(expect.any(String));
+      expect(firstJson(await client.callTool({ name: 'runBulk', arguments: { plan_id: planned.data.plan_id } }))).toMatchObject({
+        status: 403,
+        code: 'insufficient_scope',
+      });
+      expect(
+        firstJson(
+          await client.callTool({
+            name: 'previewBulk',
+            arguments: { ...message, action: { type: 'deposit', currency: 'USD', amount: 100, description: 'Bonus' } },
+          }),
+        ).data.plan_id,
+      ).toEqual(expect.any(String));
     },
   );
 });
