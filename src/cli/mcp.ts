@@ -205,13 +205,14 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
 type Auth = { kind: 'token' } | { kind: 'key'; perPerson: number } | { kind: 'oauth'; perPerson: number; publicUrl: URL; master: Buffer };
 
 /** `--auth oauth`: the authorization server over the MCP state's grants, checking keys with the backend's getMe. */
-async function signInOver(state: McpState, keyed: Keyed, auth: Auth & { kind: 'oauth' }) {
+async function signInOver(state: McpState, keyed: Keyed, auth: Auth & { kind: 'oauth' }, scopes: readonly string[] | undefined) {
   const [{ OAuthServer }, { sealerOf }] = await Promise.all([import('../oauth/server.js'), import('../oauth/secrets.js')]);
   return new OAuthServer({
     publicUrl: auth.publicUrl,
     store: state.oauth(),
     sealer: sealerOf(auth.master),
     checkKey: (key) => keyed.owner(key),
+    ...(scopes ? { scopes } : {}),
   });
 }
 
@@ -318,7 +319,7 @@ export async function runMcp(args: string[]): Promise<void> {
   if (setup.keyed) {
     const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };
     if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, listen);
-    const signIn = await signInOver(state, setup.keyed, auth);
+    const signIn = await signInOver(state, setup.keyed, auth, flags.scopes);
     const closing: BackendSetup = { ...setup, close: () => signIn.close().then(() => setup.close()) };
     // On a remote API each getMe counts against the person's 120 a minute: their key is asked about at most every 30 s.
     const keyRecheckMs = flags.remote !== undefined ? 30_000 : 0;

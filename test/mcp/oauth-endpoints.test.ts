@@ -59,7 +59,7 @@ function suite(dbOf: () => Promise<string>): void {
     expect(jsonOf(pr.text)).toEqual({
       resource: `${base}/mcp`,
       authorization_servers: [base],
-      scopes_supported: ['workspace'],
+      scopes_supported: ['workspace:read', 'workspace:write', 'workspace:money', 'workspace:message'],
       resource_name: 'Workspace',
     });
     expect((await http(`${base}/.well-known/oauth-protected-resource`)).text).toBe(pr.text);
@@ -79,7 +79,7 @@ function suite(dbOf: () => Promise<string>): void {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
       revocation_endpoint_auth_methods_supported: ['none'],
-      scopes_supported: ['workspace'],
+      scopes_supported: ['workspace:read', 'workspace:write', 'workspace:money', 'workspace:message'],
       client_id_metadata_document_supported: true,
       authorization_response_iss_parameter_supported: true,
     });

@@ -40,9 +40,10 @@ export interface Grant {
   owner_id: number;
   client_id: string;
   client_name: string;
-  /** The scopes the person granted (`workspace`, or none kept: all four). */
-  scopes?: readonly string[];
 }
+
+/** The address a request came to: the MCP endpoint, or its read-only door (its own protected resource under `--auth oauth`). */
+export type ResourcePath = 'mcp' | 'mcp/read-only';
 
 /** `--auth oauth` (src/oauth/): the sign-in's own addresses and the key behind an access token. */
 interface SignIn {
@@ -51,9 +52,9 @@ interface SignIn {
   /** Answers a request for one of sign-in's addresses (metadata, registration, consent, token, revocation); false for any other path. */
   serve(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
   /** The grant and key behind an Authorization header, or the 401 (with its `resource_metadata` challenge) to send. */
-  signedIn(header: string | undefined): Promise<{ grant: Grant; key: string } | HttpAnswer>;
+  signedIn(header: string | undefined, at: ResourcePath): Promise<{ grant: Grant; key: string; scopes: readonly string[] } | HttpAnswer>;
   /** The backend refused the grant's key: the grant is revoked; the 401 that makes the client sign in again. */
-  keyRefused(grant: Grant, why: string): HttpAnswer;
+  keyRefused(grant: Grant, why: string, at: ResourcePath): HttpAnswer;
 }
 
 /** How requests say who they are, and the bounds on each person. */
@@ -70,10 +71,12 @@ export interface CallerOptions extends KeyOwners {
   keyRecheckMs?: number;
 }
 
-/** A request's credential: its key, and the grant that holds it under `--auth oauth`. */
+/** A request's credential: its key, and the grant that holds it (with the scopes it grants at that address) under `--auth oauth`. */
 export interface Credential {
   key: string;
   grant?: Grant;
+  scopes?: readonly string[];
+  at?: ResourcePath;
 }
 
 /** Who a request is, once admitted: its owner (acting by the key with `keyHash`), and what the handlers learn of it. */
@@ -107,8 +110,11 @@ export class CallerCheck {
   }
 
   /** The request's credential from its Authorization header, or the 401 to send. */
-  async credential(header: string | undefined): Promise<Credential | HttpAnswer> {
-    if (this.o.signIn) return this.o.signIn.signedIn(header);
+  async credential(header: string | undefined, at: ResourcePath = 'mcp'): Promise<Credential | HttpAnswer> {
+    if (this.o.signIn) {
+      const signed = await this.o.signIn.signedIn(header, at);
+      return 'status' in signed ? signed : { ...signed, at };
+    }
     const key = bearerOf(header);
     return key === undefined ? unauthorized('send your Workspace API key as Authorization: Bearer <key>') : { key };
   }
@@ -128,11 +134,14 @@ export class CallerCheck {
     const who = known && known.until > now ? { id: known.owner, keyHash: known.keyHash } : await this.o.owner(key);
     if (!('id' in who)) {
       if (who.status === 401 || who.status === 402 || who.status === 403) {
-        return grant ? this.o.signIn!.keyRefused(grant, who.message) : unauthorized(`the key was refused (${who.message})`);
+        return grant
+          ? this.o.signIn!.keyRefused(grant, who.message, cred.at ?? 'mcp')
+          : unauthorized(`the key was refused (${who.message})`);
       }
       return refusal(who.status >= 500 ? who.status : 503, `The key's owner could not be learnt: ${who.message}`, { 'Retry-After': '30' });
     }
-    if (grant && grant.owner_id !== who.id) return this.o.signIn!.keyRefused(grant, 'the key now belongs to someone else');
+    if (grant && grant.owner_id !== who.id)
+      return this.o.signIn!.keyRefused(grant, 'the key now belongs to someone else', cred.at ?? 'mcp');
     if (grant && !(known && known.until > now) && this.o.keyRecheckMs) {
       if (this.checked.size >= MAX_CHECKED) this.checked.delete(this.checked.keys().next().value!);
       this.checked.set(grant.id, { owner: who.id, keyHash: who.keyHash, until: now + this.o.keyRecheckMs });
@@ -149,7 +158,7 @@ export class CallerCheck {
       ? {
           token: '',
           clientId: grant.client_id,
-          scopes: grantedScopes(grant.scopes ?? ['workspace']),
+          scopes: grantedScopes(cred.scopes ?? ['workspace']),
           extra: { owner: who.id, client: grant.client_name, grant: grant.id },
         }
       : { token: '', clientId: `owner ${who.id}`, scopes: [...SCOPES] };

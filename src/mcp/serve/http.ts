@@ -216,7 +216,7 @@ async function listenOn(
     parties: Parties,
     door: Door,
   ): Promise<void> {
-    const cred = await check.credential(req.headers.authorization);
+    const cred = await check.credential(req.headers.authorization, door === 'full' ? 'mcp' : 'mcp/read-only');
     if (!('key' in cred)) return send(res, cred);
     return check.within(cred.key, async (ended) => {
       if (ended) res.once('close', ended);

@@ -9,12 +9,15 @@ import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type Prompt } f
 import { isCurrency } from '../../api/currency.js';
 
 interface PromptDef extends Prompt {
+  /** The tools it has the model call: offered only where every one is served (a grant, a door, --scopes may leave one out). */
+  needs: readonly string[];
   build(args: Record<string, string>): string;
 }
 
 const PROMPTS: PromptDef[] = [
   {
     name: 'setupLoyaltyBalance',
+    needs: ['getContactAccounts', 'addContactAccount', 'addFundsToContactAccount'],
     title: 'Set up a loyalty balance for a contact',
     description: "Open (or find) a contact's account in a currency and credit a starting balance, safely.",
     arguments: [
@@ -40,6 +43,7 @@ const PROMPTS: PromptDef[] = [
   },
   {
     name: 'exportBotContacts',
+    needs: ['getNumberOfContacts', 'exportContacts'],
     title: "Export a bot's contacts",
     description: "Count a bot's contacts and write all of them to a file.",
     arguments: [
@@ -59,6 +63,7 @@ const PROMPTS: PromptDef[] = [
   },
   {
     name: 'designOrdersList',
+    needs: ['createListSchema'],
     title: 'Design a list for orders',
     description: 'Design and create a list schema to keep orders in.',
     arguments: [
@@ -86,6 +91,7 @@ const PROMPTS: PromptDef[] = [
   // Reward every contact of a segment at once: one plan, one confirmation (previewBulk, runBulk).
   {
     name: 'rewardSegment',
+    needs: ['previewBulk', 'runBulk', 'addFundsToContactAccount'],
     title: 'Reward a segment',
     description: 'Credit the same amount to every contact with a tag, confirmed once, each contact exactly once.',
     arguments: [
@@ -153,12 +159,17 @@ function checkArguments(p: PromptDef, args: Record<string, string>): void {
   if (problems.length) throw new ProtocolError(ProtocolErrorCode.InvalidParams, problems.join(' '));
 }
 
-export function listPrompts(): Prompt[] {
-  return PROMPTS.map(({ build: _build, ...p }) => p);
+/** The prompts whose tools are all served (`served`: whether a tool is; default every tool). */
+export function listPrompts(served: (tool: string) => boolean = () => true): Prompt[] {
+  return PROMPTS.filter((p) => p.needs.every(served)).map(({ build: _build, needs: _needs, ...p }) => p);
 }
 
-export function getPrompt(name: string, args: Record<string, string> = {}): GetPromptResult {
-  const p = PROMPTS.find((x) => x.name === name);
+export function getPrompt(
+  name: string,
+  args: Record<string, string> = {},
+  served: (tool: string) => boolean = () => true,
+): GetPromptResult {
+  const p = PROMPTS.find((x) => x.name === name && x.needs.every(served));
   if (!p) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
   checkArguments(p, args);
   return {

@@ -90,6 +90,7 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[], within?: { withheld
   const withheld: Withheld = within?.withheld ?? new Map();
   const reach = within?.reach;
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const served = (name: string) => byName.has(name);
   const tasks = ctx.tasks ? new Tasks() : undefined;
   // Made on the first tools/list, not at start-up: the tools' JSON Schemas are made on first use.
   // Two lists: tools only MCP Apps views may call are offered only to clients that declare MCP Apps.
@@ -186,8 +187,8 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[], within?: { withheld
       'completion/complete': async (_server, req) => ({
         completion: { ...(await complete(ctx, req.params.ref, req.params.argument, req.params.context?.arguments)) },
       }),
-      'prompts/list': () => ({ prompts: listPrompts() }),
-      'prompts/get': (_server, req) => getPrompt(req.params.name, req.params.arguments ?? {}),
+      'prompts/list': () => ({ prompts: listPrompts(served) }),
+      'prompts/get': (_server, req) => getPrompt(req.params.name, req.params.arguments ?? {}, served),
     },
     ...(tasks
       ? {

@@ -99,7 +99,7 @@ describe("a grant's key re-checked (keyRecheckMs)", () => {
       signIn: {
         hostName: 'mcp.example.test',
         serve: async () => false,
-        signedIn: async () => ({ grant, key: 'alice-key' }),
+        signedIn: async () => ({ grant, key: 'alice-key', scopes: ['workspace'] }),
         keyRefused: (g, why) => ({ status: 401, headers: {}, body: `${g.id} refused: ${why}` }),
       },
     });

@@ -19,6 +19,18 @@ import { stop } from '../../helpers/temp.js';
 import { seedDb } from '../../helpers/world.js';
 import { firstJson, mcpFixture, useMcp } from '../harness.js';
 import { reachOf } from '../../../src/mcp/auth/scopes.js';
+import {
+  authorizeGet,
+  authorizeParams,
+  consentForm,
+  consentTicked,
+  exchange,
+  pkce,
+  REDIRECT,
+  register,
+  seedWorld,
+  startOAuth,
+} from '../oauth-flow.js';
 
 const start = useMcp();
 const closing: Array<{ close(): Promise<void> }> = [];
@@ -162,8 +174,8 @@ describe("a person's grant, the deployment's --scopes and the door, together", (
     '%s: a grant of read and money lists and runs exactly those tools; another is refused with 403 insufficient_scope',
     async (era) => {
       const w = await start();
-      const grant = { id: 'g1', owner_id: 1, client_id: 'c1', client_name: 'App', scopes: ['workspace:read', 'workspace:money'] };
-      const everything = { ...grant, id: 'g2', scopes: ['workspace'] };
+      const grant = { id: 'g1', owner_id: 1, client_id: 'c1', client_name: 'App' };
+      const everything = { ...grant, id: 'g2' };
       const http = await serveMcpHttpByKey(
         {
           owner: async () => ({ id: 1 }),
@@ -173,9 +185,9 @@ describe("a person's grant, the deployment's --scopes and the door, together", (
             serve: async () => false,
             signedIn: async (header) =>
               header === 'Bearer tok'
-                ? { grant, key: 'alice-key' }
+                ? { grant, key: 'alice-key', scopes: ['workspace:read', 'workspace:money'] }
                 : header === 'Bearer all'
-                  ? { grant: everything, key: 'alice-key' }
+                  ? { grant: everything, key: 'alice-key', scopes: ['workspace'] }
                   : { status: 401, headers: {}, body: '' },
             keyRefused: () => ({ status: 401, headers: {}, body: '' }),
           },
@@ -258,4 +270,55 @@ describe('--scopes caps a deployment (the built CLI)', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/--scopes takes scopes .* not workspace:admin/);
   });
+});
+
+describe('--auth oauth, through the built CLI: what the person ticks is what their assistant gets', () => {
+  test.each(ERAS)(
+    '%s: read and write ticked: no money tool listed, a top-up refused with the box to tick; the door lists read alone',
+    async (era) => {
+      const run = await startOAuth(await seedWorld());
+      closing.push(run);
+      const id = await register(run.base);
+      const { verifier, challenge } = pkce();
+      const params = authorizeParams(run.base, id, challenge, { scope: 'workspace' });
+      const page = await authorizeGet(run.base, params);
+      const back = await consentTicked(run.base, consentForm(page), 'alice-key', ['workspace:read', 'workspace:write']);
+      const code = back.location!.searchParams.get('code')!;
+      const t = await exchange(run.base, { code, code_verifier: verifier, client_id: id, redirect_uri: REDIRECT });
+      const tokens = JSON.parse(t.text) as { access_token: string; scope: string };
+      expect(tokens.scope.split(' ').sort()).toEqual(['workspace:read', 'workspace:write']);
+      const client = await connectHttp(era, run.mcp, { Authorization: `Bearer ${tokens.access_token}` });
+      closing.push(client);
+      const names = await listed(client);
+      expect(names).toContain('createOrUpdateContact');
+      expect(names).not.toContain('addFundsToContactAccount');
+      expect(names).not.toContain('sendMessage');
+      expect(client.getInstructions()).not.toMatch(/idempotency_key/);
+      const r = await client.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 100, description: 'x' } });
+      expect(firstJson(r)).toMatchObject({
+        status: 403,
+        code: 'insufficient_scope',
+        message: expect.stringMatching(/sign in again and tick that box/),
+      });
+      // The door: a sign-in for its resource holds read alone.
+      const doorParams = authorizeParams(run.base, id, challenge, { resource: `${run.base}/mcp/read-only` });
+      const doorPage = await authorizeGet(run.base, doorParams);
+      const doorBack = await consentTicked(run.base, consentForm(doorPage), 'alice-key', ['workspace:read']);
+      const doorCode = doorBack.location!.searchParams.get('code')!;
+      const dt = await exchange(run.base, {
+        code: doorCode,
+        code_verifier: verifier,
+        client_id: id,
+        redirect_uri: REDIRECT,
+        resource: `${run.base}/mcp/read-only`,
+      });
+      const doorTokens = JSON.parse(dt.text) as { access_token: string; scope: string };
+      expect(doorTokens.scope).toBe('workspace:read');
+      const door = await connectHttp(era, `${run.mcp}/read-only`, { Authorization: `Bearer ${doorTokens.access_token}` });
+      closing.push(door);
+      const doorNames = await listed(door);
+      expect(doorNames).toContain('getContacts');
+      expect(doorNames).not.toContain('createOrUpdateContact');
+    },
+  );
 });
