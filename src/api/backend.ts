@@ -28,6 +28,8 @@ export interface AuditEntry {
   session: string | null;
   /** `--auth oauth`: the OAuth client the person signed in through (its client_id and name). */
   oauth_client?: { id: string; name: string };
+  /** `--auth oauth`: the scopes the person's grant holds at the address the call came to. */
+  grant_scopes?: string[];
   tool: string;
   /** The arguments, keys and secrets redacted, idempotency_key kept apart. */
   arguments: Record<string, unknown>;

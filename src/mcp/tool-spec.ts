@@ -16,7 +16,11 @@ export interface ToolExtra {
   /** Report progress (sent only when the client asked for it with a progress token). */
   progress(progress: number, total: number | undefined, message: string): Promise<void>;
   /** Who is calling: the MCP client as it named itself, its session, and (`--auth oauth`) the OAuth client signed in through (for the audit trail). */
-  caller?: { client: { name: string; version: string } | null; session: string | null; oauthClient?: { id: string; name: string } };
+  caller?: {
+    client: { name: string; version: string } | null;
+    session: string | null;
+    oauthClient?: { id: string; name: string; scopes?: readonly string[] };
+  };
   /** Ask the user (elicitation), the same way in both protocol eras. */
   elicit: Elicitor;
   /** The client shows this server's MCP Apps views (the plan's card can take the person's confirmation). */

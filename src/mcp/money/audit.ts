@@ -25,12 +25,12 @@ function redact(value: unknown): unknown {
 interface Caller {
   client: { name: string; version: string } | null;
   session: string | null;
-  oauthClient?: { id: string; name: string };
+  oauthClient?: { id: string; name: string; scopes?: readonly string[] };
 }
 
 /**
  * The audit entry of a tool's call, its outcome still to come: when, the owner, the MCP client,
- * session and (`--auth oauth`) the OAuth client that called, the tool, its arguments (secrets
+ * session and (`--auth oauth`) the OAuth client that called and the scopes its grant holds, the tool, its arguments (secrets
  * redacted), the contact it acts on and its idempotency key.
  */
 export function auditEntryOf(
@@ -44,7 +44,12 @@ export function auditEntryOf(
     owner_id: who.owner ?? null,
     client: who.caller?.client ?? null,
     session: who.caller?.session ?? null,
-    ...(who.caller?.oauthClient ? { oauth_client: who.caller.oauthClient } : {}),
+    ...(who.caller?.oauthClient
+      ? {
+          oauth_client: { id: who.caller.oauthClient.id, name: who.caller.oauthClient.name },
+          ...(who.caller.oauthClient.scopes ? { grant_scopes: [...who.caller.oauthClient.scopes] } : {}),
+        }
+      : {}),
     tool,
     arguments: redact(args) as Record<string, unknown>,
     contact_id: o.contact ?? null,

@@ -148,7 +148,9 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[], within?: { withheld
         const caller = {
           client: client ? { name: client.name, version: client.version } : null,
           session: rctx.sessionId ?? null,
-          ...(signedIn?.client !== undefined ? { oauthClient: { id: rctx.http!.authInfo!.clientId, name: signedIn.client } } : {}),
+          ...(signedIn?.client !== undefined
+            ? { oauthClient: { id: rctx.http!.authInfo!.clientId, name: signedIn.client, scopes: rctx.http!.authInfo!.scopes } }
+            : {}),
         };
         const views = ctx.ui && apps(server, rctx);
         const asked = (req.params as { task?: { ttl?: unknown } }).task;

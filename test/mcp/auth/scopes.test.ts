@@ -300,6 +300,17 @@ describe('--auth oauth, through the built CLI: what the person ticks is what the
         code: 'insufficient_scope',
         message: expect.stringMatching(/sign in again and tick that box/),
       });
+      // The audit trail names the grant's scopes beside its client.
+      const tagged = await client.callTool({ name: 'attachTagToContact', arguments: { contact_id: 100, name: 'scoped' } });
+      expect(tagged.isError, JSON.stringify(firstJson(tagged))).toBeFalsy();
+      const trail = runCli(['admin', 'audit', '--db', run.db])
+        .stdout.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(trail.find((e) => e.tool === 'attachTagToContact')).toMatchObject({
+        oauth_client: { id },
+        grant_scopes: ['workspace:read', 'workspace:write'],
+      });
       // The door: a sign-in for its resource holds read alone.
       const doorParams = authorizeParams(run.base, id, challenge, { resource: `${run.base}/mcp/read-only` });
       const doorPage = await authorizeGet(run.base, doorParams);
