@@ -14,9 +14,12 @@ import { isMoney, type MethodDef } from '../../../src/api/define.js';
 import { SCOPES, scopeOf } from '../../../src/api/scopes.js';
 import { serveMcpHttp, serveMcpHttpByKey, type McpHttpServer } from '../../../src/mcp/serve/http.js';
 import { connectHttp, ERAS, type McpClient } from '../clients.js';
-import { cliEnv, runCli, spawnAnnounced } from '../../helpers/cli.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliEnv, runCli, spawnAnnounced, spawnServe } from '../../helpers/cli.js';
+import { usePostgres } from '../../helpers/postgres.js';
 import { stop } from '../../helpers/temp.js';
-import { seedDb } from '../../helpers/world.js';
+import { seedDb, tempDir } from '../../helpers/world.js';
 import { firstJson, mcpFixture, useMcp } from '../harness.js';
 import { reachOf } from '../../../src/mcp/auth/scopes.js';
 import {
@@ -25,6 +28,7 @@ import {
   consentForm,
   consentTicked,
   exchange,
+  freePort,
   pkce,
   REDIRECT,
   register,
@@ -272,11 +276,55 @@ describe('--scopes caps a deployment (the built CLI)', () => {
   });
 });
 
+/** `--auth oauth` through the built CLI over each backend: its public URL, and its audit trail as the operator reads it. */
+interface SignInRun {
+  base: string;
+  mcp: string;
+  trail(): Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** The built CLI with --auth oauth over a SQLite file, a PostgreSQL database (`pgUrl`), or (remote) our own `serve` over SQLite. */
+async function signInRun(backend: 'sqlite' | 'postgres' | 'remote', pgUrl?: () => Promise<string>): Promise<SignInRun> {
+  if (backend !== 'remote') {
+    const run = await startOAuth(await seedWorld(backend === 'postgres' ? await pgUrl!() : undefined));
+    return { ...run, trail: () => jsonLines(runCli(['admin', 'audit', '--db', run.db]).stdout) };
+  }
+  const api = await spawnServe(['--db', await seedWorld(), '--rate-limit', '0']);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = tempDir();
+  const mcp = await spawnAnnounced(
+    ['mcp', '--http', '--auth', 'oauth', '--public-url', base, '--port', String(port), '--remote', api.baseUrl],
+    /(http:\/\/\S+\/mcp)/,
+    cliEnv({ WORKSPACE_DATA_DIR: dataDir, WORKSPACE_SECRET: 'cd'.repeat(32) }),
+  );
+  return {
+    base,
+    mcp: `${base}/mcp`,
+    // The remote mode's trail: a JSON-lines file in its data folder.
+    trail: () => jsonLines(readFileSync(join(dataDir, 'audit.jsonl'), 'utf8')),
+    close: async () => {
+      await stop(mcp.proc);
+      await stop(api.proc);
+    },
+  };
+}
+
 describe('--auth oauth, through the built CLI: what the person ticks is what their assistant gets', () => {
-  test.each(ERAS)(
-    '%s: read and write ticked: no money tool listed, a top-up refused with the box to tick; the door lists read alone',
-    async (era) => {
-      const run = await startOAuth(await seedWorld());
+  const pg = usePostgres();
+  const cases = (['sqlite', 'postgres', 'remote'] as const).flatMap((b) => ERAS.map((era) => [b, era] as const));
+  test.each(cases)(
+    '%s, %s: read and write ticked: no money tool listed, a top-up refused with the box to tick; the door lists read alone',
+    async (backend, era) => {
+      const run = await signInRun(backend, () => pg.server().database());
       closing.push(run);
       const id = await register(run.base);
       const { verifier, challenge } = pkce();
@@ -303,10 +351,7 @@ describe('--auth oauth, through the built CLI: what the person ticks is what the
       // The audit trail names the grant's scopes beside its client.
       const tagged = await client.callTool({ name: 'attachTagToContact', arguments: { contact_id: 100, name: 'scoped' } });
       expect(tagged.isError, JSON.stringify(firstJson(tagged))).toBeFalsy();
-      const trail = runCli(['admin', 'audit', '--db', run.db])
-        .stdout.trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const trail = run.trail();
       expect(trail.find((e) => e.tool === 'attachTagToContact')).toMatchObject({
         oauth_client: { id },
         grant_scopes: ['workspace:read', 'workspace:write'],
