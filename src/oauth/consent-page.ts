@@ -43,7 +43,7 @@ label{display:block;font-weight:600;margin:1rem 0 .25rem}
 fieldset{border:1px solid var(--border);border-radius:8px;margin:1rem 0 0;padding:.5rem .75rem .75rem}
 legend{font-weight:600;padding:0 .25rem}
 .scope{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.5rem 0 0}
-.scope input{margin:.3rem 0 0;width:1rem;height:1rem;accent-color:var(--accent)}
+.scope input{flex:none;margin:.3rem 0 0;width:1rem;height:1rem;accent-color:var(--accent)}
 .scope input:disabled+span{color:var(--text2)}
 input[type=password]{width:100%;padding:.6rem .7rem;font:inherit;color:var(--text);background:var(--bg);border:1px solid var(--border);border-radius:8px}
 .hint{font-size:.875rem}
