@@ -2,6 +2,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { findMethod } from '../api/catalog.js';
+import { isSuccess, type AuditEntry } from '../api/backend.js';
+import { isMoney } from '../api/define.js';
 import { openStore } from './open.js';
 import { locateDb } from './paths.js';
 import { normalizeTime } from '../store/time.js';
@@ -11,6 +13,7 @@ import { dataDirFor, MCP_STATE_FILE } from './mcp-backend.js';
 import type { StoreApi } from '../store/store-api.js';
 import type { PgStore } from '../store/pg/index.js';
 import type { GrantRow, OAuthStore } from '../oauth/store.js';
+import type { TrailQuery } from '../store/audit.js';
 
 /** What the grant commands use of OAuth sign-in's store. */
 type Grants = Pick<OAuthStore, 'grants' | 'grant' | 'revokeGrant'>;
@@ -88,26 +91,9 @@ export async function runAdmin(argv: string[]): Promise<void> {
         for (const r of rows!) out(JSON.stringify(r));
         break;
       }
-      case 'audit': {
-        // The MCP audit trail, oldest first like the journal, page by page from the newest.
-        const contact = intFlag(values.contact, 'contact', 1);
-        let since: string | undefined;
-        if (values.since !== undefined) {
-          // Entries keep milliseconds (toISOString), so the bound is written the same way.
-          const t = new Date(values.since as string);
-          if (Number.isNaN(t.getTime())) throw new UsageError('--since must be an ISO 8601 time');
-          since = t.toISOString();
-        }
-        const entries = [];
-        let before: number | undefined;
-        do {
-          const page = store.audit.read({ contact, since, before, limit: 1000 });
-          entries.push(...page.entries);
-          before = page.next;
-        } while (before !== undefined);
-        for (const e of entries.reverse()) out(JSON.stringify(e));
+      case 'audit':
+        auditView(store, values);
         break;
-      }
       case 'grants':
       case 'revoke-grant':
         await withGrants(store, loc.url === undefined ? loc.file : undefined, (grants) => {
@@ -184,4 +170,124 @@ function revokeGrants(grants: Grants, values: Record<string, unknown>): GrantRow
 function grantLine(g: GrantRow): string {
   const { id, owner_id, client_id, client_name, created_at, last_used_at, revoked_at, revoked_why } = g;
   return JSON.stringify({ id, owner_id, client_id, client_name, created_at, last_used_at, revoked_at, revoked_why });
+}
+
+/** An ISO 8601 flag as the entries write times (toISOString, milliseconds kept). */
+function timeFlag(values: Record<string, unknown>, name: 'since' | 'until'): string | undefined {
+  if (values[name] === undefined) return undefined;
+  const t = new Date(values[name] as string);
+  if (Number.isNaN(t.getTime())) throw new UsageError(`--${name} must be an ISO 8601 time`);
+  return t.toISOString();
+}
+
+/**
+ * `admin audit`: the MCP audit trail of every person, oldest first like the journal, read page by
+ * page from the newest, filtered by the store (`--contact`, `--owner`, `--client`, `--since`,
+ * `--until`: SQL conditions). JSON lines (the entries, with their money) or CSV (AUDIT_COLUMNS).
+ */
+function auditView(store: StoreApi, values: Record<string, unknown>): void {
+  const format = values.format ?? 'jsonl';
+  if (format !== 'jsonl' && format !== 'csv') throw new UsageError('--format must be jsonl or csv');
+  if (values.client === '') throw new UsageError('--client needs an OAuth client id or name, or an MCP client name');
+  const q: Omit<TrailQuery, 'limit'> = {
+    contact: intFlag(values.contact, 'contact', 1),
+    since: timeFlag(values, 'since'),
+    until: timeFlag(values, 'until'),
+    client: values.client as string | undefined,
+  };
+  const owner = intFlag(values.owner, 'owner', 1);
+  if (owner !== undefined) q.owner = owner;
+  const entries: Array<AuditEntry & { seq: number }> = [];
+  let before: number | undefined;
+  do {
+    const page = store.audit.read({ ...q, before, limit: 1000 });
+    entries.push(...page.entries);
+    before = page.next;
+  } while (before !== undefined);
+  entries.reverse();
+  if (format === 'jsonl') {
+    for (const e of entries) out(JSON.stringify({ ...e, arguments: unsaid(e.arguments), money: moneyOf(e) }));
+    return;
+  }
+  // RFC 4180: CRLF after every record, the header's too.
+  const row = (cells: unknown[]) => process.stdout.write(cells.map(csvCell).join(',') + '\r\n'); // stdout-ok: admin command output
+  row([...AUDIT_COLUMNS]);
+  for (const e of entries) row(csvRow(e));
+}
+
+/** The CSV's columns, in order (docs/money-safety.md lists them). */
+const AUDIT_COLUMNS = [
+  'seq',
+  'at',
+  'owner_id',
+  'oauth_client_id',
+  'oauth_client_name',
+  'mcp_client',
+  'mcp_client_version',
+  'grant_scopes',
+  'tool',
+  'contact_id',
+  'account_id',
+  'direction',
+  'amount',
+  'currency',
+  'status',
+  'code',
+  'replayed',
+  'confirmed_how',
+] as const;
+
+function csvRow(e: AuditEntry & { seq: number }): unknown[] {
+  const m = moneyOf(e);
+  const account = e.arguments.account_id;
+  return [
+    e.seq,
+    e.at,
+    e.owner_id,
+    e.oauth_client?.id,
+    e.oauth_client?.name,
+    e.client?.name,
+    e.client?.version,
+    e.grant_scopes?.join(' '),
+    e.tool,
+    e.contact_id,
+    typeof account === 'number' ? account : null,
+    m?.direction,
+    m?.amount,
+    m?.currency,
+    e.status,
+    e.code,
+    e.replayed,
+    e.confirmation?.how,
+  ];
+}
+
+/** One CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break; absent: empty. */
+function csvCell(v: unknown): string {
+  const s = v === null || v === undefined ? '' : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Argument names never shown here: a secret's (as the trail redacts them) and a message's text. */
+const UNSAID = /key|secret|token|password|authorization|cookie|^text$/i;
+
+/** The arguments without what the operator's view never shows, at any depth (runBulk's action.text too). */
+function unsaid<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(unsaid) as T;
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, UNSAID.test(k) ? '[redacted]' : unsaid(v)])) as T;
+}
+
+/**
+ * The money an entry's call moved, from its arguments and outcome alone: a money method's amount
+ * in minor units and its direction; the currency where the arguments name it (a move names its
+ * account, not the account's currency: null). Null when the call moved none: another tool, a
+ * failure, a replay (the first call moved it). A bulk plan's runBulk entry moves none itself:
+ * each step is its money method's own entry.
+ */
+function moneyOf(e: AuditEntry): { direction: 'credit' | 'debit'; amount: number; currency: string | null } | null {
+  const def = findMethod(e.tool);
+  if (!def || !isMoney(def) || !isSuccess(e.status) || e.replayed || typeof e.arguments.amount !== 'number') return null;
+  const currency = e.arguments.currency;
+  return { direction: def.money, amount: e.arguments.amount, currency: typeof currency === 'string' ? currency : null };
 }

@@ -95,7 +95,7 @@ const ADMIN: Flags = {
   owner: {
     type: 'string',
     value: 'ID',
-    help: 'the owner (regenerate-key, reset-password, set-plan, block-owner, unblock-owner; revoke-grant: all their grants)',
+    help: 'the owner (regenerate-key, reset-password, set-plan, block-owner, unblock-owner; revoke-grant: all their grants; audit: only their entries)',
   },
   grant: { type: 'string', value: 'ID', help: 'the OAuth grant (revoke-grant)' },
   account: { type: 'string', value: 'ID', help: 'the contact account (block-account, unblock-account, journal)' },
@@ -105,6 +105,13 @@ const ADMIN: Flags = {
   method: { type: 'string', value: 'NAME', help: 'the API method (deprecate)' },
   sunset: { type: 'string', value: 'ISO8601', help: 'when the method is switched off (deprecate)' },
   since: { type: 'string', value: 'ISO8601', help: 'entries from this time on (audit)' },
+  until: { type: 'string', value: 'ISO8601', help: 'entries before this time (audit)' },
+  client: {
+    type: 'string',
+    value: 'NAME',
+    help: "only the entries of this client (audit): an OAuth client's id or name, or an MCP client's name",
+  },
+  format: { type: 'string', value: 'jsonl|csv', help: 'the output (audit; default jsonl): JSON lines, or CSV with a header row' },
 };
 
 const DEMO: Flags = {
@@ -174,7 +181,8 @@ export const COMMANDS = {
       '  delete-bot --bot ID',
       "  journal --account ID                        an account's operations, JSON lines",
       "  conversation --contact ID                   a contact's messages, JSON lines",
-      '  audit [--contact ID] [--since ISO8601]      the MCP audit trail, JSON lines',
+      '  audit [--owner ID] [--client NAME] [--contact ID] [--since ISO8601] [--until ISO8601] [--format jsonl|csv]',
+      "                                              every person's MCP audit trail (no key, no message text), JSON lines or CSV",
       '  deprecate --method NAME --sunset ISO8601    the method answers with Deprecation and Sunset, then 410',
       "  grants                                      mcp --auth oauth's grants (who signed in, through which app), JSON lines",
       "  revoke-grant --grant ID | --owner ID        the grant (or all of an owner's) stops; its app must sign in again",

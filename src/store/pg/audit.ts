@@ -1,7 +1,7 @@
 /** The MCP audit trail on PostgreSQL (the SQLite part: ../audit.ts): appended in the change's transaction, read newest first. */
-import type { AuditEntry, AuditPage, AuditQuery } from '../../api/backend.js';
+import type { AuditEntry, AuditPage } from '../../api/backend.js';
 import { parseOrderedJson } from '../../shared/ordered.js';
-import type { AuditStore } from '../audit.js';
+import type { AuditStore, TrailQuery } from '../audit.js';
 import type { Surface } from '../store-api.js';
 import type { PgConnection } from './connection.js';
 
@@ -17,12 +17,16 @@ export class PgAuditStore implements Surface<AuditStore> {
     this.c.knowTxid(txid);
   }
 
-  read(q: AuditQuery): AuditPage {
+  /** Every filter a SQL condition, as on SQLite: the client's on the stored entry's JSON. */
+  read(q: TrailQuery): AuditPage {
     const rows = this.c.query<{ seq: number; entry: string }>(
       `SELECT seq, entry FROM mcp_audit
        WHERE ($1::text IS NULL OR tool = $1) AND ($2::bigint IS NULL OR contact_id = $2)
          AND ($3::text IS NULL OR at >= $3) AND ($4::bigint IS NULL OR seq < $4)
          AND (NOT $6::boolean OR (entry::jsonb ->> 'owner_id') IS NOT DISTINCT FROM $7::text)
+         AND ($8::text IS NULL OR at < $8)
+         AND ($9::text IS NULL OR $9 IN (entry::jsonb #>> '{oauth_client,id}', entry::jsonb #>> '{oauth_client,name}',
+           entry::jsonb #>> '{client,name}'))
        ORDER BY seq DESC LIMIT $5`,
       [
         q.tool ?? null,
@@ -32,6 +36,8 @@ export class PgAuditStore implements Surface<AuditStore> {
         q.limit + 1,
         q.owner !== undefined,
         q.owner === undefined || q.owner === null ? null : String(q.owner),
+        q.until ?? null,
+        q.client ?? null,
       ],
     ).rows;
     const entries = rows.slice(0, q.limit).map((r) => ({ seq: r.seq, ...(parseOrderedJson(r.entry) as AuditEntry) }));
