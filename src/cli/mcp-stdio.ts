@@ -1,10 +1,12 @@
 /** `workspace-mcp mcp` over stdio (the default): the server, and the client config that starts it again. */
+import { resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { instanceFactory, type Wiring } from '../mcp/serve/instance.js';
 import { log } from '../shared/log.js';
 import { tierUpSooner } from './jit.js';
 import { claudeMcpAdd, mcpServersJson, printBanner, stdioEntry } from './banner.js';
 import type { BackendSetup } from './mcp-backend.js';
+import { expandHome } from './paths.js';
 
 /** How long a server that was sent nothing waits before opening its backend anyway. */
 const OPEN_UNASKED_MS = 50;
@@ -17,7 +19,8 @@ const OPEN_UNASKED_MS = 50;
  * the service under them) is loaded by the first request that needs it. Resolves once the
  * backend is open, rejects with its start-up error (the CLI then exits with status 2). The
  * banner prints the client config that starts the same server again: the flags `values`
- * (`remote`: the base URL, if remote).
+ * (`remote`: the base URL, if remote), the money caps among them (flags, or the variables they
+ * came from).
  */
 export async function startStdio(
   wiring: () => Promise<Wiring>,
@@ -77,12 +80,11 @@ export async function startStdio(
   // The tools and the service under them load now, while the client reads the first answer,
   // rather than when its tools/list comes.
   factory.load();
-  const entry = stdioEntry(
-    stdioArgs(values, remote, setup),
-    remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY',
+  const entry = stdioEntry(stdioArgs(values, remote, setup), remote !== undefined || setup.banner.owner?.via === 'WORKSPACE_API_KEY', {
     // The URL holds a password and the secret is one: both named, never shown.
-    setup.shared ? { DATABASE_URL: '<your postgres:// URL>', WORKSPACE_SECRET: '<the shared secret>' } : {},
-  );
+    ...(setup.shared ? { DATABASE_URL: '<your postgres:// URL>', WORKSPACE_SECRET: '<the shared secret>' } : {}),
+    ...moneyEnv(values),
+  });
   printBanner({
     ready: 'MCP server ready over stdio (stdin and stdout carry the protocol: start it from an MCP client)',
     ...setup.banner,
@@ -103,5 +105,28 @@ function stdioArgs(values: Record<string, string | boolean | undefined>, remote:
   if (typeof values.bot === 'string') out.push('--bot', values.bot);
   if (typeof values.project === 'string') out.push('--project', values.project);
   if (typeof values['max-result-chars'] === 'string') out.push('--max-result-chars', values['max-result-chars']);
+  // The money caps as they were given: a config that dropped them would move money past them.
+  if (typeof values['money-policy'] === 'string') out.push('--money-policy', policyPath(values['money-policy']));
+  if (typeof values['max-amount'] === 'string') out.push('--max-amount', values['max-amount']);
+  if (typeof values['max-daily'] === 'string') out.push('--max-daily', values['max-daily']);
+  if (values['no-confirm']) out.push('--no-confirm');
   return out;
+}
+
+/** The money variables a cap came from (its flag not given: the flag wins, mcp-money.ts), for the config's env. */
+function moneyEnv(values: Record<string, string | boolean | undefined>): Record<string, string> {
+  const env: Record<string, string> = {};
+  const from = (flag: string, name: string, value = (v: string) => v) => {
+    const v = process.env[name];
+    if (values[flag] === undefined && v) env[name] = value(v);
+  };
+  from('money-policy', 'WORKSPACE_MONEY_POLICY', policyPath);
+  from('max-amount', 'WORKSPACE_MAX_AMOUNT');
+  from('max-daily', 'WORKSPACE_MAX_DAILY');
+  return env;
+}
+
+/** A policy file's path as a client started elsewhere finds it: absolute, ~ expanded. */
+function policyPath(file: string): string {
+  return resolve(expandHome(file));
 }
