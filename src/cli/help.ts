@@ -58,6 +58,11 @@ const MCP: Flags = {
     value: 'N',
     help: '--auth key|oauth: requests a minute each person may make (default 600; 0: no limit)',
   },
+  'drain-timeout': {
+    type: 'string',
+    value: 'S',
+    help: '--http: on SIGTERM, how long requests in hand may finish before the process exits anyway (default 30)',
+  },
   'read-only': { type: 'boolean', help: 'only the tools that change nothing' },
   tools: { type: 'string', value: 'a,b,...', help: 'only these tools' },
   'exclude-tools': { type: 'string', value: 'a,b,...', help: 'every tool but these' },
@@ -84,6 +89,11 @@ const SERVE: Flags = {
   port: { type: 'string', value: 'N', help: 'the port (default 8080; 0: any free port)' },
   host: { type: 'string', value: 'H', help: 'the address to listen on (default 127.0.0.1; 0.0.0.0: every interface)' },
   'rate-limit': { type: 'string', value: 'N', help: "requests a minute per owner (default 120, the spec's; 0: no limit)" },
+  'drain-timeout': {
+    type: 'string',
+    value: 'S',
+    help: 'on SIGTERM, how long requests in hand may finish before the process exits anyway (default 30)',
+  },
 };
 
 const SEED: Flags = {

@@ -22,6 +22,7 @@ async function serve(args: string[]): Promise<void> {
   const rateLimit =
     intFlag(values['rate-limit'], 'rate-limit', 0, Number.MAX_SAFE_INTEGER, 'requests a minute per owner; 0 turns the limit off') ?? 120;
   if (values.db === '') throw new UsageError('--db needs a file path');
+  const drainMs = drainTimeoutMs(values['drain-timeout']);
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
   // The store and SQLite load only for the commands that open a database.
@@ -45,7 +46,7 @@ async function serve(args: string[]): Promise<void> {
   const answerer: Answerer = pool ?? service;
   let listening;
   try {
-    listening = await listen(answerer, host, port, { logger: log });
+    listening = await listen(answerer, host, port, { logger: log, version: version() });
   } catch (e) {
     service.store.close();
     await pool?.close();
@@ -55,7 +56,7 @@ async function serve(args: string[]): Promise<void> {
       throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
     throw e;
   }
-  const { server } = listening;
+  const { server, drain } = listening;
   tierUpSooner();
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
   const [baseUrl, ...others] = reachableUrls(listening.baseUrl, host) as [string, ...string[]];
@@ -70,17 +71,31 @@ async function serve(args: string[]): Promise<void> {
     connect: `curl -H 'Accept: application/json' -H 'Authorization: Bearer <key>' ${baseUrl}/getMe`,
   });
   process.stdout.write(`${baseUrl}\n`); // stdout-ok: serve announces its base URL
-  const stop = () => {
-    server.close();
-    server.closeAllConnections();
+  // SIGTERM or SIGINT: the drain (drain.ts), then the listener and the database closed, exit 0.
+  const { drainOnSignals } = await import('../http/drain.js');
+  drainOnSignals(async () => {
+    const cut = await drain.drain(server, drainMs);
+    await new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+    await pool?.close();
     service.store.close();
-    void (pool?.close() ?? Promise.resolve()).then(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+    return cut;
+  });
+}
+
+/** `--drain-timeout S`: how long the requests in hand may take once SIGTERM came (default 30 s), in ms. */
+function drainTimeoutMs(v: unknown): number {
+  return (intFlag(v, 'drain-timeout', 0, 3600, 'seconds the requests in hand may take after SIGTERM') ?? 30) * 1000;
 }
 
 async function mcp(args: string[]): Promise<void> {
+  const { values } = parse(args, COMMANDS.mcp.flags);
+  if (values['drain-timeout'] !== undefined) {
+    if (!values.http) throw new UsageError('--drain-timeout applies to --http only');
+    (await import('./mcp-http.js')).drainFor(drainTimeoutMs(values['drain-timeout']));
+  }
   const { runMcp } = await import('./mcp.js');
   await runMcp(args);
 }

@@ -9,9 +9,19 @@ import { reachableUrls } from './hosts.js';
 import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
+import { drainOnSignals } from '../http/drain.js';
+import { version } from './help.js';
 
 /** Where `--http` listens (`--host`, `--port`), the names it answers to besides (`--allowed-hosts`), what it lets requests reach (`--scopes`). */
 type Listen = Pick<HttpOptions, 'host' | 'port' | 'allowedHosts' | 'scopes'>;
+
+/** `--drain-timeout`, in ms: how long the requests in hand may take once SIGTERM came. */
+let drainMs = 30_000;
+
+/** Sets `--drain-timeout` (main.ts reads it, before the backend opens). */
+export function drainFor(ms: number): void {
+  drainMs = ms;
+}
 
 /**
  * Serve `serving`'s tools over Streamable HTTP on `host`:`port` until SIGINT or SIGTERM, which
@@ -30,7 +40,7 @@ export async function startHttp(
   // Only a loopback address, as written, runs without a token: a name (127.evil.example) may resolve anywhere;
   // --allowed-hosts names more than this machine: a page under such a name must not drive a tokenless server.
   const token = chosen ?? (isLoopbackHost(host) && !listen.allowedHosts ? undefined : randomBytes(24).toString('base64url'));
-  const http = await listening(() => serveMcpHttp(ctx, tools, { ...listen, token }), setup, listen);
+  const http = await listening(() => serveMcpHttp(ctx, tools, { ...listen, token, version: version() }), setup, listen);
   const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
   const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
@@ -76,7 +86,7 @@ async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetu
  */
 export async function startHttpByKey(callers: Callers, setup: BackendSetup, listen: Listen, publicUrl?: URL): Promise<void> {
   const { serveMcpHttpByKey } = await import('../mcp/serve/http.js');
-  const http = await listening(() => serveMcpHttpByKey(callers, listen), setup, listen);
+  const http = await listening(() => serveMcpHttpByKey(callers, { ...listen, version: version() }), setup, listen);
   const [url, ...others] = reachableUrls(http.url, listen.host) as [string, ...string[]];
   if (publicUrl) {
     const endpoint = `${publicUrl.origin}/mcp`;
@@ -99,16 +109,13 @@ export async function startHttpByKey(callers: Callers, setup: BackendSetup, list
   announced(url, http, setup);
 }
 
-/** The URL on stdout; SIGINT and SIGTERM close the server, then `setup`. */
+/** The URL on stdout; SIGINT and SIGTERM drain the server (http/drain.ts), close it, then `setup`. */
 function announced(url: string, http: McpHttpServer, setup: BackendSetup): void {
   tierUpSooner();
   process.stdout.write(`${url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
-  const stop = () => {
-    void http
-      .close()
-      .then(() => setup.close())
-      .finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  drainOnSignals(async () => {
+    const cut = await http.drainAndClose(drainMs);
+    await setup.close();
+    return cut;
+  });
 }

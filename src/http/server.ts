@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
+import { Drain } from './drain.js';
 import type { Logger } from '../shared/log.js';
 import { readBody, TooLarge } from '../shared/read-body.js';
 import { arrived, type ApiRequest } from '../service/pipeline.js';
@@ -139,6 +140,8 @@ export interface HttpOptions {
   logger?: Logger;
   /** Base URL clients see, when behind a proxy; else taken from the Host header. */
   publicBaseUrl?: string;
+  /** The package's version, for `/healthz`. */
+  version?: string;
 }
 
 /** What answers the API's requests: the service itself (SQLite), or a pool of service threads (PostgreSQL). */
@@ -167,7 +170,7 @@ interface Incoming {
  * rest of a cheap request) is made after all of them arrived and serves all of them. No promise
  * between, but a body's read or a pool's answer.
  */
-function createHandler(service: Answerer, opts: HttpOptions = {}) {
+function createHandler(service: Answerer, opts: HttpOptions = {}, drain?: Drain) {
   const failed = (res: ServerResponse, e: unknown): void => {
     opts.logger?.error({ err: e }, 'http handler failed');
     try {
@@ -250,6 +253,8 @@ function createHandler(service: Answerer, opts: HttpOptions = {}) {
       const target = req.url ?? '/';
       const q = target.indexOf('?');
       const path = (q < 0 ? target : target.slice(0, q)).replace(/^\/+/, '');
+      // The probes, and while draining the refusal of every other request (else it is counted in hand).
+      if (drain?.admit(res, `/${path}`)) return;
       const match = ROUTE.exec(path);
       if (!match) {
         writeResponse(res, new ApiError('route_not_found', `The route ${path || '/'} could not be found.`).response());
@@ -265,14 +270,18 @@ function createHandler(service: Answerer, opts: HttpOptions = {}) {
   };
 }
 
-/** Start listening; resolves with the server and its base URL (`…/api/v1`). */
+/** Start listening; resolves with the server, its base URL (`…/api/v1`) and its drain (the probes' state). */
 export async function listen(
   service: Answerer,
   host: string,
   port: number,
   opts: HttpOptions = {},
-): Promise<{ server: Server; baseUrl: string }> {
-  const handler = createHandler(service, opts);
+): Promise<{ server: Server; baseUrl: string; drain: Drain }> {
+  const drain = new Drain(opts.version ?? '0.0.0', (message, headers) => {
+    const r = new ApiError('service_unavailable', message, undefined, headers).response();
+    return { status: r.status, headers: { ...r.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(r.body) };
+  });
+  const handler = createHandler(service, opts, drain);
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => void handler(req, res));
   // Requests node refuses before our handler (oversized headers or URL, malformed HTTP) still
   // get a JSON answer, not a bare status line.
@@ -293,5 +302,5 @@ export async function listen(
   });
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return { server, baseUrl: `http://${shownHost}:${addr.port}/api/v1` };
+  return { server, baseUrl: `http://${shownHost}:${addr.port}/api/v1`, drain };
 }

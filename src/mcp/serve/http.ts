@@ -21,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { log } from '../../shared/log.js';
+import { Drain } from '../../http/drain.js';
 import { tokenMatches } from '../auth/bearer.js';
 import { CallerCheck, refusal, type CallerOptions, type HttpAnswer } from '../auth/callers.js';
 import { HostCheck } from '../auth/host.js';
@@ -57,11 +58,17 @@ export interface HttpOptions {
   allowedHosts?: readonly string[];
   /** `--scopes`: what any request may reach (default: every scope). */
   scopes?: readonly Scope[];
+  /** The package's version, for `/healthz`. */
+  version?: string;
 }
 
 export interface McpHttpServer {
   server: HttpServer;
   url: string;
+  /** The probes' state; `drain.signal` is aborted when the drain begins. */
+  drain: Drain;
+  /** Refuse new requests, let those in hand finish (at most `timeoutMs`), then close; resolves with how many were cut. */
+  drainAndClose(timeoutMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -134,8 +141,17 @@ async function listenOn(
         }
       : undefined;
   const cap = opts.scopes ?? SCOPES;
+  const drain = new Drain(opts.version ?? '0.0.0', (message, headers) => refusal(503, message, headers));
   /** The reach each 2025-era session was opened with (its door, its grant's scopes): it answers within that reach alone. */
   const reachOfSession = new WeakMap<NodeStreamableHTTPServerTransport, string>();
+  /** The reaches met so far (a handful: a door and a set of scopes each), made once. */
+  const reaches = new Map<string, Reach>();
+  const reachFor = (door: Door, granted?: readonly string[]): Reach => {
+    const key = granted ? `${door}|${granted.join(' ')}` : door;
+    let r = reaches.get(key);
+    if (!r) reaches.set(key, (r = reachOf(door, cap, granted)));
+    return r;
+  };
 
   /**
    * 2025-era traffic, sessionful as before: the SDK's own stateless fallback could not send a
@@ -225,7 +241,7 @@ async function listenOn(
       const rec = parties.of(caller.owner, res);
       if (!rec) return deny(res, 503, 'Too many people at once; try again later', { 'Retry-After': '60' });
       req.auth = caller.auth;
-      const reach = reachOf(door, cap, caller.auth.scopes);
+      const reach = reachFor(door, caller.auth.scopes);
       return route(req, res, { party: await rec.party, owner: caller.owner.id, rec, reach });
     });
   }
@@ -235,6 +251,10 @@ async function listenOn(
     const badHost = hosts.host(req);
     if (badHost) return deny(res, 403, badHost);
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    // After the Host check, before any token: the probes; while draining, every other request refused.
+    // A GET stream and a subscription are not waited for: the drain's close ends them.
+    const stream = req.method === 'GET' || req.headers['mcp-method'] === 'subscriptions/listen';
+    if (drain.admit(res, path, stream && (path === MCP_PATH || path === READ_ONLY_PATH))) return;
     const door: Door | undefined = path === MCP_PATH ? 'full' : path === READ_ONLY_PATH ? 'read-only' : undefined;
     if (door === undefined) {
       // Sign-in's addresses are for other sites' pages and servers too: the Host is checked, not the Origin.
@@ -251,7 +271,7 @@ async function listenOn(
       // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the token's holder.
       req.auth = { token: opts.token, clientId: 'bearer', scopes: [] };
     }
-    return route(req, res, { party: (mode as { party: Party }).party, owner: undefined, reach: reachOf(door, cap) });
+    return route(req, res, { party: (mode as { party: Party }).party, owner: undefined, reach: reachFor(door) });
   }
 
   const server = createServer((req, res) => {
@@ -273,9 +293,7 @@ async function listenOn(
   });
   const addr = server.address() as AddressInfo;
   const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return {
-    server,
-    url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
+  const closing = {
     async close() {
       await sessions.close();
       if (mode.kind === 'token') await mode.party.close();
@@ -285,5 +303,16 @@ async function listenOn(
         server.closeAllConnections();
       });
     },
+  };
+  return {
+    server,
+    url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
+    drain,
+    async drainAndClose(timeoutMs) {
+      const cut = await drain.drain(server, timeoutMs);
+      await closing.close();
+      return cut;
+    },
+    close: closing.close,
   };
 }

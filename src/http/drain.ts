@@ -1,0 +1,138 @@
+/**
+ * What both HTTP servers (`serve`, `mcp --http`) share to run as operators run services: the
+ * probes (`/livez`, `/readyz`, `/healthz`, answered at once, with nothing of anyone's data) and
+ * the drain on SIGTERM or SIGINT: readiness fails at once, every new request is refused with 503
+ * and Retry-After (in the server's own error shape), the requests in hand finish, idle keep-alive
+ * connections are closed, and the process exits 0 once they are done or `--drain-timeout` has
+ * passed; a second signal exits at once.
+ */
+import type { Server, ServerResponse } from 'node:http';
+import { log } from '../shared/log.js';
+
+/** The seconds a refused request is told to wait: another instance answers it sooner, this one never will. */
+const RETRY_AFTER = '5';
+
+/** A refusal's status, headers and body, as each server writes its errors. */
+export interface Refusal {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export class Drain {
+  private readonly started = Date.now();
+  private readonly inHand = new Set<ServerResponse>();
+  private readonly aborts = new AbortController();
+  private whenIdle: (() => void) | undefined;
+
+  /** `version`: the package's; `refusal`: a request refused while draining, in the server's error shape. */
+  constructor(
+    private readonly version: string,
+    private readonly refusal: (message: string, headers: Record<string, string>) => Refusal,
+  ) {}
+
+  /** Aborted when the drain begins: long work (a bulk run) stops between its steps. */
+  get signal(): AbortSignal {
+    return this.aborts.signal;
+  }
+
+  get draining(): boolean {
+    return this.aborts.signal.aborted;
+  }
+
+  /**
+   * A probe at `path` answered (true), or a request refused because the server drains (true),
+   * or a request now in hand until its response closes (false: the server answers it). A stream
+   * (`stream`: a GET stream, a subscription) is not waited for: the server's close ends it.
+   */
+  admit(res: ServerResponse, path: string, stream = false): boolean {
+    if (path === '/livez' || path === '/readyz' || path === '/healthz') {
+      this.probe(res, path);
+      return true;
+    }
+    if (this.draining) {
+      const r = this.refusal('The server is shutting down; send the request again (another instance may answer it).', {
+        'Retry-After': RETRY_AFTER,
+        Connection: 'close',
+      });
+      res.writeHead(r.status, r.headers);
+      res.end(r.body);
+      return true;
+    }
+    if (stream) return false;
+    this.inHand.add(res);
+    res.once('close', () => {
+      this.inHand.delete(res);
+      if (this.inHand.size === 0) this.whenIdle?.();
+    });
+    return false;
+  }
+
+  private probe(res: ServerResponse, path: string): void {
+    const draining = this.draining;
+    const body =
+      path === '/healthz'
+        ? {
+            status: draining ? 'draining' : 'ok',
+            version: this.version,
+            uptime_s: Math.floor((Date.now() - this.started) / 1000),
+            draining,
+          }
+        : { status: path === '/readyz' && draining ? 'draining' : 'ok' };
+    const text = JSON.stringify(body);
+    res.writeHead(path === '/readyz' && draining ? 503 : 200, {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(text)),
+      'Cache-Control': 'no-store',
+    });
+    res.end(text);
+  }
+
+  /**
+   * Drain `server`: refuse new requests (the listener stays open), close idle keep-alive
+   * connections (those of answered requests too, as they go idle), and wait for the requests in
+   * hand, at most `timeoutMs`. Resolves with how many were still in hand (0: none was cut).
+   */
+  async drain(server: Server, timeoutMs: number): Promise<number> {
+    this.aborts.abort();
+    for (const res of this.inHand) if (!res.headersSent) res.setHeader('Connection', 'close');
+    server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      if (this.inHand.size > 0)
+        await new Promise<void>((done) => {
+          this.whenIdle = done;
+          timer = setTimeout(done, timeoutMs);
+        });
+    } finally {
+      clearInterval(sweep);
+      clearTimeout(timer);
+    }
+    return this.inHand.size;
+  }
+}
+
+/**
+ * On SIGTERM or SIGINT, `drain` (which resolves with the requests it had to cut) and then exit 0;
+ * a second signal during the drain exits at once, with status 1 (work may have been cut).
+ */
+export function drainOnSignals(drain: () => Promise<number>): void {
+  let draining = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (draining) {
+      log.warn({ signal }, 'a second signal during the drain: exiting now');
+      process.exit(1);
+    }
+    draining = true;
+    log.info({ signal }, 'draining: new requests are refused, those in hand finish');
+    void drain()
+      .then((cut) => {
+        if (cut > 0) log.warn({ cut }, 'the drain timeout passed with requests in hand: they were cut');
+      })
+      .catch((e: unknown) => log.error({ err: e }, 'the drain failed'))
+      .finally(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
