@@ -1,6 +1,6 @@
 /** `workspace-mcp mcp --http`: the MCP server over Streamable HTTP, its bearer token and its banner. */
 import { randomBytes } from 'node:crypto';
-import type { McpContext } from '../mcp/context.js';
+import { DRAINING, type McpContext } from '../mcp/context.js';
 import type { Callers, HttpOptions, McpHttpServer } from '../mcp/serve/http.js';
 import { isLoopbackHost } from '../shared/loopback.js';
 import type { ToolSpec } from '../mcp/tool-spec.js';
@@ -114,7 +114,8 @@ function announced(url: string, http: McpHttpServer, setup: BackendSetup): void 
   tierUpSooner();
   process.stdout.write(`${url}\n`); // stdout-ok: --http announces its URL (stdout is not the protocol here)
   drainOnSignals(async () => {
-    const cut = await http.drainAndClose(drainMs);
+    // Bulk runs stop between their steps (a task's run too, which no request waits for).
+    const cut = await http.drainAndClose(drainMs, DRAINING.begin());
     await setup.close();
     return cut;
   });

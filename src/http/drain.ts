@@ -91,20 +91,21 @@ export class Drain {
   /**
    * Drain `server`: refuse new requests (the listener stays open), close idle keep-alive
    * connections (those of answered requests too, as they go idle), and wait for the requests in
-   * hand, at most `timeoutMs`. Resolves with how many were still in hand (0: none was cut).
+   * hand and for `work` (what runs outside a request), at most `timeoutMs`. Resolves with how
+   * many requests were still in hand (0: none was cut).
    */
-  async drain(server: Server, timeoutMs: number): Promise<number> {
+  async drain(server: Server, timeoutMs: number, work: Promise<unknown> = Promise.resolve()): Promise<number> {
     this.aborts.abort();
     for (const res of this.inHand) if (!res.headersSent) res.setHeader('Connection', 'close');
     server.closeIdleConnections();
     const sweep = setInterval(() => server.closeIdleConnections(), 100);
     let timer: NodeJS.Timeout | undefined;
     try {
-      if (this.inHand.size > 0)
-        await new Promise<void>((done) => {
-          this.whenIdle = done;
-          timer = setTimeout(done, timeoutMs);
-        });
+      const requests = new Promise<void>((done) => {
+        this.whenIdle = done;
+        if (this.inHand.size === 0) done();
+      });
+      await Promise.race([Promise.all([requests, work]), new Promise((done) => (timer = setTimeout(done, timeoutMs)))]);
     } finally {
       clearInterval(sweep);
       clearTimeout(timer);

@@ -76,6 +76,40 @@ export interface McpContextOptions {
   tasks?: boolean;
 }
 
+/**
+ * The process's drain (SIGTERM or SIGINT on `mcp --http`, cli/mcp-http.ts), every context's: once
+ * begun, a bulk run stops between its steps and answers its progress (runBulk again, on any
+ * instance, goes on); `begin` resolves once no run is in a step (a task's run has no request
+ * the HTTP server could wait for).
+ */
+class Draining {
+  private readonly aborts = new AbortController();
+  private running = 0;
+  private idle: (() => void) | undefined;
+
+  get signal(): AbortSignal {
+    return this.aborts.signal;
+  }
+
+  /** A run under way until the function returned is called. */
+  hold(): () => void {
+    this.running++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.running === 0) this.idle?.();
+    };
+  }
+
+  begin(): Promise<void> {
+    this.aborts.abort();
+    return this.running === 0 ? Promise.resolve() : new Promise((done) => (this.idle = done));
+  }
+}
+
+export const DRAINING = new Draining();
+
 export class McpContext {
   readonly backend: Backend;
   readonly keys: IdempotencyKeys;
@@ -86,6 +120,8 @@ export class McpContext {
   readonly money?: { policy: MoneyPolicy; window: MoneyWindow };
   readonly plans?: BulkPlans;
   readonly bulkCallMs: number;
+  /** The process's drain: a bulk run stops between its steps once it begins. */
+  readonly draining: Draining = DRAINING;
   /** Ids seen in the API's answers. */
   readonly seen: SeenIds;
   /** Which contact holds which account, as answers showed it (the money path reads accounts back). */

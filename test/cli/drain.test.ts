@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { cliEnv, spawnAnnounced, spawnServe, type Announced } from '../helpers/cli.js';
 import { stop } from '../helpers/temp.js';
 import { seedDb } from '../helpers/world.js';
-import { mcpFixture } from '../mcp/harness.js';
+import { connectHttp } from '../mcp/clients.js';
+import { manyContacts, mcpFixture } from '../mcp/harness.js';
 
 const MCP_URL = /(http:\/\/\S+\/mcp)\b/;
 const TOKEN = 'drain-test-token';
@@ -264,6 +265,44 @@ describe('the drain', () => {
     expect(out.code).toBe(1);
     expect(out.ms).toBeLessThan(1000);
   });
+
+  test('mcp --http: a bulk run in hand stops between its steps and answers its progress; runBulk on a new server goes on', async () => {
+    const n = 300;
+    const f = manyContacts(n, () => ({ tags: ['vip'] }));
+    const accounts = Array.from({ length: n }, (_, i) => ({ id: 700 + i, contact_id: 1000 + i, currency: 'USD', amount: 100 }));
+    db = seedDb({ ...f, accounts: [...(f.accounts as unknown[]), ...accounts] } as typeof f);
+    const bulkServer = () => started(spawnAnnounced(['mcp', '--http', '--port', '0', '--db', db], MCP_URL));
+    const first = await bulkServer();
+    const c1 = await connectHttp('2025-11-25', first.url);
+    c1.answer(() => ({ action: 'accept', content: { confirm: true } }));
+    const preview = await c1.callTool({
+      name: 'previewBulk',
+      arguments: {
+        selection: { bot_id: 10, tags: ['vip'] },
+        action: { type: 'deposit', currency: 'USD', amount: 500, description: 'Drain bonus' },
+      },
+    });
+    const planId = (preview.structuredContent as any).data.plan_id as string;
+    const exit = exited(first, Date.now());
+    let signalled = false;
+    const run = await c1.callTool(
+      { name: 'runBulk', arguments: { plan_id: planId } },
+      { onprogress: (p) => void (p.progress >= 20 && !signalled && ((signalled = true), first.proc.kill('SIGTERM'))), timeout: 60_000 },
+    );
+    const stopped = (run.structuredContent as any).data;
+    expect(stopped.done).toBeGreaterThanOrEqual(20);
+    expect(stopped.remaining).toBeGreaterThan(0);
+    expect(JSON.stringify(run.structuredContent)).toMatch(/shutting down: call runBulk again/);
+    expect((await exit).code).toBe(0);
+    await c1.close().catch(() => undefined);
+    const c2 = await connectHttp('2025-11-25', (await bulkServer()).url);
+    c2.answer(() => ({ action: 'accept', content: { confirm: true } }));
+    const rest = await c2.callTool({ name: 'runBulk', arguments: { plan_id: planId } }, { timeout: 60_000 });
+    await c2.close();
+    // Every step once: Ann and the n contacts, none failed.
+    expect((rest.structuredContent as any).data).toMatchObject({ done: n + 1, failed: 0, remaining: 0 });
+    console.info(`bulk drain: stopped at ${stopped.done} of ${n + 1} steps, the rest done by runBulk on a new server`);
+  }, 90_000);
 
   test('--drain-timeout is refused out of range, and without --http', async () => {
     const { runCli } = await import('../helpers/cli.js');

@@ -120,6 +120,8 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       }
     }, HOLD_MS / 3);
     beat.unref();
+    // The server's drain waits for this run until it is out of its step.
+    const release = ctx.draining.hold();
     try {
       let after = 0;
       run: for (;;) {
@@ -129,6 +131,12 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
           after = step.contact_id;
           if (extra.signal.aborted) {
             warnings.push('Cancelled: the steps left are not done. Call runBulk again to go on.');
+            break run;
+          }
+          if (ctx.draining.signal.aborted) {
+            warnings.push(
+              'The server is shutting down: call runBulk again with this plan_id to go on (on any instance; no step is repeated).',
+            );
             break run;
           }
           if (Date.now() > until) {
@@ -157,6 +165,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     } finally {
       clearInterval(beat);
       plans.letGo(plan.id, runner);
+      release();
     }
     return progressOf(plans, plan.id, warnings);
   }
@@ -186,7 +195,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
           if ('answer' in o) return o.answer as CallToolResult;
           const r = await carry(o.plan, o.confirmed, extra);
           const d = (r.structuredContent as { data: { done: number; failed: number; skipped: number; remaining: number } }).data;
-          if (d.remaining === 0 || extra.signal.aborted) return r;
+          if (d.remaining === 0 || extra.signal.aborted || ctx.draining.signal.aborted) return r;
           const moved = d.done + d.failed + d.skipped;
           // Paused (rate limited) or held by another call: wait, and give up after about ten minutes of no step.
           if (moved === last) {

@@ -67,8 +67,8 @@ export interface McpHttpServer {
   url: string;
   /** The probes' state; `drain.signal` is aborted when the drain begins. */
   drain: Drain;
-  /** Refuse new requests, let those in hand finish (at most `timeoutMs`), then close; resolves with how many were cut. */
-  drainAndClose(timeoutMs: number): Promise<number>;
+  /** Refuse new requests, let those in hand and `work` finish (at most `timeoutMs`), then close; resolves with how many requests were cut. */
+  drainAndClose(timeoutMs: number, work?: Promise<unknown>): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -308,8 +308,8 @@ async function listenOn(
     server,
     url: `http://${shownHost}:${addr.port}${MCP_PATH}`,
     drain,
-    async drainAndClose(timeoutMs) {
-      const cut = await drain.drain(server, timeoutMs);
+    async drainAndClose(timeoutMs, work) {
+      const cut = await drain.drain(server, timeoutMs, work);
       await closing.close();
       return cut;
     },
