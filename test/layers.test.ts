@@ -173,6 +173,7 @@ describe('src/', () => {
     // Nothing loose at the top of src/.
     expect([...graph.keys()].filter((f) => !f.includes('/'))).toEqual([]);
     expect([...graph.keys()].filter(isNeutral).sort()).toEqual([
+      'shared/drain.ts',
       'shared/frozen.ts',
       'shared/log.ts',
       'shared/loopback.ts',

@@ -72,7 +72,7 @@ async function serve(args: string[]): Promise<void> {
   });
   process.stdout.write(`${baseUrl}\n`); // stdout-ok: serve announces its base URL
   // SIGTERM or SIGINT: the drain (drain.ts), then the listener and the database closed, exit 0.
-  const { drainOnSignals } = await import('../http/drain.js');
+  const { drainOnSignals } = await import('../shared/drain.js');
   drainOnSignals(async () => {
     const cut = await drain.drain(server, drainMs);
     await new Promise<void>((r) => {

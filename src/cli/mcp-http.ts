@@ -9,7 +9,7 @@ import { reachableUrls } from './hosts.js';
 import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
-import { drainOnSignals } from '../http/drain.js';
+import { drainOnSignals } from '../shared/drain.js';
 import { version } from './help.js';
 
 /** Where `--http` listens (`--host`, `--port`), the names it answers to besides (`--allowed-hosts`), what it lets requests reach (`--scopes`). */

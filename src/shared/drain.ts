@@ -7,7 +7,7 @@
  * passed; a second signal exits at once.
  */
 import type { Server, ServerResponse } from 'node:http';
-import { log } from '../shared/log.js';
+import { log } from './log.js';
 
 /** The seconds a refused request is told to wait: another instance answers it sooner, this one never will. */
 const RETRY_AFTER = '5';

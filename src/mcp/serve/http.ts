@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { log } from '../../shared/log.js';
-import { Drain } from '../../http/drain.js';
+import { Drain } from '../../shared/drain.js';
 import { tokenMatches } from '../auth/bearer.js';
 import { CallerCheck, refusal, type CallerOptions, type HttpAnswer } from '../auth/callers.js';
 import { HostCheck } from '../auth/host.js';
