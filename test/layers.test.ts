@@ -13,7 +13,7 @@ import { ROOT } from './helpers/world.js';
 const SRC = join(ROOT, 'src');
 
 /**
- * What each layer may import besides itself. A module of src/shared/ (the logger, the body
+ * What each layer may import besides itself. A module of src/common/ (the logger, the body
  * reader, key order, the 429 loop) is neutral: it imports nothing of ours, and anyone may import it.
  */
 export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
@@ -26,7 +26,7 @@ export const MAY_IMPORT: Record<string, readonly string[] | '*'> = {
   oauth: [],
   state: ['api', 'store', 'mcp', 'oauth'],
   cli: '*',
-  shared: [],
+  common: [],
 };
 
 /** The layer of a path relative to src/: its first folder, or the file for a top-level module. */
@@ -34,9 +34,9 @@ function layerOf(file: string): string {
   return file.split('/')[0]!;
 }
 
-/** A module of src/shared/: neutral. */
+/** A module of src/common/: neutral. */
 function isNeutral(file: string): boolean {
-  return file.startsWith('shared/');
+  return file.startsWith('common/');
 }
 
 /** Every import edge between modules of src/, as paths relative to src/. */
@@ -139,17 +139,17 @@ export function mcpRoomEdgesUp(graph: Map<string, string[]>): string[] {
 describe('the checker', () => {
   test('flags an adapter reaching past the contract, and a cycle', () => {
     const g = new Map([
-      ['mcp/tools.ts', ['api/catalog.ts', 'store/index.ts', 'shared/log.ts']],
+      ['mcp/tools.ts', ['api/catalog.ts', 'store/index.ts', 'common/log.ts']],
       ['remote/client.ts', ['service/backend.ts']],
-      ['api/catalog.ts', ['shared/log.ts']],
-      ['shared/log.ts', ['api/errors.ts']],
+      ['api/catalog.ts', ['common/log.ts']],
+      ['common/log.ts', ['api/errors.ts']],
       ['store/index.ts', ['store/admin.ts']],
       ['store/admin.ts', ['store/index.ts']],
     ]);
     expect(forbiddenEdges(g)).toEqual([
       'mcp/tools.ts -> store/index.ts',
       'remote/client.ts -> service/backend.ts',
-      'shared/log.ts -> api/errors.ts',
+      'common/log.ts -> api/errors.ts',
     ]);
     expect(cycles(g)).toEqual([['store/index.ts', 'store/admin.ts']]);
   });
@@ -173,13 +173,13 @@ describe('src/', () => {
     // Nothing loose at the top of src/.
     expect([...graph.keys()].filter((f) => !f.includes('/'))).toEqual([]);
     expect([...graph.keys()].filter(isNeutral).sort()).toEqual([
-      'shared/drain.ts',
-      'shared/frozen.ts',
-      'shared/log.ts',
-      'shared/loopback.ts',
-      'shared/ordered.ts',
-      'shared/read-body.ts',
-      'shared/retry.ts',
+      'common/drain.ts',
+      'common/frozen.ts',
+      'common/log.ts',
+      'common/loopback.ts',
+      'common/ordered.ts',
+      'common/read-body.ts',
+      'common/retry.ts',
     ]);
   });
 

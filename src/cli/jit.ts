@@ -14,7 +14,7 @@
  * optimises sooner on its own, with other budgets. `WORKSPACE_JIT=default` leaves V8 as it is.
  */
 import { setFlagsFromString } from 'node:v8';
-import { log } from '../shared/log.js';
+import { log } from '../common/log.js';
 
 /** V8's budget (bytes of bytecode run) before a function is optimised, once the server is up. */
 const SERVING_INTERRUPT_BUDGET = 8 * 1024;

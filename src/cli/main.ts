@@ -7,7 +7,7 @@
 import { StartError } from './start-error.js';
 import { locateDb } from './paths.js';
 import type { Answerer } from '../http/server.js';
-import { log } from '../shared/log.js';
+import { log } from '../common/log.js';
 import { intFlag, parse, UsageError } from './args.js';
 import { createdEmptyHint, newKeyInfo, printBanner } from './banner.js';
 import { commandHelp, COMMANDS, mainHelp, version, type CommandName } from './help.js';
@@ -72,7 +72,7 @@ async function serve(args: string[]): Promise<void> {
   });
   process.stdout.write(`${baseUrl}\n`); // stdout-ok: serve announces its base URL
   // SIGTERM or SIGINT: the drain (drain.ts), then the listener and the database closed, exit 0.
-  const { drainOnSignals } = await import('../shared/drain.js');
+  const { drainOnSignals } = await import('../common/drain.js');
   drainOnSignals(async () => {
     const cut = await drain.drain(server, drainMs);
     await new Promise<void>((r) => {

@@ -15,7 +15,7 @@ import { SeenIds } from '../mcp/seen.js';
 import type { AuditTrail } from '../mcp/state.js';
 import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
-import { log } from '../shared/log.js';
+import { log } from '../common/log.js';
 import type { PgStore } from '../store/pg/index.js';
 import type { Service } from '../service/pipeline.js';
 import { UsageError } from './args.js';

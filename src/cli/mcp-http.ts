@@ -2,14 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { DRAINING, type McpContext } from '../mcp/context.js';
 import type { Callers, HttpOptions, McpHttpServer } from '../mcp/serve/http.js';
-import { isLoopbackHost } from '../shared/loopback.js';
+import { isLoopbackHost } from '../common/loopback.js';
 import type { ToolSpec } from '../mcp/tool-spec.js';
 import { printBanner } from './banner.js';
 import { reachableUrls } from './hosts.js';
 import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
-import { drainOnSignals } from '../shared/drain.js';
+import { drainOnSignals } from '../common/drain.js';
 import { version } from './help.js';
 
 /** Where `--http` listens (`--host`, `--port`), the names it answers to besides (`--allowed-hosts`), what it lets requests reach (`--scopes`). */

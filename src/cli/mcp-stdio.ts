@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { instanceFactory, type Wiring } from '../mcp/serve/instance.js';
-import { log } from '../shared/log.js';
+import { log } from '../common/log.js';
 import { tierUpSooner } from './jit.js';
 import { claudeMcpAdd, mcpServersJson, printBanner, stdioEntry } from './banner.js';
 import type { BackendSetup } from './mcp-backend.js';

@@ -20,7 +20,7 @@ import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './start-error.js';
 import { envSecret } from '../service/secrets.js';
-import { isLoopbackHost } from '../shared/loopback.js';
+import { isLoopbackHost } from '../common/loopback.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
 
 type Values = Record<string, string | boolean | undefined>;

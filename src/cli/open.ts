@@ -26,7 +26,7 @@ import {
   type SecretSource,
 } from '../service/secrets.js';
 import type { Secrets } from '../service/context.js';
-import type { Logger } from '../shared/log.js';
+import type { Logger } from '../common/log.js';
 import type { Service } from '../service/pipeline.js';
 import type { DbLocation } from './paths.js';
 import { pgEnv } from './pg-env.js';

@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
-import { Drain } from '../shared/drain.js';
-import type { Logger } from '../shared/log.js';
-import { readBody, TooLarge } from '../shared/read-body.js';
+import { Drain } from '../common/drain.js';
+import type { Logger } from '../common/log.js';
+import { readBody, TooLarge } from '../common/read-body.js';
 import { arrived, type ApiRequest } from '../service/pipeline.js';
 import { jsonText } from '../service/rendered.js';
 

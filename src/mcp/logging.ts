@@ -15,7 +15,7 @@
  * synchronously) and the MCP layer's own lines after an await.
  */
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
-import { REDACTED_KEYS, tapLog, type LogLevel } from '../shared/log.js';
+import { REDACTED_KEYS, tapLog, type LogLevel } from '../common/log.js';
 
 /** The `logger` name our notifications carry. */
 const LOGGER = 'workspace-mcp';

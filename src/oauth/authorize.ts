@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthErrorCode } from '@modelcontextprotocol/server';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import { log } from '../shared/log.js';
+import { log } from '../common/log.js';
 import { ClientError, redirectAllowed, type Client } from './clients.js';
 import { consentPage, problemPage, type RequestFields } from './consent-page.js';
 import { offeredAt, type Context, type KeyCheck } from './context.js';

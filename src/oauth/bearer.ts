@@ -5,7 +5,7 @@
  * grant whose key the backend refused is revoked.
  */
 import { OAuthError, OAuthErrorCode, verifyBearerToken, type AuthInfo } from '@modelcontextprotocol/server';
-import { log } from '../shared/log.js';
+import { log } from '../common/log.js';
 import type { Context, ResourcePath } from './context.js';
 import { ALL, held, READ, SCOPES, type Scope } from './scopes.js';
 import { hashToken, sameSecret } from './secrets.js';

@@ -11,8 +11,8 @@ import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/server';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { log } from '../shared/log.js';
-import { isLoopbackHost } from '../shared/loopback.js';
+import { log } from '../common/log.js';
+import { isLoopbackHost } from '../common/loopback.js';
 
 /** A client as sign-in knows it: its id, its name, where it may be sent back to. */
 export interface Client {

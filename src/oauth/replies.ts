@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthErrorCode } from '@modelcontextprotocol/server';
-import { readBody, TooLarge } from '../shared/read-body.js';
+import { readBody, TooLarge } from '../common/read-body.js';
 import { problemPage } from './consent-page.js';
 import type { Context } from './context.js';
 

@@ -10,8 +10,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthErrorCode } from '@modelcontextprotocol/server';
-import { log } from '../shared/log.js';
-import { isLoopbackHost } from '../shared/loopback.js';
+import { log } from '../common/log.js';
+import { isLoopbackHost } from '../common/loopback.js';
 import { Authorization } from './authorize.js';
 import { Bearer, type Refusal, type SignedIn } from './bearer.js';
 import { ClientDocuments } from './clients.js';

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OAuthErrorCode } from '@modelcontextprotocol/server';
-import { log } from '../shared/log.js';
+import { log } from '../common/log.js';
 import { offeredAt, type Context } from './context.js';
 import { clientIdOf, CORS, formOf, INVALID_TARGET, NO_STORE, oauthError, resourceNamed, send } from './replies.js';
 import { held, requested, scopeText } from './scopes.js';

@@ -12,8 +12,8 @@ import type { ApiResponse, Backend, CallOptions } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { verbFor, type MethodDef, type Verb } from '../api/define.js';
 import { ApiError, outcomeUnknownText } from '../api/errors.js';
-import { parseOrderedJson } from '../shared/ordered.js';
-import { sleep, waitOut429 } from '../shared/retry.js';
+import { parseOrderedJson } from '../common/ordered.js';
+import { sleep, waitOut429 } from '../common/retry.js';
 import { Pacer } from './pacer.js';
 
 export interface RemoteOptions {

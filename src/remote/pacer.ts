@@ -1,4 +1,4 @@
-import { retryAfterSeconds } from '../shared/retry.js';
+import { retryAfterSeconds } from '../common/retry.js';
 
 /**
  * Client-side pacing: at most `limit` requests in any `windowMs`, counted at send time. Any

@@ -5,7 +5,7 @@
 import type { Contact, ContactVariable, createOrUpdateContact, getContacts, getNumberOfContacts } from '../api/contacts.js';
 import { CONTACTS_LIMIT, CONTACTS_PER_PAGE } from '../api/contacts.js';
 import { fail } from '../api/errors.js';
-import { orderedObject } from '../shared/ordered.js';
+import { orderedObject } from '../common/ordered.js';
 import type { Infer } from '../api/rules.js';
 import type { ContactRow, DateWindow, VariableRow } from '../store/contacts.js';
 import { isoTime } from '../store/time.js';

@@ -17,7 +17,7 @@ import {
   type getListSchema,
   type getListSchemas,
 } from '../api/lists.js';
-import { orderedObject } from '../shared/ordered.js';
+import { orderedObject } from '../common/ordered.js';
 import type { Infer, Shape } from '../api/rules.js';
 import type { ListRow, StoredField } from '../store/lists.js';
 import { newObjectId } from '../store/lists.js';

@@ -11,7 +11,7 @@ import { ApiError, fail, outcomeUnknown } from '../api/errors.js';
 import { attributeName, validate, type ErrorBag, type Shape } from '../api/rules.js';
 import type { OwnerRow } from '../store/owners.js';
 import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/store-api.js';
-import type { Logger } from '../shared/log.js';
+import type { Logger } from '../common/log.js';
 import { Reply, type Ctx, type Secrets } from './context.js';
 import { HANDLERS, PRECHECKS, type Precheck } from './handlers.js';
 import { MAX_DEPTH, normalizeInput, tooDeep } from './input.js';

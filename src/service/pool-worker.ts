@@ -5,8 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
-import { fromCloneable, toCloneable } from '../shared/ordered.js';
-import { flushLog, log } from '../shared/log.js';
+import { fromCloneable, toCloneable } from '../common/ordered.js';
+import { flushLog, log } from '../common/log.js';
 import { StoreUnavailable } from '../store/store-api.js';
 import { PgStore } from '../store/pg/index.js';
 import { unanswered, notCarriedOut, type PoolAnswer, type PoolRequest, type PoolSetup } from './pool.js';

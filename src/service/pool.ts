@@ -18,8 +18,8 @@ import { Worker } from 'node:worker_threads';
 import type { ApiResponse, AuditEntry } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { ApiError, outcomeUnknown } from '../api/errors.js';
-import { fromCloneable, toCloneable } from '../shared/ordered.js';
-import type { Logger } from '../shared/log.js';
+import { fromCloneable, toCloneable } from '../common/ordered.js';
+import type { Logger } from '../common/log.js';
 import type { Secrets } from './context.js';
 import type { ApiRequest } from './pipeline.js';
 

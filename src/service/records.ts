@@ -7,7 +7,7 @@
  * contact fields that are not encrypted.
  */
 import { fail } from '../api/errors.js';
-import { orderedObject } from '../shared/ordered.js';
+import { orderedObject } from '../common/ordered.js';
 import {
   MAX_TEXT_LENGTH,
   type ListRecord,

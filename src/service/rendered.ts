@@ -10,7 +10,7 @@
  * tried to change one would throw instead of changing the next caller's answer.
  */
 
-import { deepFreeze } from '../shared/frozen.js';
+import { deepFreeze } from '../common/frozen.js';
 
 const ANSWERS = new WeakMap<object, object>();
 /** The JSON text of each kept answer as UTF-8 bytes, made on its first write. */

@@ -4,7 +4,7 @@
  * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in; `McpState` is what
  * both homes of the state (this file, and `pg/mcp-state.ts` on PostgreSQL) give the CLI.
  */
-import { parseOrderedJson } from '../shared/ordered.js';
+import { parseOrderedJson } from '../common/ordered.js';
 import type { BulkPlans, Caps, IdempotencyKeys, KeptAnswer, KeptCall, MoneyWindow, Reservation } from '../mcp/state.js';
 import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';

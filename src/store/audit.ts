@@ -3,7 +3,7 @@
  * call, appended in the transaction of the change itself, read newest first.
  */
 import type { AuditEntry, AuditPage, AuditQuery } from '../api/backend.js';
-import { parseOrderedJson } from '../shared/ordered.js';
+import { parseOrderedJson } from '../common/ordered.js';
 import type { Db } from './db.js';
 
 /**

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { orderedObject } from '../../src/shared/ordered.js';
+import { orderedObject } from '../../src/common/ordered.js';
 import { toolResult } from '../../src/mcp/result/results.js';
 import { INITIALIZE, spawnAnnounced, spawnRpc } from '../helpers/cli.js';
 import { tempDir } from '../helpers/world.js';

@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 
 /**
  * The names every server answers to: its own machine's, as clients write them (another address
- * of 127/8, loopback by src/shared/loopback.ts, is served only when bound to it).
+ * of 127/8, loopback by src/common/loopback.ts, is served only when bound to it).
  */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'] as const;
 

@@ -7,7 +7,7 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { AuditEntry } from '../../api/backend.js';
-import { log } from '../../shared/log.js';
+import { log } from '../../common/log.js';
 import { logWithin } from '../logging.js';
 import type { AuditPage, AuditQuery, AuditTrail } from '../state.js';
 

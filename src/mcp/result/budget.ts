@@ -12,7 +12,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Paging } from '../../api/define.js';
-import { orderedObject } from '../../shared/ordered.js';
+import { orderedObject } from '../../common/ordered.js';
 
 /** The default budget of a whole result, in characters of its JSON. */
 export const RESULT_BUDGET = 100_000;

@@ -10,7 +10,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isSuccess, type ApiResponse } from '../../api/backend.js';
 import type { ApiError } from '../../api/errors.js';
-import { headerOf, retryAfterSeconds } from '../../shared/retry.js';
+import { headerOf, retryAfterSeconds } from '../../common/retry.js';
 import { fitError, fitResult, RESULT_BUDGET, type Continuation } from './budget.js';
 
 /** What a tool result needs beside the answer. */

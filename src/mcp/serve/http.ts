@@ -20,8 +20,8 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
-import { log } from '../../shared/log.js';
-import { Drain } from '../../shared/drain.js';
+import { log } from '../../common/log.js';
+import { Drain } from '../../common/drain.js';
 import { tokenMatches } from '../auth/bearer.js';
 import { CallerCheck, refusal, type CallerOptions, type HttpAnswer } from '../auth/callers.js';
 import { HostCheck } from '../auth/host.js';

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, isJsonContentType } from '@modelcontextprotocol/server';
-import { readBody, TooLarge } from '../../shared/read-body.js';
+import { readBody, TooLarge } from '../../common/read-body.js';
 import { refusal, type HttpAnswer } from '../auth/callers.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 

@@ -23,7 +23,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { log } from '../../shared/log.js';
+import { log } from '../../common/log.js';
 import { METHODS } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import type { MethodDef } from '../../api/define.js';

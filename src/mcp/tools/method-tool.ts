@@ -13,7 +13,7 @@ import { findMethod, METHODS, type CatalogMethod } from '../../api/catalog.js';
 import { isMoney, type MethodDef } from '../../api/define.js';
 import { ApiError, fail, outcomeUnknown } from '../../api/errors.js';
 import { Rule, r, type Shape } from '../../api/rules.js';
-import { log } from '../../shared/log.js';
+import { log } from '../../common/log.js';
 import { logWithin } from '../logging.js';
 import type { McpContext } from '../context.js';
 import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';

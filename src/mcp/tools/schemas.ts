@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { deepFreeze } from '../../shared/frozen.js';
+import { deepFreeze } from '../../common/frozen.js';
 import { FORMAT_PATTERNS, type Advertised, type Rule, type Shape } from '../../api/rules.js';
 
 import type { JsonSchema } from '../tool-spec.js';

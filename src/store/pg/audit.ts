@@ -1,6 +1,6 @@
 /** The MCP audit trail on PostgreSQL (the SQLite part: ../audit.ts): appended in the change's transaction, read newest first. */
 import type { AuditEntry, AuditPage } from '../../api/backend.js';
-import { parseOrderedJson } from '../../shared/ordered.js';
+import { parseOrderedJson } from '../../common/ordered.js';
 import type { AuditStore, TrailQuery } from '../audit.js';
 import type { Surface } from '../store-api.js';
 import type { PgConnection } from './connection.js';

@@ -14,7 +14,7 @@ import { stop } from '../../helpers/temp.js';
 import { seedDb, tempDir } from '../../helpers/world.js';
 import { mcpFixture } from '../harness.js';
 import { freePort, seedWorld, startOAuth } from '../oauth-flow.js';
-import { isLoopbackHost } from '../../../src/shared/loopback.js';
+import { isLoopbackHost } from '../../../src/common/loopback.js';
 import { HostCheck } from '../../../src/mcp/auth/host.js';
 
 /** Names a rebinding page sends, each once its name resolves to this machine. */
@@ -31,7 +31,7 @@ const REBINDING = [
   'localhost.',
 ];
 
-describe('the one loopback rule (src/shared/loopback.ts)', () => {
+describe('the one loopback rule (src/common/loopback.ts)', () => {
   test('a loopback host as written: localhost, ::1, four decimal parts in 127/8', () => {
     for (const h of ['localhost', 'LOCALHOST', '127.0.0.1', '127.8.9.10', '::1', '[::1]']) expect(isLoopbackHost(h), h).toBe(true);
   });

@@ -9,7 +9,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { tapLog } from '../../../src/shared/log.js';
+import { tapLog } from '../../../src/common/log.js';
 import { serveMcpHttp } from '../../../src/mcp/serve/http.js';
 import type { McpContext } from '../../../src/mcp/context.js';
 import { QUESTION_TTL_SECONDS } from '../../../src/mcp/money/elicit.js';

@@ -1,7 +1,7 @@
 /** PHP keeps map keys in insertion order even when they look like numbers; so must we. */
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { fromCloneable, orderedObject, parseOrderedJson, toCloneable } from '../../src/shared/ordered.js';
+import { fromCloneable, orderedObject, parseOrderedJson, toCloneable } from '../../src/common/ordered.js';
 
 describe('orderedObject', () => {
   it('keeps {"b","10","a","2"} in insertion order through JSON.stringify and Object.keys, nested too', () => {
