@@ -158,7 +158,7 @@ export class CallerCheck {
       ? {
           token: '',
           clientId: grant.client_id,
-          scopes: grantedScopes(cred.scopes ?? ['workspace']),
+          scopes: grantedScopes(cred.scopes ?? ['workspace:read']),
           extra: { owner: who.id, client: grant.client_name, grant: grant.id },
         }
       : { token: '', clientId: `owner ${who.id}`, scopes: [...SCOPES] };

@@ -28,6 +28,7 @@ import { clientOf } from '../tools/money-gate.js';
 import type { ToolSpec } from '../tool-spec.js';
 import type { BulkPlans } from '../state.js';
 import { expiredUnstarted } from './bulk.js';
+import { outOfReach, type PlanBody } from './bulk-plan.js';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 export const UI_MIME = 'text/html;profile=mcp-app';
@@ -203,6 +204,10 @@ export function bulkCommitTool(ctx: McpContext, plans: BulkPlans, run: ToolSpec)
       const id = args.plan_id;
       const plan = typeof id === 'string' ? plans.get(id) : undefined;
       if (!plan) return refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.'));
+      // Nothing is recorded for a plan this request may not carry out: a confirmation stands for good.
+      const body = plan.body as unknown as PlanBody;
+      const refused = outOfReach(body.action, body.open_missing_accounts, extra, BULK_COMMIT_TOOL);
+      if (refused) return refused;
       // A click on a card left open past the plan's time confirms nothing (runBulk refuses such a plan too).
       const expired = plan.confirmation ? undefined : expiredUnstarted(plans, plan);
       if (expired) return refusal(expired);

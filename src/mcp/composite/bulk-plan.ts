@@ -96,14 +96,18 @@ export const ACTIONS: Record<ActionType, { method: MethodDef; fields: readonly s
 export const isMoneyAction = (a: BulkAction): boolean => a.type === 'deposit' || a.type === 'withdraw';
 
 /**
- * The refusal of a plan whose action is outside what the request may reach (the scope of the
- * method it calls per contact: money, message or write), or undefined: previewBulk says so
- * before anyone confirms, runBulk again before a step runs.
+ * The refusal of a plan outside what the request may reach, or undefined: the scope of the method
+ * its action calls per contact (money, message or write), and write too for a plan that opens
+ * missing accounts (addContactAccount). previewBulk says so before anyone confirms; runBulk and
+ * the Bulk plan view's confirmation again before anything is recorded or a step runs.
  */
-export function outOfReach(a: BulkAction, extra: ToolExtra, tool: string): CallToolResult | undefined {
-  const needs = scopeOf(ACTIONS[a.type].method);
-  if (!extra.reach || extra.reach.scopes.has(needs)) return undefined;
-  return refusal(new ApiError('insufficient_scope', `${tool} was not run: a ${a.type} plan. ${extra.reach.why([needs])}`));
+export function outOfReach(a: BulkAction, openAccounts: boolean, extra: ToolExtra, tool: string): CallToolResult | undefined {
+  if (!extra.reach) return undefined;
+  const needs = [scopeOf(ACTIONS[a.type].method), ...(openAccounts ? [scopeOf(addContactAccount)] : [])];
+  const missing = needs.find((s) => !extra.reach!.scopes.has(s));
+  if (missing === undefined) return undefined;
+  const what = `a ${a.type} plan${openAccounts ? ' that opens missing accounts' : ''}`;
+  return refusal(new ApiError('insufficient_scope', `${tool} was not run: ${what}. ${extra.reach.why([missing])}`));
 }
 
 /** What previewBulk keeps in the plan's body. */
@@ -261,7 +265,7 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       const checkedAction = checkAction(args.action as Record<string, unknown>);
       if ('error' in checkedAction) return checkedAction.error;
       const action = checkedAction.action;
-      const refused = outOfReach(action, extra, 'previewBulk');
+      const refused = outOfReach(action, p.open_missing_accounts === true, extra, 'previewBulk');
       if (refused) return refused;
       const selection: Selection = { ...p.selection };
       if (selection.bot_id === undefined) {

@@ -73,7 +73,8 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     if ('error' in checked) return { answer: checked.error };
     const plan = plans.get(checked.params.plan_id);
     if (!plan) return { answer: refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.')) };
-    const refused = outOfReach((plan.body as unknown as PlanBody).action, extra, 'runBulk');
+    const body = plan.body as unknown as PlanBody;
+    const refused = outOfReach(body.action, body.open_missing_accounts, extra, 'runBulk');
     if (refused) return { answer: refused };
     if (left(plan) === 0) return { answer: progressOf(plans, plan.id, []) };
     const gate = await confirmation(ctx, plans, plan, extra);

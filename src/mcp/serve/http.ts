@@ -269,7 +269,7 @@ async function listenOn(
         return deny(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer' });
       }
       // Who is calling, for the handlers (ctx.http.authInfo) in both eras: the token's holder.
-      req.auth = { token: opts.token, clientId: 'bearer', scopes: [] };
+      req.auth = { token: '', clientId: 'bearer', scopes: [] };
     }
     return route(req, res, { party: (mode as { party: Party }).party, owner: undefined, reach: reachFor(door) });
   }

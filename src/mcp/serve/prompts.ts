@@ -91,7 +91,7 @@ const PROMPTS: PromptDef[] = [
   // Reward every contact of a segment at once: one plan, one confirmation (previewBulk, runBulk).
   {
     name: 'rewardSegment',
-    needs: ['previewBulk', 'runBulk', 'addFundsToContactAccount'],
+    needs: ['previewBulk', 'runBulk', 'addFundsToContactAccount', 'addContactAccount'],
     title: 'Reward a segment',
     description: 'Credit the same amount to every contact with a tag, confirmed once, each contact exactly once.',
     arguments: [

@@ -97,7 +97,7 @@ describe('the read-only door /mcp/read-only', () => {
     // Not listed, and called anyway: refused with what it needs, nothing moved.
     const refused = await door.callTool({
       name: 'addFundsToContactAccount',
-      arguments: { account_id: 500, amount: 5, idempotency_key: 'k1' },
+      arguments: { account_id: 500, amount: 5, description: 'Top-up', idempotency_key: 'k1' },
     });
     expect(refused.isError).toBe(true);
     expect(firstJson(refused)).toMatchObject({
@@ -267,7 +267,12 @@ describe('--scopes caps a deployment (the built CLI)', () => {
     expect(names).toContain('createOrUpdateContact');
     expect(names).not.toContain('addFundsToContactAccount');
     expect(names).not.toContain('sendMessage');
-    const r = await client.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 1, description: 'x' } });
+    // Valid arguments for an account it was shown: only the scope stands in the way.
+    await client.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+    const r = await client.callTool({
+      name: 'addFundsToContactAccount',
+      arguments: { account_id: 500, amount: 1, description: 'x', idempotency_key: 'cap-1' },
+    });
     expect(firstJson(r)).toMatchObject({ status: 403, code: 'insufficient_scope', message: expect.stringMatching(/its --scopes/) });
     const bad = runCli(['mcp', '--http', '--scopes', 'workspace:admin']);
     expect(bad.status).toBe(2);
@@ -342,7 +347,11 @@ describe('--auth oauth, through the built CLI: what the person ticks is what the
       expect(names).not.toContain('addFundsToContactAccount');
       expect(names).not.toContain('sendMessage');
       expect(client.getInstructions()).not.toMatch(/idempotency_key/);
-      const r = await client.callTool({ name: 'addFundsToContactAccount', arguments: { account_id: 500, amount: 100, description: 'x' } });
+      await client.callTool({ name: 'getContactAccounts', arguments: { contact_id: 100 } });
+      const r = await client.callTool({
+        name: 'addFundsToContactAccount',
+        arguments: { account_id: 500, amount: 100, description: 'x', idempotency_key: `e2e-${backend}-${era}` },
+      });
       expect(firstJson(r)).toMatchObject({
         status: 403,
         code: 'insufficient_scope',
@@ -377,4 +386,49 @@ describe('--auth oauth, through the built CLI: what the person ticks is what the
       expect(doorNames).not.toContain('createOrUpdateContact');
     },
   );
+});
+
+describe('a bulk plan outside the reach leaves nothing behind', () => {
+  const all = ['workspace:read', 'workspace:write', 'workspace:money', 'workspace:message'] as const;
+  const extraFor = (granted: readonly string[]) => ({
+    signal: new AbortController().signal,
+    progress: async () => {},
+    elicit: { canAsk: false, reply: () => undefined, state: () => undefined, ask: () => Promise.reject(new Error('no questions')) },
+    reach: reachOf('full', all, granted),
+  });
+
+  test("the Bulk plan view's confirmation under a grant without the plan's scope records no confirmation", async () => {
+    const w = await start();
+    const tool = (name: string) => w.tools.find((t) => t.name === name)!;
+    const planned = firstJson(
+      (await tool('previewBulk').run(
+        { selection: { bot_id: 10, tags: ['vip'] }, action: { type: 'deposit', currency: 'USD', amount: 100, description: 'Bonus' } },
+        extraFor([...all]),
+      )) as never,
+    );
+    const planId = planned.data.plan_id as string;
+    const refused = firstJson(
+      (await tool('confirmBulkPlan').run({ plan_id: planId }, extraFor(['workspace:read', 'workspace:write']))) as never,
+    );
+    expect(refused).toMatchObject({ status: 403, code: 'insufficient_scope', message: expect.stringMatching(/workspace:money/) });
+    expect(w.context.plans!.get(planId)!.confirmation).toBeNull();
+  });
+
+  test('a deposit plan that opens missing accounts needs write too: refused under read and money, made under read, money and write', async () => {
+    const w = await start();
+    const preview = w.tools.find((t) => t.name === 'previewBulk')!;
+    const args = {
+      selection: { bot_id: 10, tags: ['vip'] },
+      action: { type: 'deposit', currency: 'USD', amount: 100, description: 'Bonus' },
+      open_missing_accounts: true,
+    };
+    expect(firstJson((await preview.run(args, extraFor(['workspace:read', 'workspace:money']))) as never)).toMatchObject({
+      status: 403,
+      code: 'insufficient_scope',
+      message: expect.stringMatching(/^previewBulk was not run: a deposit plan that opens missing accounts\. It needs workspace:write/),
+    });
+    expect(
+      firstJson((await preview.run(args, extraFor(['workspace:read', 'workspace:money', 'workspace:write']))) as never).data.plan_id,
+    ).toEqual(expect.any(String));
+  });
 });
