@@ -40,6 +40,8 @@ const WHEN = {
   idempotency_conflict: 'MCP server only: an `idempotency_key` used again with other arguments.',
   confirmation_required: 'MCP server only: a money call over a cap that nobody could confirm; nothing moved.',
   confirmation_declined: 'MCP server only: the person declined the money call; nothing moved.',
+  account_not_seen:
+    "MCP server only, with money caps on: no answer (in this process or an earlier one for the same owner) showed which contact holds the account, so its currency and caps are unknown; nothing moved. Call getContactAccounts (or findContacts) for the account's contact, then call again.",
   too_many_attempts: 'Over the rate limit of the owner (120 requests a minute); `Retry-After` says when to try again.',
   bad_request: 'Malformed HTTP, refused before routing.',
   headers_too_large: 'Headers or URL too large, refused before routing.',

@@ -33,6 +33,8 @@ export const ERRORS = {
   confirmation_required: { status: 422, keys: ['message', 'code', 'errors'] },
   /** The person declined (or cancelled) the confirmation of a money call; nothing moved. */
   confirmation_declined: { status: 422, keys: ['message', 'code', 'errors'] },
+  /** The MCP server's money caps: no answer showed which contact holds the account, so its currency (and the caps) cannot be known; nothing moved. */
+  account_not_seen: { status: 422, keys: ['message', 'code', 'errors'] },
   too_many_attempts: { status: 429, keys: ['message'] },
   /** Refused by the HTTP server before routing: malformed HTTP. */
   bad_request: { status: 400, keys: ['message'] },

@@ -66,6 +66,7 @@ async function contextFor(
     // the owner is unknown, a remote getMe switched off).
     audit: ownersAudit(wired.audit, who.ownerId ?? null),
     accountHolder: wired.accountHolder,
+    holders: state.holders(scope),
     questionKey: setup.shared?.questionKey,
     money: { policy: o.policy, window: state.moves(scope) },
     plans: state.plans(scope),

@@ -17,7 +17,7 @@ import { toolResult } from './result/results.js';
 import type { ContactIndex } from './contact-search.js';
 import { contactsIn, SeenIds } from './seen.js';
 import type { MoneyPolicy } from './money/caps.js';
-import type { AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow, WorkspaceDirectory } from './state.js';
+import type { AccountHolders, AuditTrail, BulkPlans, IdempotencyKeys, MoneyWindow, WorkspaceDirectory } from './state.js';
 
 /**
  * How long one runBulk call goes on before it answers with the plan's progress: within the minute
@@ -55,6 +55,8 @@ export interface McpContextOptions {
    * have): asked before the money path refuses an account it has not seen.
    */
   accountHolder?: (accountId: number) => number | undefined;
+  /** Which contact holds which account, as answers showed it, kept in the server's state across processes. */
+  holders?: AccountHolders;
   /** The key questions to the user are sealed with (32 bytes or more); random by default. */
   questionKey?: Uint8Array;
   /** The result budget: most characters of a tool result or a resource read (RESULT_BUDGET by default). */
@@ -125,7 +127,7 @@ export class McpContext {
   /** Ids seen in the API's answers. */
   readonly seen: SeenIds;
   /** Which contact holds which account, as answers showed it (the money path reads accounts back). */
-  readonly accounts = new AccountBook();
+  readonly accounts: AccountBook;
   /** Seals and reads the state of questions asked from tool calls (elicitation). */
   readonly questions: QuestionSeal;
   /** Serve the MCP Apps views (`--no-ui` turns them off). */
@@ -149,6 +151,7 @@ export class McpContext {
     this.directory = opts.directory;
     this.defaultBotId = opts.defaultBotId;
     this.accountHolder = opts.accountHolder;
+    this.accounts = new AccountBook(opts.holders);
     this.seen = opts.seen ?? new SeenIds();
     this.audit = opts.audit;
     this.money = opts.money;

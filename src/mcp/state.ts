@@ -64,6 +64,21 @@ export interface WorkspaceDirectory {
   currencies(ownerId: number): Promise<string[]>;
 }
 
+/**
+ * Which contact holds which account, as the API's answers showed it to the owner (or key) the
+ * server acts for, kept across processes: a client that starts one server process per call (the
+ * MCP Inspector's CLI) reads an account in one and moves money in the next. Only the two ids are
+ * kept, never a name or a balance; a hint, not a fact: the money path reads the account live
+ * through getContactAccounts of that contact (which the API checks is the owner's) before it
+ * applies the caps.
+ */
+export interface AccountHolders {
+  /** The contact an answer showed holding `accountId`, if any did. */
+  get(accountId: number): number | undefined;
+  /** Keep what answers showed: [account id, contact id] pairs. */
+  put(pairs: ReadonlyArray<readonly [number, number]>): void;
+}
+
 /** Caps in minor units of one account's currency. */
 export interface Caps {
   perCall?: number;

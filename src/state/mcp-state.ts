@@ -1,11 +1,12 @@
 /**
  * The MCP server's own state, in a small SQLite file of its own (never an API database): the
- * idempotency keys of the money tools, by scope (who the server acts for). It implements the
+ * idempotency keys of the money tools, the money window, accounts' holders, by scope (who the
+ * server acts for). It implements the
  * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in; `McpState` is what
  * both homes of the state (this file, and `pg/mcp-state.ts` on PostgreSQL) give the CLI.
  */
 import { parseOrderedJson } from '../common/ordered.js';
-import type { BulkPlans, Caps, IdempotencyKeys, KeptAnswer, KeptCall, MoneyWindow, Reservation } from '../mcp/state.js';
+import type { AccountHolders, BulkPlans, Caps, IdempotencyKeys, KeptAnswer, KeptCall, MoneyWindow, Reservation } from '../mcp/state.js';
 import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';
 import type { OAuthStore } from '../oauth/store.js';
@@ -19,6 +20,8 @@ export interface McpState {
   moves(scope: string): MoneyWindow;
   /** The bulk plans (previewBulk, runBulk). */
   plans(scope: string): BulkPlans;
+  /** Which contact holds which account, as answers showed it to the scope. */
+  holders(scope: string): AccountHolders;
   /** OAuth sign-in's store (`--auth oauth`). */
   oauth(): OAuthStore;
   close(): void;
@@ -76,7 +79,17 @@ export class McpStateStore implements McpState {
       ),
       move: db.prepare<[string, number, number, number]>('INSERT INTO money_moves (scope, account_id, amount, at_ms) VALUES (?, ?, ?, ?)'),
       drop: db.prepare<[number]>('DELETE FROM money_moves WHERE id = ?'),
+      holder: db.prepare<[string, number], { contact_id: number }>(
+        'SELECT contact_id FROM account_holders WHERE scope = ? AND account_id = ?',
+      ),
+      hold: db.prepare<[string, number, number]>(
+        `INSERT INTO account_holders (scope, account_id, contact_id) VALUES (?, ?, ?)
+         ON CONFLICT(scope, account_id) DO UPDATE SET contact_id = excluded.contact_id`,
+      ),
     };
+    this.holdTx = db.transaction((scope: string, pairs: ReadonlyArray<readonly [number, number]>) => {
+      for (const [accountId, contactId] of pairs) this.s.hold.run(scope, accountId, contactId);
+    });
     // Read the window and reserve in one IMMEDIATE transaction: concurrent calls, from any
     // number of processes on the file, cannot together pass the daily cap.
     this.reserveTx = db.transaction(
@@ -92,6 +105,17 @@ export class McpStateStore implements McpState {
     );
   }
   private readonly reserveTx;
+  private readonly holdTx;
+
+  /** Which contact holds which account, as answers showed it to one scope. */
+  holders(scope: string): AccountHolders {
+    const s = this.s;
+    const hold = this.holdTx;
+    return {
+      get: (accountId) => s.holder.get(scope, accountId)?.contact_id,
+      put: (pairs) => hold.immediate(scope, pairs),
+    };
+  }
 
   /** The money window of one scope: what the caps count. */
   moves(scope: string) {

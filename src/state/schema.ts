@@ -1,6 +1,6 @@
 /**
  * The schema of the MCP server's own state (idempotency keys, the money window, OAuth sign-in,
- * bulk plans), both of its homes side by side, each numbered and forward-only (never edit a
+ * bulk plans, accounts' holders), both of its homes side by side, each numbered and forward-only (never edit a
  * released entry): a SQLite file of its own (`mcp-state.ts`, versioned by `PRAGMA
  * user_version`), or the tables `mcp_*` in the service's PostgreSQL database, which every
  * instance on it shares (`pg/mcp-state.ts`, versioned by the row of `mcp_state_schema`). The
@@ -109,6 +109,17 @@ export const MCP_STATE_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE oauth_tokens ADD COLUMN scope TEXT;
   `,
+  // 6: which contact holds which account, as the API's answers showed it to a scope (only the
+  // two ids; mcp/state.ts AccountHolders): a money call in one process finds an account a read
+  // in another showed, and reads it live before the caps.
+  `
+  CREATE TABLE account_holders (
+    scope TEXT NOT NULL,
+    account_id INTEGER NOT NULL,
+    contact_id INTEGER NOT NULL,
+    PRIMARY KEY (scope, account_id)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**
@@ -208,5 +219,14 @@ export const PG_STATE_MIGRATIONS: readonly string[] = [
   // 5: an access token's own scope (NULL: its grant's).
   `
   ALTER TABLE mcp_oauth_tokens ADD COLUMN scope text COLLATE "C";
+  `,
+  // 6: which contact holds which account, as answers showed it to a scope (only the two ids).
+  `
+  CREATE TABLE mcp_account_holders (
+    scope text COLLATE "C" NOT NULL,
+    account_id bigint NOT NULL,
+    contact_id bigint NOT NULL,
+    PRIMARY KEY (scope, account_id)
+  );
   `,
 ];

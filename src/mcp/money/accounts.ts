@@ -3,10 +3,14 @@
  * account, and the contact's name. The API has no "read one account" method, and the money
  * tools take only `account_id`, so the money path (a failed debit's balance, caps in the
  * account's currency, a confirmation naming the person) reads the account back through
- * getContactAccounts of the contact it learnt here. The same for both backends.
+ * getContactAccounts of the contact it learnt here. The same for both backends. What it learns
+ * of holders is also kept in the server's state (`AccountHolders`), when given one, so that the
+ * next process of a client that starts one per call knows it too.
  */
 import { amountNote } from '../../api/currency.js';
+import { log } from '../../common/log.js';
 import { contactsIn } from '../seen.js';
+import type { AccountHolders } from '../state.js';
 
 /** A contact account as read live. `amount` in minor units. */
 export interface AccountView {
@@ -38,8 +42,22 @@ export class AccountBook {
   /** contact id → name */
   private readonly names = new Map<number, string>();
 
+  /** `kept`: the holders other processes of the same owner (or key) learnt, and where this one's go. */
+  constructor(private readonly kept?: AccountHolders) {}
+
   holder(accountId: number): number | undefined {
-    return this.holders.get(accountId);
+    const known = this.holders.get(accountId);
+    if (known !== undefined || !this.kept) return known;
+    let contactId: number | undefined;
+    try {
+      contactId = this.kept.get(accountId);
+    } catch (e) {
+      // Fails closed: an account whose holder cannot be read is one the server has not seen.
+      log.warn({ err: e }, "an account's holder could not be read from the MCP state");
+      return undefined;
+    }
+    if (contactId !== undefined) remember(this.holders, accountId, contactId);
+    return contactId;
   }
 
   name(contactId: number): string | null {
@@ -49,20 +67,42 @@ export class AccountBook {
   /** Learn a contact and its accounts (a findContacts hit). */
   learnContact(id: number, name: string | null, accountIds: readonly number[]): void {
     if (name !== null) remember(this.names, id, name);
-    for (const a of accountIds) remember(this.holders, a, id);
+    const learnt: Array<[number, number]> = [];
+    for (const a of accountIds) this.hold(a, id, learnt);
+    this.keep(learnt);
   }
 
   /** Learn from a successful answer of `method` called with `params`. */
   learn(method: string, params: Record<string, unknown>, body: unknown): void {
+    const learnt: Array<[number, number]> = [];
     for (const c of contactsIn(body)) {
       remember(this.names, c.id as number, c.name as string);
       const accounts = (c as { accounts?: unknown }).accounts;
-      if (Array.isArray(accounts)) for (const a of accounts) if (isAccount(a)) remember(this.holders, a.id, c.id as number);
+      if (Array.isArray(accounts)) for (const a of accounts) if (isAccount(a)) this.hold(a.id, c.id as number, learnt);
     }
     const contactId = params.contact_id;
-    if (!Number.isSafeInteger(contactId) || (method !== 'getContactAccounts' && method !== 'addContactAccount')) return;
-    const data = (body as { data?: unknown } | undefined)?.data;
-    for (const a of Array.isArray(data) ? data : [data]) if (isAccount(a)) remember(this.holders, a.id, contactId as number);
+    if (Number.isSafeInteger(contactId) && (method === 'getContactAccounts' || method === 'addContactAccount')) {
+      const data = (body as { data?: unknown } | undefined)?.data;
+      for (const a of Array.isArray(data) ? data : [data]) if (isAccount(a)) this.hold(a.id, contactId as number, learnt);
+    }
+    this.keep(learnt);
+  }
+
+  /** Note a holder; one not known in this process already is added to `learnt`, to be kept. */
+  private hold(accountId: number, contactId: number, learnt: Array<[number, number]>): void {
+    if (this.holders.get(accountId) !== contactId) learnt.push([accountId, contactId]);
+    remember(this.holders, accountId, contactId);
+  }
+
+  /** Keep what this answer taught in the state; a failure costs only a later "not seen" (never a wrong move). */
+  private keep(learnt: Array<[number, number]>): void {
+    if (learnt.length === 0 || !this.kept) return;
+    try {
+      // One pair per account (the last an answer showed): a statement may write a row only once.
+      this.kept.put([...new Map(learnt)]);
+    } catch (e) {
+      log.warn({ err: e }, "accounts' holders could not be kept in the MCP state");
+    }
   }
 }
 

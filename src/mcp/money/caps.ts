@@ -142,12 +142,18 @@ export function declined(move: Money, account: AccountView, amount: number, canc
   );
 }
 
-/** The refusal when the account's currency is not known, so the caps cannot be applied. */
+/**
+ * The refusal when no answer showed which contact holds the account (or that contact no longer
+ * does), so its currency, and the caps, cannot be known. Nothing waits for a confirmation here:
+ * the next step is a read, which this server remembers for the owner across its processes.
+ */
 export function unknownAccount(accountId: number): ApiError {
   return fail.coded(
-    'confirmation_required',
+    'account_not_seen',
     'account_id',
-    `This server caps money calls per currency and has not seen account ${accountId} yet. Nothing was moved. ` +
-      "Call getContactAccounts (or findContacts) for the account's contact first, then call again.",
+    `This server caps money calls per currency, and no answer it has given for this workspace shows which contact holds account ${accountId}, ` +
+      "so it cannot tell the account's currency or apply its caps. Nothing was moved. Next step: call getContactAccounts with the contact_id " +
+      "of the account's contact (findContacts finds the contact by name), check the account is there, then call again with the same arguments. " +
+      'This server remembers what that read showed, also for a client that starts a new server process for every call.',
   );
 }

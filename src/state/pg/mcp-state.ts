@@ -6,7 +6,7 @@
  * them moved. The same methods as the SQLite part, each atomic across instances. Its tables
  * (../schema.ts) are brought up to date when it is made, by its own migrations.
  */
-import type { Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js';
+import type { AccountHolders, Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js';
 import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow, type McpState } from '../mcp-state.js';
 import { PG_STATE_MIGRATIONS } from '../schema.js';
 import { isoTime } from '../../store/time.js';
@@ -99,6 +99,25 @@ export class PgMcpState implements McpState {
   /** The bulk plans of one scope (previewBulk, runBulk). */
   plans(scope: string) {
     return pgBulkPlans(this.c, scope);
+  }
+
+  /** Which contact holds which account, as answers showed it to one scope (every instance's). */
+  holders(scope: string): AccountHolders {
+    const c = this.c;
+    return {
+      get: (accountId) =>
+        c.one<{ contact_id: number }>('SELECT contact_id FROM mcp_account_holders WHERE scope = $1 AND account_id = $2', [scope, accountId])
+          ?.contact_id,
+      // One statement for the whole answer: one round trip.
+      put: (pairs) => {
+        c.query(
+          `INSERT INTO mcp_account_holders (scope, account_id, contact_id)
+           SELECT $1, a, h FROM unnest($2::bigint[], $3::bigint[]) AS t(a, h)
+           ON CONFLICT (scope, account_id) DO UPDATE SET contact_id = excluded.contact_id`,
+          [scope, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+        );
+      },
+    };
   }
 
   /** The money window of one scope: what the caps count. */

@@ -86,7 +86,7 @@ test("the daily cap holds across a restart: the window is kept in the server's s
 test('an account the server has not seen yet: caps are per currency, so nothing moves and the result says what to call first', async () => {
   const world = await startMcp({ money: { maxAmount: { '*': '100.00' } } });
   const refused = await world.call('addFundsToContactAccount', topUp(1));
-  expect(firstJson(refused)).toMatchObject({ code: 'confirmation_required', message: expect.stringContaining('getContactAccounts') });
+  expect(firstJson(refused)).toMatchObject({ code: 'account_not_seen', message: expect.stringContaining('getContactAccounts') });
   expect(await balance(world)).toBe(1000);
 });
 
