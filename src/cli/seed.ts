@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { StoreApi } from '../store/store-api.js';
 import { parse, UsageError } from './args.js';
 import { claudeMcpAdd, clientEntry, mcpServersJson } from './banner.js';
+import { relativeDates } from './fixture-dates.js';
 import { COMMANDS } from './help.js';
 import { openStore } from './open.js';
 import { defaultDataDir, locateDb, type DbLocation } from './paths.js';
@@ -39,7 +40,8 @@ export async function seedFile(file: string, loc: DbLocation): Promise<SeedOutco
   const { FixtureError, loadFixture } = await import('../store/seed.js');
   let fixture: unknown;
   try {
-    fixture = JSON.parse(readFileSync(file, 'utf8'));
+    // The demo's dates move to the days before this seeding (fixture-dates.ts).
+    fixture = relativeDates(JSON.parse(readFileSync(file, 'utf8')), Date.now());
   } catch (e) {
     throw new UsageError(`cannot read fixture ${file}: ${(e as Error).message}`);
   }
