@@ -222,9 +222,16 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['WORKSPACE_PG_POOL', 'PostgreSQL: service threads, each with a connection (default 4)'],
   ['WORKSPACE_PG_STATEMENT_TIMEOUT_MS', 'PostgreSQL: a longer statement is cancelled, its call answers 503 (default 15000)'],
   ['WORKSPACE_LOG_LEVEL', 'log level on stderr: trace, debug, info (default), warn, error, fatal, silent'],
-  ['WORKSPACE_JIT', 'default: leave V8 as it is (else, on Node 20, a server that is up optimises its call paths sooner)'],
   ['XDG_DATA_HOME', 'Linux: the data folder is $XDG_DATA_HOME/workspace-mcp (default ~/.local/share/workspace-mcp)'],
   ['APPDATA', 'Windows: the data folder is %APPDATA%\\workspace-mcp (macOS: ~/Library/Application Support/workspace-mcp)'],
+];
+
+/**
+ * Knobs for measuring the server itself, not for using it: listed apart from ENVIRONMENT, so
+ * that a user reading the variables they may set does not take them for settings of theirs.
+ */
+const TUNING: Array<[string, string]> = [
+  ['WORKSPACE_JIT', 'default: leave V8 as it is (else, on Node 20, a server that is up optimises its call paths sooner)'],
 ];
 
 /** The package's version, from its package.json (beside dist/ in a checkout and an install). */
@@ -256,7 +263,7 @@ export function commandHelp(name: CommandName): string {
 
 /** The whole help: every command with every flag, and the environment. */
 export function mainHelp(): string {
-  const width = Math.max(...ENVIRONMENT.map(([n]) => n.length)) + 2;
+  const width = Math.max(...[...ENVIRONMENT, ...TUNING].map(([n]) => n.length)) + 2;
   const out = [
     `workspace-mcp ${version()}: an MCP server and a local Workspace API (SQLite or PostgreSQL)`,
     '',
@@ -268,6 +275,8 @@ export function mainHelp(): string {
     out.push('', `${name}: ${c.about}`, ...flagLines(c.flags));
     if (c.more) out.push(...c.more.map((l) => `  ${l}`));
   }
-  out.push('', 'environment:', ...ENVIRONMENT.map(([n, what]) => `  ${n.padEnd(width)}${what}`));
+  const rows = (list: Array<[string, string]>) => list.map(([n, what]) => `  ${n.padEnd(width)}${what}`);
+  out.push('', 'environment:', ...rows(ENVIRONMENT));
+  out.push('', 'tuning (for measuring the server; leave unset):', ...rows(TUNING));
   return out.join('\n');
 }

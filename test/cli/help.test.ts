@@ -98,8 +98,14 @@ describe('--version and --help', () => {
       expect(section, name).toBeTruthy();
       expect(helpFlags(section!), name).toEqual(parserFlags(prefix));
     }
-    const env = sections.find((s) => s.startsWith('environment:'))!;
-    const listed = [...env.matchAll(/^ {2}([A-Z][A-Z0-9_]*) /gm)].map((m) => m[1]!);
+    const names = (title: string) =>
+      [...sections.find((s) => s.startsWith(title))!.matchAll(/^ {2}([A-Z][A-Z0-9_]*) /gm)].map((m) => m[1]!);
+    // The user's variables, and apart from them the knobs for measuring the server.
+    const env = names('environment:');
+    const tuning = names('tuning ');
+    expect(tuning).toEqual(['WORKSPACE_JIT']);
+    expect(env).not.toContain('WORKSPACE_JIT');
+    const listed = [...env, ...tuning];
     const read = sourceVariables();
     // The scan finds what it must (a scan that found nothing would pass anything).
     expect(read).toEqual(
