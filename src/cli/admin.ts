@@ -7,7 +7,7 @@ import { isMoney } from '../api/define.js';
 import { openStore } from './open.js';
 import { locateDb } from './paths.js';
 import { normalizeTime } from '../store/time.js';
-import { intFlag, parse, UsageError } from './args.js';
+import { closest, intFlag, parse, UsageError } from './args.js';
 import { ADMIN_COMMANDS as COMMANDS, COMMANDS as HELP } from './help.js';
 import { dataDirFor, MCP_STATE_FILE } from './mcp-backend.js';
 import type { StoreApi } from '../store/store-api.js';
@@ -25,7 +25,14 @@ function out(line: string): void {
 
 export async function runAdmin(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (!command || !(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`admin needs a command: ${COMMANDS.join(', ')}`);
+  if (!command || !(COMMANDS as readonly string[]).includes(command)) {
+    const meant = command === undefined ? undefined : closest(command, COMMANDS);
+    throw new UsageError(
+      command === undefined
+        ? `admin needs a command: ${COMMANDS.join(', ')}`
+        : `unknown admin command: ${command}: ${meant ? `did you mean ${meant}? ` : ''}the commands are ${COMMANDS.join(', ')}`,
+    );
+  }
   const { values } = parse(rest, HELP.admin.flags);
   const need = (name: 'owner' | 'account' | 'contact' | 'bot'): number => {
     const v = intFlag(values[name], name, 1);

@@ -28,14 +28,38 @@ function joinNegativeNumbers(args: string[], options: ParseArgsConfig['options']
   return out;
 }
 
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`: the optimal string alignment distance. */
+function edits(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/** The one of `known` that `typed` is most likely a slip of (at most two edits, and fewer than half its letters), if any. */
+export function closest(typed: string, known: readonly string[]): string | undefined {
+  let best: { name: string; n: number } | undefined;
+  for (const name of known) {
+    const n = edits(typed.toLowerCase(), name);
+    if (n <= 2 && n * 2 < Math.max(name.length, typed.length) && (!best || n < best.n)) best = { name, n };
+  }
+  return best?.name;
+}
+
 /** parseArgs's own message, said as ours: what was wrong and what the command takes. */
 function parseMessage(e: Error & { code?: string }, options: ParseArgsConfig['options']): string {
   const flags = Object.keys(options ?? {})
     .map((n) => `--${n}`)
     .join(', ');
   const flag = /'(--?[^' ]+)/.exec(e.message)?.[1];
-  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
-    return `unknown option ${flag ?? ''}: this command takes ${flags || 'no options'} (workspace-mcp --help lists them)`;
+  if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const meant = flag?.startsWith('--') ? closest(flag.slice(2).split('=')[0]!, Object.keys(options ?? {})) : undefined;
+    return `unknown option ${flag ?? ''}: ${meant ? `did you mean --${meant}? ` : ''}this command takes ${flags || 'no options'} (workspace-mcp --help lists them)`;
+  }
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${flag ?? 'an option'} needs a value (${flag ?? 'the option'} VALUE)`;
   return e.message;
 }

@@ -131,3 +131,8 @@ export function createdEmptyHint(source: DbLocation['source']): string {
 export function createdEmptyWarning(file: string, source: DbLocation['source']): string {
   return `The database ${file} was created empty when this server started (a default owner, project and bot only): ${createdEmptyHint(source)}.`;
 }
+
+/** `1 owner`, `3 owners`: a count with its noun in the right number. */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

@@ -208,7 +208,7 @@ const ENVIRONMENT: Array<[string, string]> = [
   ['DATABASE_URL', 'a postgres:// URL, used when neither --db nor WORKSPACE_DB is given'],
   [
     'WORKSPACE_SECRET',
-    "64 hex characters that open the database's encrypted values and seal signed-in keys (required on PostgreSQL and with --auth oauth; else kept in FILE.secret)",
+    "64 hex characters that open the database's encrypted values and seal signed-in keys (required on PostgreSQL and with --remote --auth oauth; else kept in FILE.secret)",
   ],
   ['WORKSPACE_API_KEY', "mcp: the owner's key to act as (default: the database's default owner); --remote: your key"],
   ['WORKSPACE_BASE_URL', 'mcp: the remote API, when neither --db nor --remote is given'],

@@ -30,3 +30,8 @@ export function reachableUrls(url: string, host: string): string[] {
     return u.toString();
   });
 }
+
+/** Where a server bound to `host` listens, for a banner: its URL, or for 0.0.0.0 and :: every interface with the URLs that reach it. */
+export function listeningOn(url: string, host: string): string {
+  return isWildcardHost(host) ? `every interface, at ${reachableUrls(url, host).join(', ')}` : url;
+}

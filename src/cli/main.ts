@@ -4,12 +4,13 @@
  * command) and `--version`. Bad usage is one line on stderr and exit status 2. Only deliberate
  * command output goes to stdout.
  */
+import { dirname } from 'node:path';
 import { StartError } from './start-error.js';
 import { locateDb } from './paths.js';
 import type { Answerer } from '../http/server.js';
 import { log } from '../common/log.js';
-import { intFlag, parse, UsageError } from './args.js';
-import { createdEmptyHint, newKeyInfo, printBanner } from './banner.js';
+import { closest, intFlag, parse, UsageError } from './args.js';
+import { counted, createdEmptyHint, newKeyInfo, printBanner } from './banner.js';
 import { commandHelp, COMMANDS, mainHelp, version, type CommandName } from './help.js';
 import { reachableUrls } from './hosts.js';
 import { pgEnv } from './pg-env.js';
@@ -26,7 +27,9 @@ async function serve(args: string[]): Promise<void> {
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
   // The store and SQLite load only for the commands that open a database.
-  const { openService } = await import('./open.js');
+  const { madeByStart, newDbFiles, openService } = await import('./open.js');
+  // A start refused once the database is made (its port taken) leaves nothing behind: the file, its secret, the default data folder.
+  const undo = loc.url === undefined ? madeByStart([...newDbFiles(loc.file), dirname(loc.file)]) : () => {};
   const opened = await openService(loc, { rateLimit, logger: log });
   const service = opened.service;
   const { listen } = await import('../http/server.js');
@@ -50,6 +53,7 @@ async function serve(args: string[]): Promise<void> {
   } catch (e) {
     service.store.close();
     await pool?.close();
+    undo();
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
@@ -62,7 +66,7 @@ async function serve(args: string[]): Promise<void> {
   const [baseUrl, ...others] = reachableUrls(listening.baseUrl, host) as [string, ...string[]];
   const created = opened.created || (loc.url !== undefined && opened.newKey !== undefined);
   printBanner({
-    ready: `Workspace API ready at ${baseUrl}${others.length ? ` (also ${others.join(', ')})` : ''} (${rateLimit > 0 ? `${rateLimit} requests a minute per owner` : 'no rate limit'})`,
+    ready: `Workspace API ready at ${baseUrl}${others.length ? ` (also ${others.join(', ')})` : ''} (${rateLimit > 0 ? `${counted(rateLimit, 'request')} a minute per owner` : 'no rate limit'})`,
     database: { file: opened.file, created },
     ...(created ? { createdEmpty: createdEmptyHint(loc.source) } : {}),
     owner: opened.owner,
@@ -110,6 +114,13 @@ function asksHelp(args: string[]): boolean {
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
+/** An unknown command's line: the command it is likely a slip of, and the ones there are. */
+function unknownCommand(typed: string): string {
+  const names = Object.keys(COMMANDS);
+  const meant = closest(typed, [...names, 'help', 'version']);
+  return `unknown command: ${typed}: ${meant ? `did you mean ${meant}? ` : ''}the commands are ${names.join(', ')} (workspace-mcp --help)`;
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
   if (first !== undefined && Object.hasOwn(COMMANDS, first) && asksHelp(rest)) return out(commandHelp(first as CommandName));
@@ -135,7 +146,7 @@ export async function main(argv: string[]): Promise<void> {
     default:
       if (asksHelp(argv)) return out(commandHelp('mcp'));
       if (first === undefined || first.startsWith('-')) return mcp(argv);
-      throw new UsageError(`unknown command: ${first}`);
+      throw new UsageError(unknownCommand(first));
   }
 }
 

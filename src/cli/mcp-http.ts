@@ -5,7 +5,7 @@ import type { Callers, HttpOptions, McpHttpServer } from '../mcp/serve/http.js';
 import { isLoopbackHost } from '../common/loopback.js';
 import type { ToolSpec } from '../mcp/tool-spec.js';
 import { printBanner } from './banner.js';
-import { reachableUrls } from './hosts.js';
+import { listeningOn, reachableUrls } from './hosts.js';
 import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
@@ -91,7 +91,7 @@ export async function startHttpByKey(callers: Callers, setup: BackendSetup, list
   if (publicUrl) {
     const endpoint = `${publicUrl.origin}/mcp`;
     printBanner({
-      ready: `MCP server ready at ${endpoint} (listening on ${url}; each person signs in with OAuth)`,
+      ready: `MCP server ready at ${endpoint} (listening on ${listeningOn(http.url, listen.host)}; each person signs in with OAuth)`,
       ...setup.banner,
       config: JSON.stringify({ mcpServers: { workspace: { type: 'http', url: endpoint } } }),
       connect: `add ${endpoint} as a custom connector (claude.ai: Settings → Connectors → Add custom connector; ChatGPT: Settings → Connectors), or: claude mcp add --transport http workspace ${endpoint}`,

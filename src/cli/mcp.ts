@@ -4,7 +4,8 @@
  * instances share (`--db postgres://…`), or on a remote Workspace API (`--remote`).
  * In stdio mode stdout carries only the protocol: every message of ours goes to stderr.
  */
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SeenIds } from '../mcp/seen.js';
 import type { ToolFilter } from '../mcp/serve/tool-filter.js';
 import { instructionsFor } from '../mcp/serve/instructions.js';
@@ -19,7 +20,8 @@ import { personServed, servingOver, type ServeOptions } from './mcp-context.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { StartError } from './start-error.js';
-import { envSecret } from '../service/secrets.js';
+import { envSecret, findSecret } from '../service/secrets.js';
+import { locateDb } from './paths.js';
 import { isLoopbackHost } from '../common/loopback.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
 
@@ -202,10 +204,19 @@ function callersOver(setup: BackendSetup, state: McpState, keyed: Keyed, o: Serv
 }
 
 /** How `--http` knows who calls: one token, each request's own key, or OAuth sign-in (its public URL and the secret that seals keys). */
-type Auth = { kind: 'token' } | { kind: 'key'; perPerson: number } | { kind: 'oauth'; perPerson: number; publicUrl: URL; master: Buffer };
+type Auth =
+  | { kind: 'token' }
+  | { kind: 'key'; perPerson: number }
+  /** `master`: WORKSPACE_SECRET; unset, the built-in service's database's own secret (databaseSecret). */
+  | { kind: 'oauth'; perPerson: number; publicUrl: URL; master: Buffer | undefined };
 
 /** `--auth oauth`: the authorization server over the MCP state's grants, checking keys with the backend's getMe. */
-async function signInOver(state: McpState, keyed: Keyed, auth: Auth & { kind: 'oauth' }, scopes: readonly string[] | undefined) {
+async function signInOver(
+  state: McpState,
+  keyed: Keyed,
+  auth: Auth & { kind: 'oauth'; master: Buffer },
+  scopes: readonly string[] | undefined,
+) {
   const [{ OAuthServer }, { sealerOf }] = await Promise.all([import('../oauth/server.js'), import('../oauth/secrets.js')]);
   return new OAuthServer({
     publicUrl: auth.publicUrl,
@@ -217,7 +228,7 @@ async function signInOver(state: McpState, keyed: Keyed, auth: Auth & { kind: 'o
 }
 
 /** `--auth`: token (the default), key or oauth; key and oauth only with --http and no default bot or project of one person's. */
-function authOf(values: Values): Auth {
+function authOf(values: Values, flags: StartFlags): Auth {
   const auth = (values.auth as string | undefined) ?? 'token';
   if (auth !== 'token' && auth !== 'key' && auth !== 'oauth') throw new UsageError(`--auth must be token, key or oauth, not ${auth}`);
   if (auth === 'token') {
@@ -244,7 +255,13 @@ function authOf(values: Values): Auth {
     if (values['public-url'] !== undefined) throw new UsageError('--public-url needs --auth oauth');
     return { kind: 'key', perPerson };
   }
-  return { kind: 'oauth', perPerson, publicUrl: publicUrlOf(values['public-url']), master: oauthSecret() };
+  const publicUrl = publicUrlOf(values['public-url']);
+  // The consent page takes people's API keys: plain http is for trials on this machine only.
+  if (publicUrl.protocol === 'http:' && !isLoopbackHost(flags.host))
+    throw new UsageError(
+      `--public-url ${publicUrl.origin} is plain http, and --host ${flags.host} listens beyond this machine, so the page that takes people's API keys would cross the network in clear: serve it behind TLS and give --public-url https://your.host, or listen on this machine only (leave out --host, or --host 127.0.0.1)`,
+    );
+  return { kind: 'oauth', perPerson, publicUrl, master: oauthSecret(flags.remote !== undefined) };
 }
 
 /** `--public-url`: https (http on a loopback host, for trials), an origin without a path, query or fragment. */
@@ -266,25 +283,39 @@ function publicUrlOf(v: unknown): URL {
   return u;
 }
 
-/** WORKSPACE_SECRET, which seals the keys people sign in with: required with --auth oauth. */
-function oauthSecret(): Buffer {
+/**
+ * WORKSPACE_SECRET, which seals the keys people sign in with. Unset, a database of the built-in
+ * service gives its own (databaseSecret); a remote API has none of ours, so there it is required.
+ */
+function oauthSecret(remote: boolean): Buffer | undefined {
   let master: Buffer | undefined;
   try {
     master = envSecret();
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  if (!master)
+  if (!master && remote)
     throw new UsageError(
-      '--auth oauth needs WORKSPACE_SECRET (it seals the API keys people sign in with; the same on every instance): set it, e.g. to the output of "openssl rand -hex 32"',
+      '--auth oauth with --remote needs WORKSPACE_SECRET (it seals the API keys people sign in with; keep it, and the same on every instance): set it, e.g. export WORKSPACE_SECRET=$(openssl rand -hex 32)',
     );
   return master;
+}
+
+/**
+ * The secret of the SQLite database `--auth oauth` runs over without WORKSPACE_SECRET: its own
+ * `.secret` file, found (or made) and checked when the backend was opened. Keys sealed with it
+ * open on every later start over that database, as its encrypted values do.
+ */
+function databaseSecret(db: string | undefined): Buffer {
+  const source = findSecret(locateDb(db).file);
+  if (source.kind !== 'file') throw new Error(`the secret of ${locateDb(db).file} was not found after the database was opened`);
+  return source.master;
 }
 
 export async function runMcp(args: string[]): Promise<void> {
   const { values } = parse(args, COMMANDS.mcp.flags);
   const flags = startFlags(values);
-  const auth = authOf(values);
+  const auth = authOf(values, flags);
   const keyed = auth.kind !== 'token';
   const isServed = await servedTools(flags.filter);
   const configured = configuredOf(values);
@@ -313,13 +344,61 @@ export async function runMcp(args: string[]): Promise<void> {
     };
     return startStdio(wiring, instructionsFor(isServed, flags.maxResultChars), () => open().then((o) => o.setup), values, flags.remote);
   }
+  // A start refused after the backend made its files (the port taken) leaves none of them behind.
+  const undo = await startFootprint(flags, values);
+  try {
+    await startHttpOver(flags, values, auth, configured, policy, seen, options);
+  } catch (e) {
+    undo();
+    throw e;
+  }
+}
+
+/** What a `--http` start may make (the database, its secret, the state file, the data folder), as it is before the start. */
+async function startFootprint(flags: StartFlags, values: Values): Promise<() => void> {
+  const [{ dataDirFor, MCP_STATE_FILE }, { madeByStart, newDbFiles }] = await Promise.all([
+    import('./mcp-backend.js'),
+    import('./open.js'),
+  ]);
+  const loc = flags.remote === undefined ? locateDb(values.db as string | undefined) : undefined;
+  const dbFile = loc && loc.url === undefined ? loc.file : undefined;
+  let dataDir: string | undefined;
+  try {
+    dataDir = dataDirFor(dbFile);
+  } catch {
+    // WORKSPACE_DATA_DIR is no folder: the start refuses it before making anything.
+  }
+  // A state file that is there is kept whole, its journal too.
+  const stateFile = dataDir === undefined ? undefined : join(dataDir, MCP_STATE_FILE);
+  const state = stateFile === undefined || existsSync(stateFile) ? [] : [stateFile, `${stateFile}-wal`, `${stateFile}-shm`];
+  return madeByStart([
+    ...(dbFile ? newDbFiles(dbFile) : []),
+    ...state,
+    ...(dataDir ? [dataDir] : []),
+    ...(dbFile ? [dirname(dbFile)] : []),
+  ]);
+}
+
+/** The `--http` server: the backend opened and checked, then listening. */
+async function startHttpOver(
+  flags: StartFlags,
+  values: Values,
+  auth: Auth,
+  configured: Configured,
+  policy: MoneyPolicy,
+  seen: SeenIds,
+  options: ServeOptions,
+): Promise<void> {
+  const keyed = auth.kind !== 'token';
   const { setup, state } = await openBackend(flags, values, configured, policy, seen, keyed);
   const { startHttp, startHttpByKey } = await import('./mcp-http.js');
   const listen = { host: flags.host, port: flags.port, allowedHosts: flags.allowedHosts, scopes: flags.scopes };
   if (setup.keyed) {
     const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };
     if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, listen);
-    const signIn = await signInOver(state, setup.keyed, auth, flags.scopes);
+    // On PostgreSQL the database was opened with WORKSPACE_SECRET (it is required there).
+    const master = auth.master ?? databaseSecret(values.db as string | undefined);
+    const signIn = await signInOver(state, setup.keyed, { ...auth, master }, flags.scopes);
     const closing: BackendSetup = { ...setup, close: () => signIn.close().then(() => setup.close()) };
     // On a remote API each getMe counts against the person's 120 a minute: their key is asked about at most every 30 s.
     const keyRecheckMs = flags.remote !== undefined ? 30_000 : 0;

@@ -6,7 +6,7 @@
  * check that fails is a StartError naming the problem and the fix; the file is left as it was.
  * A database with no owner gets the default owner, project and bot, whose key is shown once.
  */
-import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DbProblem } from '../store/db.js';
 import type { OwnerRow } from '../store/owners.js';
@@ -198,9 +198,13 @@ function checkSecrets(store: StoreApi, file: string, given?: SecretSource): { se
   if (!ok)
     throw new StartError(
       source.kind === 'env'
-        ? `WORKSPACE_SECRET does not open the encrypted values of ${file}: set it to the secret the database was made with${
+        ? `WORKSPACE_SECRET does not open the encrypted values of ${file}: ${
             // A PostgreSQL database's secret is given (no file beside it): the other instances have it.
-            given ? ', the one the other instances on it have' : `, or unset it to use ${file}.secret`
+            given
+              ? 'set it to the secret the database was made with, the one the other instances on it have'
+              : existsSync(secretFileOf(file))
+                ? `unset it to use the database's own ${secretFileOf(file)}, or set it to that file's secret: WORKSPACE_SECRET=$(cat ${secretFileOf(file)})`
+                : 'set it to the secret the database was made with'
           }`
         : `${source.file} does not open the encrypted values of ${file} (is it another database's?): put the database's own secret file back, or set WORKSPACE_SECRET to its secret`,
     );
@@ -229,9 +233,45 @@ function openCheckedStore<T>(file: string, create: boolean, check: (store: Store
   }
 }
 
+/** A SQLite database's files: itself, its journal and its secret. */
+function dbFiles(file: string): string[] {
+  return [file, `${file}-wal`, `${file}-shm`, secretFileOf(file)];
+}
+
+/**
+ * What a start may make of the SQLite database at `file`: all of its files when there is none
+ * yet. Of one that is there, nothing: its journal may hold what is not yet in the file, and a
+ * secret made for it is the one its encrypted values are sealed with from now on.
+ */
+export function newDbFiles(file: string): string[] {
+  return existsSync(file) ? [] : dbFiles(file);
+}
+
 /** Remove a database this start made (and its journal and secret): a refused start leaves nothing behind. */
 export function removeMade(file: string): void {
-  for (const f of [file, `${file}-wal`, `${file}-shm`, secretFileOf(file)]) rmSync(f, { force: true });
+  for (const f of dbFiles(file)) rmSync(f, { force: true });
+}
+
+/**
+ * What a start may make at `paths` (files and folders, with the folders above them), as it is
+ * now; the function returned removes what was not there then, deepest first, a folder only when
+ * it is empty: a start refused late (its port taken) leaves nothing behind.
+ */
+export function madeByStart(paths: string[]): () => void {
+  const absent = new Set<string>();
+  for (const path of paths) for (let p = path; !existsSync(p) && !absent.has(p); p = dirname(p)) absent.add(p);
+  // A folder's path is shorter than those of the files in it.
+  const deepestFirst = [...absent].sort((a, b) => b.length - a.length);
+  return () => {
+    for (const p of deepestFirst) {
+      try {
+        if (statSync(p).isDirectory()) rmdirSync(p);
+        else rmSync(p, { force: true });
+      } catch {
+        // Not made after all, or a folder something else has put files in since: left as it is.
+      }
+    }
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StoreApi } from '../store/store-api.js';
 import { parse, UsageError } from './args.js';
-import { claudeMcpAdd, clientEntry, mcpServersJson } from './banner.js';
+import { claudeMcpAdd, clientEntry, counted, mcpServersJson } from './banner.js';
 import { relativeDates } from './fixture-dates.js';
 import { COMMANDS } from './help.js';
 import { openStore } from './open.js';
@@ -37,7 +37,7 @@ export type SeedOutcome = { seeded: Record<string, number> } | { already: number
 /** Load the fixture in `file` into the database at `loc`. Throws UsageError / StartError. */
 export async function seedFile(file: string, loc: DbLocation): Promise<SeedOutcome> {
   // Loaded by the command that needs it: the MCP server's cold start never loads it.
-  const { FixtureError, loadFixture } = await import('../store/seed.js');
+  const { FixtureClash, FixtureError, loadFixture } = await import('../store/seed.js');
   let fixture: unknown;
   try {
     // The demo's dates move to the days before this seeding (fixture-dates.ts).
@@ -55,6 +55,11 @@ export async function seedFile(file: string, loc: DbLocation): Promise<SeedOutco
     return { seeded: loadFixture(store, fixture) };
   } catch (e) {
     failed = true;
+    // A database used before (seeded, or served): what it holds, and where a fixture can go instead.
+    if (e instanceof FixtureClash)
+      throw new UsageError(
+        `fixture ${file}: ${e.message} (${loc.file} holds ${counted(store.owners.count(), 'owner')}: seeded before, or used by a server): seed into ${loc.url !== undefined ? 'an empty PostgreSQL database' : 'a new file (--db NEW.db)'}, or give the fixture's entries ids the database does not hold; nothing was written`,
+      );
     if (e instanceof FixtureError) throw new UsageError(`fixture ${file}: ${e.message}; nothing was written`);
     throw e;
   } finally {
@@ -64,13 +69,20 @@ export async function seedFile(file: string, loc: DbLocation): Promise<SeedOutco
   }
 }
 
-function summary(outcome: SeedOutcome, file: string, db: string): string {
-  if ('already' in outcome)
-    return `${file} is already loaded in ${db} (its owners ${outcome.already.join(', ')} are there): nothing was written`;
-  const counts = Object.entries(outcome.seeded)
-    .map(([k, n]) => `${n} ${k}`)
+/** What a fixture loaded: `3 owners, 1 member, ...` (the fixture's keys are its plural nouns). */
+function loaded(seeded: Record<string, number>): string {
+  return Object.entries(seeded)
+    .map(([k, n]) => counted(n, k.replace(/s$/, ''), k))
     .join(', ');
-  return `seeded: ${counts || 'nothing'}`;
+}
+
+function summary(outcome: SeedOutcome, file: string, db: string): string {
+  if ('already' in outcome) {
+    const owners =
+      outcome.already.length === 1 ? `its owner ${outcome.already[0]} is there` : `its owners ${outcome.already.join(', ')} are there`;
+    return `${file} is already loaded in ${db} (${owners}): nothing was written`;
+  }
+  return `seeded ${db}: ${loaded(outcome.seeded) || 'nothing'}`;
 }
 
 export async function runSeed(args: string[]): Promise<void> {
@@ -106,9 +118,7 @@ export async function runDemo(args: string[]): Promise<void> {
   const said =
     'already' in outcome
       ? `The demo data is already in ${loc.file}: nothing changed.`
-      : `The demo data is in ${loc.file} (${Object.entries(outcome.seeded)
-          .map(([k, n]) => `${n} ${k}`)
-          .join(', ')}).`;
+      : `The demo data is in ${loc.file} (${loaded(outcome.seeded)}).`;
   const lines = [
     said,
     `With no key, the MCP server acts as the database's first owner, ${demoOwner()}.`,

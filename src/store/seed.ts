@@ -11,6 +11,15 @@ import { isoTime, normalizeTime, unixSeconds } from './time.js';
 
 export class FixtureError extends Error {}
 
+/** An entry whose id (or other unique field) the database already holds: a database used before, not a bad fixture. */
+export class FixtureClash extends FixtureError {}
+
+/** A unique key refused by the database: SQLite's constraint codes, PostgreSQL's SQLSTATE 23505. */
+function isClash(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
 type Obj = Record<string, unknown>;
 
 const MESSENGERS = ['telegram', 'max', 'viber', 'vk', 'web'];
@@ -102,6 +111,7 @@ export function loadFixture(store: StoreApi, fixture: unknown): Record<string, n
         fn(e, where);
       } catch (err) {
         if (err instanceof FixtureError) throw err;
+        if (isClash(err)) throw new FixtureClash(`${where} is in the database already`);
         const msg = err instanceof Error ? err.message : String(err);
         throw new FixtureError(`${where}: ${msg.replace(/^SQLITE_\w+: /, '')}`);
       }

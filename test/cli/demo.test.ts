@@ -61,7 +61,7 @@ describe('workspace-mcp demo', () => {
     const first = await runCliAsync(['demo'], homeEnv(home));
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout.split('\n')[0]).toBe(
-      `The demo data is in ${db} (3 owners, 3 projects, 1 members, 5 bots, 50 contacts, 5 accounts, 1 deprecations).`,
+      `The demo data is in ${db} (3 owners, 3 projects, 1 member, 5 bots, 50 contacts, 5 accounts, 1 deprecation).`,
     );
     expect(counts(db)).toEqual({ owners: 3, contacts: 50 });
     const { entry, claude } = configs(first.stdout);

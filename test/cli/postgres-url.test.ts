@@ -83,7 +83,9 @@ describe('a PostgreSQL URL', () => {
     const url = await pg.server().database();
     const seeded = await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], homeEnv(home));
     expect(seeded.status, seeded.stderr).toBe(0);
-    expect(seeded.stderr).toMatch(/seeded: 3 owners, 3 projects, 1 members, 5 bots, 50 contacts, 5 accounts, 1 deprecations/);
+    expect(seeded.stderr).toMatch(
+      /seeded postgres:\/\/\S+: 3 owners, 3 projects, 1 member, 5 bots, 50 contacts, 5 accounts, 1 deprecation\n/,
+    );
     const key = await runCliAsync(['admin', 'regenerate-key', '--owner', '1'], homeEnv(home, { DATABASE_URL: url }));
     expect(key.status, key.stderr).toBe(0);
     expect(key.stdout.trim()).toMatch(/^[\w-]{40}$/);

@@ -235,14 +235,18 @@ describe('mcp --http --auth key on the built-in service', () => {
     expect(await legacy.answered).toBe(401);
   });
 
-  test("--auth is checked at start: key and oauth need --http and no one person's bot; oauth an https origin and WORKSPACE_SECRET", () => {
+  test("--auth is checked at start: key and oauth need --http and no one person's bot; oauth an https origin (http only on loopback)", () => {
     const dbFile = seedDb(twoOwners());
     const secret = { WORKSPACE_SECRET: 'ab'.repeat(32) };
     const cases: Array<[string[], RegExp, Record<string, string>?]> = [
       [['--auth', 'key'], /--auth key needs --http/],
       [['--auth', 'oauth', '--public-url', 'https://mcp.example.com'], /--auth oauth needs --http/, secret],
       [['--http', '--auth', 'oauth'], /--auth oauth needs --public-url URL/, secret],
-      [['--http', '--auth', 'oauth', '--public-url', 'https://mcp.example.com'], /--auth oauth needs WORKSPACE_SECRET/],
+      // Without WORKSPACE_SECRET a SQLite database's own secret seals the keys (test/cli/first-hits.test.ts); plain http only on loopback.
+      [
+        ['--http', '--auth', 'oauth', '--public-url', 'http://127.0.0.1:8765', '--host', '0.0.0.0'],
+        /is plain http, and --host 0\.0\.0\.0 listens beyond/,
+      ],
       [['--http', '--auth', 'oauth', '--public-url', 'http://mcp.example.com'], /must be https:\/\//, secret],
       [['--http', '--auth', 'oauth', '--public-url', 'https://mcp.example.com/team'], /an origin alone/, secret],
       [['--http', '--auth', 'key', '--public-url', 'https://mcp.example.com'], /--public-url needs --auth oauth/],
