@@ -95,7 +95,10 @@ describe('a PostgreSQL URL', () => {
     // A second seed of the same owners fails whole, and says why.
     const again = await runCliAsync(['seed', DEMO_FIXTURE, '--db', url], homeEnv(home));
     expect(again.status).toBe(2);
-    expect(again.stderr).toMatch(/owners\[0\].*nothing was written/);
+    expect(again.stderr).toMatch(
+      /^workspace-mcp: fixture \S+: owners\[0\] \(id 1\) is in the database already \(postgres:\/\/\S+ holds 3 owners: seeded before, or used by a server\): seed into an empty PostgreSQL database, .*; nothing was written\n$/,
+    );
+    expect(again.stderr).not.toMatch(/duplicate key|constraint/);
   });
 
   it("one that cannot be reached, names a database the server lacks or a wrong password, or holds another program's tables, is refused in one line", async () => {
