@@ -180,6 +180,7 @@ describe('src/', () => {
       'common/ordered.ts',
       'common/read-body.ts',
       'common/retry.ts',
+      'common/telemetry.ts',
     ]);
   });
 

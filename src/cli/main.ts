@@ -100,8 +100,25 @@ async function mcp(args: string[]): Promise<void> {
     if (!values.http) throw new UsageError('--drain-timeout applies to --http only');
     (await import('./mcp-http.js')).drainFor(drainTimeoutMs(values['drain-timeout']));
   }
+  // OTEL_* asking for telemetry: the SDK loaded and started before any server is built; else nothing of it is loaded.
+  if (telemetryAsked(process.env)) await (await import('./telemetry.js')).startTelemetry(version());
   const { runMcp } = await import('./mcp.js');
   await runMcp(args);
+}
+
+/** The variables that ask for telemetry (each signal's exporter is otlp unless named otherwise, as the spec says). */
+const OTEL_ASKING = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_METRICS_EXPORTER',
+];
+
+/** Whether the environment asks for telemetry (telemetry.ts, the SDK, is loaded only then), and OTEL_SDK_DISABLED does not forbid it. */
+function telemetryAsked(env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  return OTEL_ASKING.some((name) => (env[name]?.trim() ?? '') !== '');
 }
 
 function out(text: string): void {

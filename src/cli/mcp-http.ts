@@ -10,6 +10,7 @@ import type { BackendSetup } from './mcp-backend.js';
 import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
 import { drainOnSignals } from '../common/drain.js';
+import { flushTelemetry } from '../common/telemetry.js';
 import { version } from './help.js';
 
 /** Where `--http` listens (`--host`, `--port`), the names it answers to besides (`--allowed-hosts`), what it lets requests reach (`--scopes`). */
@@ -117,6 +118,8 @@ function announced(url: string, http: McpHttpServer, setup: BackendSetup): void 
     // Bulk runs stop between their steps (a task's run too, which no request waits for).
     const cut = await http.drainAndClose(drainMs, DRAINING.begin());
     await setup.close();
+    // What telemetry still holds is sent before the exit.
+    await flushTelemetry();
     return cut;
   });
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { instanceFactory, type Wiring } from '../mcp/serve/instance.js';
 import { log } from '../common/log.js';
+import { flushTelemetry, sessionStarted } from '../common/telemetry.js';
 import { tierUpSooner } from './jit.js';
 import { claudeMcpAdd, mcpServersJson, printBanner, stdioEntry } from './banner.js';
 import type { BackendSetup } from './mcp-backend.js';
@@ -43,16 +44,20 @@ export async function startStdio(
     return opened;
   };
   let closing = false;
+  // The stdio session lasts as long as the process serves (mcp.server.session.duration).
+  const sessionEnded = sessionStarted('pipe');
   const stop = () => {
     if (closing) return;
     closing = true;
+    sessionEnded();
     // A backend that fails its checks is main.ts's to report (one line, exit status 2).
     void backend().then(
       (setup) =>
         served
           .close()
           .then(() => setup.close())
-          .finally(() => process.exit(0)),
+          // What telemetry still holds is sent before the exit.
+          .finally(() => flushTelemetry().finally(() => process.exit(0))),
       () => {},
     );
   };

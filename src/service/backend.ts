@@ -8,6 +8,7 @@ import { errorCodeOf, type AdmitOptions, type ApiResponse, type AuditEntry, type
 import { findMethod } from '../api/catalog.js';
 import { verbFor } from '../api/define.js';
 import { hashKey } from '../store/keys.js';
+import { traceBackend } from '../common/telemetry.js';
 import type { ApiRequest, Service } from './pipeline.js';
 
 /** Base URL the in-process service puts in paging links. */
@@ -79,7 +80,10 @@ export class LocalBackend implements Backend {
       baseUrl: LOCAL_BASE_URL,
       ...this.as,
     };
-    return this.threads ? this.threads.call(req, opts?.audit) : answerAudited(this.service, req, opts?.audit);
+    // A span under the request's (telemetry on): the call on PostgreSQL's service threads, or in-process on SQLite.
+    const threads = this.threads;
+    if (threads) return traceBackend(method, 'postgresql', () => threads.call(req, opts?.audit));
+    return traceBackend(method, 'sqlite', async () => answerAudited(this.service, req, opts?.audit));
   }
 
   /** Whether the owner may call the API now (key, plan, block, rate limit unless `counted: false`): undefined, or the refusal. */

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { SCOPES } from '../../api/scopes.js';
+import { countRefusal } from '../../common/telemetry.js';
 import { bearerOf } from './bearer.js';
 import { grantedScopes } from './scopes.js';
 import { PersonRate } from './person-rate.js';
@@ -148,6 +149,7 @@ export class CallerCheck {
     }
     // The time now, not the request's start: the owner check may have waited (getMe upstream).
     const wait = this.rate.take(who.id);
+    if (wait !== undefined) countRefusal('rate');
     if (wait !== undefined)
       return refusal(429, `Too many requests from you: at most ${this.rate.perMinute} a minute; try again in ${wait} s`, {
         'Retry-After': String(wait),

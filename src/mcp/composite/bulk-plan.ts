@@ -28,6 +28,7 @@ import { checkArguments } from '../tools/arguments.js';
 import { shapeToZod, toJsonSchema, type JsonSchema } from '../tools/schemas.js';
 import { compositeTool } from './composite-tool.js';
 import { ACTION_TYPES, type ActionType, type BulkAction } from '../../api/bulk-actions.js';
+import { countRefusal } from '../../common/telemetry.js';
 import { PREVIEW_BULK_TOOL_INFO } from './identities.js';
 
 /** Most contacts a plan holds. */
@@ -107,6 +108,7 @@ export function outOfReach(a: BulkAction, openAccounts: boolean, extra: ToolExtr
   const missing = needs.find((s) => !extra.reach!.scopes.has(s));
   if (missing === undefined) return undefined;
   const what = `a ${a.type} plan${openAccounts ? ' that opens missing accounts' : ''}`;
+  countRefusal('scope');
   return refusal(new ApiError('insufficient_scope', `${tool} was not run: ${what}. ${extra.reach.why([missing])}`));
 }
 

@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { fail } from '../../api/errors.js';
 import { r } from '../../api/rules.js';
 import { log } from '../../common/log.js';
+import { countBulkStep } from '../../common/telemetry.js';
 import { sleep } from '../../common/retry.js';
 import type { McpContext } from '../context.js';
 import { logWithin, uncancellable } from '../logging.js';
@@ -156,6 +157,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
             break run;
           }
           plans.mark(plan.id, out);
+          countBulkStep(out.status);
           finished++;
           // Not awaited: a notification to a client that cancelled the call may never be taken (2026-07-28);
           // a turn of the event loop instead, so a cancellation that came in meanwhile is read.

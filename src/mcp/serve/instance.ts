@@ -6,6 +6,7 @@
  * waits on them. Imports nothing of ours beyond types, so that it loads fast.
  */
 import {
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
@@ -17,6 +18,7 @@ import {
   type RequestTypeMap,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { requestTelemetry } from '../../common/telemetry.js';
 
 const SERVER_NAME = 'workspace-mcp';
 const SERVER_VERSION = '0.1.0';
@@ -192,13 +194,39 @@ export function answerWithTask(server: Server, requestId: string | number, task:
   return { content: [] };
 }
 
-/** The SDK's Server, answering a task-augmented tools/call with its task (CreateTaskResult). */
+/**
+ * The SDK's Server, answering a task-augmented tools/call with its task (CreateTaskResult); with
+ * telemetry on (src/common/telemetry.ts), every request within its span.
+ */
 class Instance extends Server {
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    const wrapped = super._wrapHandler(method, handler);
+    const wrapped = this.withTasks(method, super._wrapHandler(method, handler));
+    const telemetry = requestTelemetry();
+    if (!telemetry) return wrapped;
+    return (request, ctx) =>
+      telemetry.request(
+        {
+          method,
+          params: request.params,
+          id: request.id,
+          sessionId: ctx.sessionId,
+          headers: ctx.http?.req?.headers,
+          // The revision this request was sent for (2026-07-28), else the one initialize negotiated.
+          protocolVersion: () =>
+            ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY] as string | undefined) ??
+            this.getNegotiatedProtocolVersion(),
+        },
+        () => wrapped(request, ctx),
+      );
+  }
+
+  private withTasks(
+    method: string,
+    wrapped: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     if (method !== 'tools/call') return wrapped;
     return (request, ctx) => {
       const result = wrapped(request, ctx);

@@ -24,6 +24,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { log } from '../../common/log.js';
+import { countRefusal } from '../../common/telemetry.js';
 import { METHODS } from '../../api/catalog.js';
 import { ApiError } from '../../api/errors.js';
 import type { MethodDef } from '../../api/define.js';
@@ -117,6 +118,7 @@ export function wiringOf(ctx: McpContext, tools: ToolSpec[], within?: { withheld
       'tools/call': (server, req, rctx): Promise<CallToolResult | InputRequiredResult> => {
         const tool = byName.get(req.params.name);
         const why = withheld.get(req.params.name);
+        if (!tool && why !== undefined) countRefusal('scope');
         if (!tool && why !== undefined) return Promise.resolve(refusal(new ApiError('insufficient_scope', why)));
         if (!tool || (isAppOnly(tool) && !apps(server, rctx))) {
           return Promise.resolve(

@@ -4,6 +4,7 @@
  * at once (`perOwner` for each owner of `--auth key`), a new one past that refused until one
  * ends or expires. Without these, sessions opened and abandoned grow without end.
  */
+import { sessionStarted } from '../../common/telemetry.js';
 
 /** What a session is served by: closing it ends the session (and its server instance). */
 interface Closable {
@@ -28,6 +29,8 @@ interface Entry<T> {
   lastUsed: number;
   /** Requests under way, a GET stream among them. */
   busy: number;
+  /** Ends its mcp.server.session.duration (telemetry). */
+  ended: () => void;
 }
 
 export class Sessions<T extends Closable> {
@@ -94,7 +97,7 @@ export class Sessions<T extends Closable> {
         if (finished || open) return;
         open = true;
         this.opening--;
-        this.byId.set(id, { transport, owner, lastUsed: this.now(), busy: 0 });
+        this.byId.set(id, { transport, owner, lastUsed: this.now(), busy: 0, ended: sessionStarted('tcp') });
       },
       done: () => {
         if (finished) return;
@@ -113,6 +116,7 @@ export class Sessions<T extends Closable> {
     if (!e) return;
     this.byId.delete(id);
     this.count(e.owner, -1);
+    e.ended();
   }
 
   /** Closes session `id` now, requests under way or not (the key that opened it stopped working). */
@@ -131,7 +135,10 @@ export class Sessions<T extends Closable> {
     const all = [...this.byId.values()];
     this.byId.clear();
     this.counts.clear();
-    for (const e of all) await e.transport.close();
+    for (const e of all) {
+      e.ended();
+      await e.transport.close();
+    }
   }
 
   private expired(e: Entry<T>, now: number): boolean {

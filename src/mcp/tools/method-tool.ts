@@ -14,6 +14,7 @@ import { isMoney, type MethodDef } from '../../api/define.js';
 import { ApiError, fail, outcomeUnknown } from '../../api/errors.js';
 import { Rule, r, type Shape } from '../../api/rules.js';
 import { log } from '../../common/log.js';
+import { countMoney } from '../../common/telemetry.js';
 import { logWithin } from '../logging.js';
 import type { McpContext } from '../context.js';
 import { fillDefaultBot, missesBot, withOptionalBot } from './default-bot.js';
@@ -212,6 +213,9 @@ async function answerOf(
         if ('refusal' in gate) return gate.refusal.response();
         if ('ask' in gate) return gate.ask;
         const res = await ctx.call(def.name, params, opts);
+        // Counted by currency and direction (the answer's account names its currency), never by whom.
+        if (isSuccess(res.status))
+          countMoney(def.money!, (res.body as { data?: { currency?: unknown } } | undefined)?.data?.currency, params.amount);
         // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
         if (gate.reservation !== undefined && !isSuccess(res.status) && !isOutcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
         return res;

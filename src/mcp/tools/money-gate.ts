@@ -16,6 +16,7 @@ import { capsFor, confirmQuestion, declined, hasCaps, overCapRefusal, unknownAcc
 import type { Elicitor } from '../money/elicit.js';
 import type { Caps } from '../state.js';
 import type { Confirmation, ToolExtra } from '../tool-spec.js';
+import { countRefusal } from '../../common/telemetry.js';
 
 /**
  * Beside an insufficient_funds answer: the balance now and the largest debit that would
@@ -99,6 +100,7 @@ export async function moneyGate(
     return { ask: await askToConfirm(def, await named(), amount, caps, first, extra.elicit) };
   }
   if (audit) audit.confirmation = { how: 'not possible: the client cannot ask the person (no elicitation)', by: clientOf(extra) };
+  countRefusal('cap');
   return { refusal: overCapRefusal(def.money, known, amount, caps, first.over, first.used) };
 }
 
