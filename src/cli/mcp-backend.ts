@@ -45,6 +45,11 @@ export interface BackendSetup {
    * the first call (over stdio, after the first answer); the remote client is made at start-up.
    */
   wire(): Promise<Wired>;
+  /**
+   * Start-up that goes on once the server listens (`--auth key` and `--auth oauth`, which make
+   * nothing of a person's until asked): `/readyz` answers 503 until it is done.
+   */
+  ready?(): Promise<unknown>;
   close(): Promise<void>;
   /** For the start-up banner. */
   banner: Pick<BannerInfo, 'database' | 'remote' | 'owner' | 'newKey' | 'money' | 'createdEmpty'>;
@@ -209,7 +214,13 @@ export async function openLocal(
       store.close();
       await (await pool)?.close();
     },
-    ...(keyed ? { keyed: localKeyed(() => setup.wire(), pgUrl === undefined ? `local ${opened.file}` : 'postgres') } : {}),
+    ...(keyed
+      ? {
+          keyed: localKeyed(() => setup.wire(), pgUrl === undefined ? `local ${opened.file}` : 'postgres'),
+          // The service (on PostgreSQL its threads' connections) made before the server is ready, not by the first person.
+          ready: () => setup.wire(),
+        }
+      : {}),
     banner: {
       database: { file: opened.file, created },
       ...(keyed ? {} : { owner }),
@@ -309,10 +320,13 @@ async function openRemoteByKey(baseUrl: string, configured: Configured): Promise
       message: typeof body?.message === 'string' ? body.message : `status ${r.status}`,
     };
   };
+  let closed = false;
   return {
     scope: `remote ${baseUrl}`,
     dataDir,
     wire: () => Promise.resolve(wired),
+    // No key to check getMe with: ready once the URL answers at all.
+    ready: () => firstAnswer(baseUrl, () => closed),
     keyed: {
       within: withRequestKey,
       owner: (key) => withRequestKey(key, (ended) => remoteOwner().finally(ended)),
@@ -334,12 +348,32 @@ async function openRemoteByKey(baseUrl: string, configured: Configured): Promise
       },
     },
     async close() {
+      closed = true;
       for (const s of searches) await s.contacts.close?.();
       await wired.contacts.close?.();
       await backend.close();
     },
     banner: { remote: baseUrl },
   };
+}
+
+/**
+ * `--auth key`'s first check of a remote API: getMe sent with no key until anything answers over
+ * HTTP (a 401 too: the URL is up), every 2 s meanwhile (once `closed()`, no more), each wait
+ * `unref`'d: a server that stops is not held by it.
+ */
+async function firstAnswer(baseUrl: string, closed: () => boolean): Promise<void> {
+  for (let tries = 1; !closed(); tries++) {
+    try {
+      const r = await fetch(`${baseUrl}/getMe`, { headers: { Accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
+      await r.body?.cancel();
+      log.info({ status: r.status }, 'the remote API answers: ready');
+      return;
+    } catch (e) {
+      if (tries === 1) log.warn({ err: e }, `the remote API ${baseUrl} does not answer yet: not ready until it does`);
+    }
+    await new Promise((r) => setTimeout(r, 2000).unref());
+  }
 }
 
 /** A remote Workspace API at `raw` (`--remote` or WORKSPACE_BASE_URL, named by `source`): its key checked with getMe first. */

@@ -88,6 +88,7 @@ async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetu
 export async function startHttpByKey(callers: Callers, setup: BackendSetup, listen: Listen, publicUrl?: URL): Promise<void> {
   const { serveMcpHttpByKey } = await import('../mcp/serve/http.js');
   const http = await listening(() => serveMcpHttpByKey(callers, { ...listen, version: version() }), setup, listen);
+  if (setup.ready) http.drain.notReadyUntil(setup.ready());
   const [url, ...others] = reachableUrls(http.url, listen.host) as [string, ...string[]];
   if (publicUrl) {
     const endpoint = `${publicUrl.origin}/mcp`;

@@ -22,8 +22,12 @@ export interface Refusal {
 export class Drain {
   private readonly started = Date.now();
   private readonly inHand = new Set<ServerResponse>();
+  /** Follow-ups let in while draining (`admit`): refused once read if they carry a new request. */
+  private readonly late = new WeakSet<ServerResponse>();
   private readonly aborts = new AbortController();
   private whenIdle: (() => void) | undefined;
+  /** Start-up work still under way (the remote URL's first check, the database's connections): not ready yet. */
+  private starting = 0;
 
   /** `version`: the package's; `refusal`: a request refused while draining, in the server's error shape. */
   constructor(
@@ -41,23 +45,36 @@ export class Drain {
   }
 
   /**
+   * `/readyz` answers 503 until `work` (start-up that goes on once the server listens) has
+   * resolved; if it fails, the reason is logged and the server never becomes ready.
+   */
+  notReadyUntil(work: Promise<unknown>): void {
+    this.starting++;
+    work.then(
+      () => this.starting--,
+      (e: unknown) => log.error({ err: e }, 'start-up did not finish: /readyz stays 503'),
+    );
+  }
+
+  /**
    * A probe at `path` answered (true), or a request refused because the server drains (true),
    * or a request now in hand until its response closes (false: the server answers it). A stream
-   * (`stream`: a GET stream, a subscription) is not waited for: the server's close ends it.
+   * (`stream`: a GET stream, a subscription) is not waited for: the server's close ends it. A
+   * `followUp` (a message on a session, which may answer a question that a call in hand asked,
+   * or cancel it) is let in while draining too: the server `refuse`s it once read if it came
+   * `late` and turns out to be a new request.
    */
-  admit(res: ServerResponse, path: string, stream = false): boolean {
+  admit(res: ServerResponse, path: string, stream = false, followUp = false): boolean {
     if (path === '/livez' || path === '/readyz' || path === '/healthz') {
       this.probe(res, path);
       return true;
     }
     if (this.draining) {
-      const r = this.refusal('The server is shutting down; send the request again (another instance may answer it).', {
-        'Retry-After': RETRY_AFTER,
-        Connection: 'close',
-      });
-      res.writeHead(r.status, r.headers);
-      res.end(r.body);
-      return true;
+      if (!followUp) {
+        this.refuse(res);
+        return true;
+      }
+      this.late.add(res);
     }
     if (stream) return false;
     this.inHand.add(res);
@@ -68,19 +85,31 @@ export class Drain {
     return false;
   }
 
+  /** Whether `res` is of a follow-up let in while draining (`admit`). */
+  cameLate(res: ServerResponse): boolean {
+    return this.late.has(res);
+  }
+
+  /** Answer `res` with the refusal of a request that came while draining: 503, Retry-After. */
+  refuse(res: ServerResponse): void {
+    const r = this.refusal('The server is shutting down; send the request again (another instance may answer it).', {
+      'Retry-After': RETRY_AFTER,
+      Connection: 'close',
+    });
+    res.writeHead(r.status, r.headers);
+    res.end(r.body);
+  }
+
   private probe(res: ServerResponse, path: string): void {
     const draining = this.draining;
+    // Draining first: a server that drains while still starting is on its way out.
+    const status = draining ? 'draining' : this.starting > 0 ? 'starting' : 'ok';
     const body =
       path === '/healthz'
-        ? {
-            status: draining ? 'draining' : 'ok',
-            version: this.version,
-            uptime_s: Math.floor((Date.now() - this.started) / 1000),
-            draining,
-          }
-        : { status: path === '/readyz' && draining ? 'draining' : 'ok' };
+        ? { status, version: this.version, uptime_s: Math.floor((Date.now() - this.started) / 1000), draining }
+        : { status: path === '/readyz' ? status : 'ok' };
     const text = JSON.stringify(body);
-    res.writeHead(path === '/readyz' && draining ? 503 : 200, {
+    res.writeHead(path === '/readyz' && status !== 'ok' ? 503 : 200, {
       'Content-Type': 'application/json',
       'Content-Length': String(Buffer.byteLength(text)),
       'Cache-Control': 'no-store',

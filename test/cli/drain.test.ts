@@ -5,13 +5,24 @@
  * hand (a money move whose body was still being sent) gets its whole answer and moves the money
  * once, and the process exits 0; with `--drain-timeout 1`, a request that never ends is cut.
  */
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { cliEnv, spawnAnnounced, spawnServe, type Announced } from '../helpers/cli.js';
+import {
+  bulkFixture,
+  exited,
+  get,
+  heldResult,
+  originOf,
+  previewDeposit,
+  send,
+  session2025,
+  sigterm,
+  toolCall2025,
+} from '../helpers/drain.js';
 import { stop } from '../helpers/temp.js';
 import { seedDb } from '../helpers/world.js';
 import { connectHttp } from '../mcp/clients.js';
-import { manyContacts, mcpFixture } from '../mcp/harness.js';
+import { mcpFixture } from '../mcp/harness.js';
 
 const MCP_URL = /(http:\/\/\S+\/mcp)\b/;
 const TOKEN = 'drain-test-token';
@@ -34,71 +45,6 @@ async function started(p: Promise<Announced>): Promise<Announced> {
 const serve = (...more: string[]) => started(spawnServe(['--db', db, ...more]));
 const mcpHttp = (...more: string[]) =>
   started(spawnAnnounced(['mcp', '--http', '--port', '0', '--db', db, ...more], MCP_URL, cliEnv({ WORKSPACE_MCP_TOKEN: TOKEN })));
-
-const originOf = (url: string) => new URL(url).origin;
-
-interface Answer {
-  status: number;
-  headers: IncomingMessage['headers'];
-  text: string;
-}
-
-function answerOf(req: ClientRequest): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    req.once('error', reject);
-    req.once('response', (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.once('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-      res.once('error', reject);
-    });
-  });
-}
-
-/** A request of its own connection: `body` sent whole, or (`hold`) all but its last byte, which `finish()` sends. */
-function send(url: string, method: string, headers: Record<string, string> = {}, body?: string, hold = false) {
-  const req = request(url, {
-    method,
-    agent: false,
-    headers: body === undefined ? headers : { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-  });
-  const answer = answerOf(req);
-  if (body === undefined) req.end();
-  else if (!hold) req.end(body);
-  else {
-    req.write(body.slice(0, -1));
-    req.flushHeaders();
-  }
-  return { req, answer, finish: () => req.end(body!.slice(-1)) };
-}
-
-const get = (url: string, headers: Record<string, string> = {}) => send(url, 'GET', headers).answer;
-
-/** Resolves with the exit code and how long after `since` the process exited. */
-function exited(a: Announced, since: number): Promise<{ code: number | null; ms: number }> {
-  return new Promise((resolve) => a.proc.once('exit', (code) => resolve({ code, ms: Date.now() - since })));
-}
-
-async function until(check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** SIGTERM to a server with a request in hand: when it was sent, the exit to come, and how soon /readyz answered 503. */
-async function sigterm(a: Announced) {
-  await new Promise((r) => setTimeout(r, 100));
-  const t0 = Date.now();
-  const exit = exited(a, t0);
-  a.proc.kill('SIGTERM');
-  await until(readyzIs(originOf(a.url), 503));
-  return { t0, exit, readyAt: Date.now() - t0 };
-}
-
-const readyzIs = (origin: string, status: number) => () => get(`${origin}/readyz`).then((r) => r.status === status);
 
 async function probesAnswer(origin: string): Promise<void> {
   const live = await get(`${origin}/livez`);
@@ -128,20 +74,6 @@ const MCP_HEADERS = {
   'Content-Type': 'application/json',
   Accept: 'application/json, text/event-stream',
 };
-
-/** A 2025-era session: initialize, then initialized; its id. */
-async function session(url: string): Promise<string> {
-  const init = await send(url, 'POST', MCP_HEADERS, JSON.stringify(INIT)).answer;
-  expect(init.status).toBe(200);
-  const id = init.headers['mcp-session-id'] as string;
-  const headers = { ...MCP_HEADERS, 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' };
-  const done = await send(url, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })).answer;
-  expect(done.status).toBe(202);
-  return id;
-}
-
-/** The JSON-RPC message of an answer, plain JSON or one SSE event. */
-const rpcOf = (a: Answer) => JSON.parse(a.text.startsWith('{') ? a.text : /^data: (.*)$/m.exec(a.text)![1]!);
 
 /** Account 500's balance (minor units) read by a new server on the database: 1250 when 2.50 was moved onto 10.00 once. */
 async function balanceAfter(): Promise<number> {
@@ -201,30 +133,21 @@ describe('the drain', () => {
 
   test('mcp --http: a top-up in hand is answered, new requests get the JSON-RPC 503, the session stream ends, exit 0', async () => {
     const m = await mcpHttp();
-    const id = await session(m.url);
-    const headers = { ...MCP_HEADERS, 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' };
+    const headers = await session2025(m.url, { Authorization: `Bearer ${TOKEN}` });
     const stream = send(m.url, 'GET', { ...headers, Accept: 'text/event-stream' });
-    const call = {
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: {
-        name: 'addFundsToContactAccount',
-        arguments: { account_id: 500, amount: 250, description: 'drain', idempotency_key: 'drain-1' },
-      },
-    };
-    const move = send(m.url, 'POST', headers, JSON.stringify(call), true);
+    const call = toolCall2025(2, 'addFundsToContactAccount', {
+      account_id: 500,
+      amount: 250,
+      description: 'drain',
+      idempotency_key: 'drain-1',
+    });
+    const move = send(m.url, 'POST', headers, call, true);
     const { t0, exit, readyAt } = await sigterm(m);
     const refused = await send(m.url, 'POST', MCP_HEADERS, JSON.stringify(INIT)).answer;
     expect(refused.status).toBe(503);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(JSON.parse(refused.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
-    move.finish();
-    const moved = await move.answer;
-    const answeredAt = Date.now() - t0;
-    expect(moved.status, moved.text).toBe(200);
-    const result = rpcOf(moved).result;
-    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    const { result, answeredAt } = await heldResult(move, t0);
     expect(JSON.stringify(result.structuredContent)).toContain('1250');
     // The session's GET stream was ended by the drain (its answer is whole).
     expect((await stream.answer).status).toBe(200);
@@ -236,8 +159,7 @@ describe('the drain', () => {
 
   test('--drain-timeout 1: a body that never ends and a session stream held open, and still exit 0 within ~2 s', async () => {
     const m = await mcpHttp('--drain-timeout', '1');
-    const id = await session(m.url);
-    const headers = { ...MCP_HEADERS, 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' };
+    const headers = await session2025(m.url, { Authorization: `Bearer ${TOKEN}` });
     const stream = send(m.url, 'GET', { ...headers, Accept: 'text/event-stream' });
     const stuck = send(m.url, 'POST', headers, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), true);
     stuck.answer.catch(() => undefined);
@@ -268,21 +190,12 @@ describe('the drain', () => {
 
   test('mcp --http: a bulk run in hand stops between its steps and answers its progress; runBulk on a new server goes on', async () => {
     const n = 300;
-    const f = manyContacts(n, () => ({ tags: ['vip'] }));
-    const accounts = Array.from({ length: n }, (_, i) => ({ id: 700 + i, contact_id: 1000 + i, currency: 'USD', amount: 100 }));
-    db = seedDb({ ...f, accounts: [...(f.accounts as unknown[]), ...accounts] } as typeof f);
+    db = seedDb(bulkFixture(n));
     const bulkServer = () => started(spawnAnnounced(['mcp', '--http', '--port', '0', '--db', db], MCP_URL));
     const first = await bulkServer();
     const c1 = await connectHttp('2025-11-25', first.url);
     c1.answer(() => ({ action: 'accept', content: { confirm: true } }));
-    const preview = await c1.callTool({
-      name: 'previewBulk',
-      arguments: {
-        selection: { bot_id: 10, tags: ['vip'] },
-        action: { type: 'deposit', currency: 'USD', amount: 500, description: 'Drain bonus' },
-      },
-    });
-    const planId = (preview.structuredContent as any).data.plan_id as string;
+    const planId = await previewDeposit(c1, 'Drain bonus');
     const exit = exited(first, Date.now());
     let signalled = false;
     const run = await c1.callTool(

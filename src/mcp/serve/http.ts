@@ -99,6 +99,11 @@ export function classifiable(req: Pick<IncomingMessage, 'headers'>): Request {
   return new Request('http://localhost/mcp', { method: 'POST', headers });
 }
 
+/** Whether a JSON-RPC body (one message or a batch) holds a request (a method and an id), not only answers and notifications. */
+function carriesRequest(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((m) => m !== null && typeof m === 'object' && 'method' in m && 'id' in m);
+}
+
 /**
  * `--auth key` and `--auth oauth`: who a request is (auth/callers.ts) and what serves each owner.
  * The key is checked on each request and lives only in its scope (`within`, when the backend
@@ -215,6 +220,8 @@ async function listenOn(
     if (req.method !== 'POST') return t.rec?.retired ? gone() : legacy(req, res, undefined, t);
     const parsed = await readJsonRpcBody(req);
     if (parsed.status !== undefined) return send(res, parsed);
+    // Let in while draining as a session's follow-up (`handle`): only answers and notifications are taken then.
+    if (drain.cameLate(res) && carriesRequest(parsed.body)) return drain.refuse(res);
     if (t.rec?.retired) return gone();
     if (await isLegacyRequest(classifiable(req), parsed.body)) return legacy(req, res, parsed.body, t);
     return t.party.reaching(t.reach).modernNode(req, res, parsed.body);
@@ -254,7 +261,9 @@ async function listenOn(
     // After the Host check, before any token: the probes; while draining, every other request refused.
     // A GET stream and a subscription are not waited for: the drain's close ends them.
     const stream = req.method === 'GET' || req.headers['mcp-method'] === 'subscriptions/listen';
-    if (drain.admit(res, path, stream && (path === MCP_PATH || path === READ_ONLY_PATH))) return;
+    // A POST on a 2025-era session may answer a question a call in hand asked (elicitation/create), or cancel it: let in while draining.
+    const followUp = req.method === 'POST' && req.headers['mcp-session-id'] !== undefined;
+    if (drain.admit(res, path, stream && (path === MCP_PATH || path === READ_ONLY_PATH), followUp)) return;
     const door: Door | undefined = path === MCP_PATH ? 'full' : path === READ_ONLY_PATH ? 'read-only' : undefined;
     if (door === undefined) {
       // Sign-in's addresses are for other sites' pages and servers too: the Host is checked, not the Origin.
