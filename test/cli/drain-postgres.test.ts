@@ -9,11 +9,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadFixture } from '../../src/store/seed.js';
 import { PgStore } from '../../src/store/pg/index.js';
-import { cliEnv, spawnAnnounced, type Announced } from '../helpers/cli.js';
+import { cliEnv, spawnAnnounced, spawnServe, type Announced } from '../helpers/cli.js';
 import {
   bulkFixture,
   bulkStoppedByDrain,
   get,
+  heldApiTopUp,
   heldResult,
   originOf,
   previewDeposit,
@@ -25,7 +26,7 @@ import {
   toolCall2025,
   until,
 } from '../helpers/drain.js';
-import { usePostgres } from '../helpers/postgres.js';
+import { freePort, usePostgres } from '../helpers/postgres.js';
 import { stop } from '../helpers/temp.js';
 import { connectHttp, type McpClient } from '../mcp/clients.js';
 
@@ -55,7 +56,8 @@ afterAll(async () => {
 });
 
 async function instance(...more: string[]): Promise<Announced> {
-  const a = await spawnAnnounced(['mcp', '--http', '--port', '0', '--db', url, ...more], /(http:\/\/\S+\/mcp)\b/, cliEnv(ENV));
+  const port = more.includes('--port') ? [] : ['--port', '0'];
+  const a = await spawnAnnounced(['mcp', '--http', ...port, '--db', url, ...more], /(http:\/\/\S+\/mcp)\b/, cliEnv(ENV));
   running.push(a);
   return a;
 }
@@ -126,5 +128,29 @@ describe('mcp --http on PostgreSQL, two instances on one database', () => {
     );
     const [after] = (await accounts(500, 500)).values();
     expect(after).toEqual({ amount: before!.amount + 500, entries: before!.entries + 2 });
+  });
+
+  test('--auth oauth is ready once its service threads are, saying nothing of the database; serve drains a money move in hand', async () => {
+    const port = await freePort();
+    const o = await instance('--auth', 'oauth', '--public-url', `http://127.0.0.1:${port}`, '--port', String(port));
+    await until(readyzIs(originOf(o.url), 200), 10_000);
+    const health = await get(`${originOf(o.url)}/healthz`);
+    expect(JSON.parse(health.text)).toMatchObject({ status: 'ok', draining: false });
+    for (const secret of [db, url, 'alice-key', ENV.WORKSPACE_SECRET]) expect(health.text).not.toContain(secret);
+
+    const s = await spawnServe(['--db', url], ENV);
+    running.push(s);
+    const [before] = (await accounts(500, 500)).values();
+    const move = heldApiTopUp(s.url);
+    const { t0, exit, readyAt } = await sigterm(s);
+    move.finish();
+    const moved = await move.answer;
+    const answeredAt = Date.now() - t0;
+    expect(moved.status, moved.text).toBe(200);
+    const { code, ms } = await exit;
+    expect(code).toBe(0);
+    console.info(`serve on PostgreSQL, move in hand: readyz 503 by ${readyAt} ms, answered at ${answeredAt} ms, exit 0 at ${ms} ms`);
+    const [after] = (await accounts(500, 500)).values();
+    expect(after).toEqual({ amount: before!.amount + 250, entries: before!.entries + 1 });
   });
 });

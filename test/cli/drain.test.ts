@@ -11,6 +11,7 @@ import {
   bulkFixture,
   exited,
   get,
+  heldApiTopUp,
   heldResult,
   originOf,
   previewDeposit,
@@ -104,13 +105,7 @@ describe('the drain', () => {
   test('serve: a money move whose body is still coming is answered whole, new requests get 503, exit 0', async () => {
     const s = await serve();
     const origin = originOf(s.url);
-    const move = send(
-      `${s.url}/addFundsToContactAccount`,
-      'POST',
-      { Authorization: 'Bearer alice-key', Accept: 'application/json', 'Content-Type': 'application/json' },
-      JSON.stringify({ account_id: 500, amount: 250, description: 'drain' }),
-      true,
-    );
+    const move = heldApiTopUp(s.url);
     const { t0, exit, readyAt } = await sigterm(s);
     const health = JSON.parse((await get(`${origin}/healthz`)).text);
     expect(health).toMatchObject({ status: 'draining', draining: true });

@@ -201,3 +201,13 @@ export async function bulkStoppedByDrain(c: McpClient, server: Announced, planId
     throw new Error(`runBulk did not stop part-way for the drain: ${said}`);
   return { data, readyAt, answeredAt, code, exitAt: ms };
 }
+
+/** A 2.50 top-up of account 500 as alice-key to `serve` at `baseUrl`, held in hand (all but its last byte sent). */
+export const heldApiTopUp = (baseUrl: string) =>
+  send(
+    `${baseUrl}/addFundsToContactAccount`,
+    'POST',
+    { Authorization: 'Bearer alice-key', Accept: 'application/json', 'Content-Type': 'application/json' },
+    JSON.stringify({ account_id: 500, amount: 250, description: 'drain' }),
+    true,
+  );
