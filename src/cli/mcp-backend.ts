@@ -85,7 +85,7 @@ interface Wired extends SearchParts {
    */
   ownedBy?(keyHash: string): SearchParts & { backend: Backend };
   /** `--auth key` on the built-in service: the owner of a key's hash, with the pipeline's own checks (LocalBackend.ownerOf). */
-  ownerOf?(keyHash: string): KeyOwner;
+  ownerOf?(keyHash: string): KeyOwner | Promise<KeyOwner>;
   /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
   audit: AuditTrail;
   /** Who holds an account, read from the database (PostgreSQL: another instance may have shown it). */
@@ -205,12 +205,13 @@ export async function openLocal(
           backend,
           audit: store.audit,
           ...localSearch(store, backend),
-          ...(keyed ? { ownedBy, ownerOf: (keyHash: string) => ownerOf(service, keyHash) } : {}),
+          ...(keyed ? { ownedBy, ownerOf: ownersOf(service, pg ? (store as PgStore) : undefined) } : {}),
           ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}),
         };
       })()),
     // The backend's close is the store's; the pool's threads hold their own connections.
     close: async () => {
+      if (pg) await (await import('../store/pg/async-reads.js')).closeAsyncReads((store as PgStore).conn);
       store.close();
       await (await pool)?.close();
     },
@@ -244,9 +245,18 @@ function localKeyed(wire: () => Promise<Wired>, site: string): Keyed {
   };
 }
 
-/** The owner of a key's hash as the pipeline checks it, or its refusal's status and message. */
-function ownerOf(service: Service, keyHash: string): KeyOwner {
-  const who = service.ownerOf(keyHash);
+/**
+ * The owner of a key's hash as the pipeline checks it: on PostgreSQL read on the async pool
+ * (store/pg/async-reads.ts), so that the serving thread never waits on the database for it.
+ */
+function ownersOf(service: Service, pg: PgStore | undefined): (keyHash: string) => KeyOwner | Promise<KeyOwner> {
+  if (!pg) return (keyHash) => keyOwner(service.ownerOf(keyHash), keyHash);
+  const reads = import('../store/pg/async-reads.js').then(({ asyncReadsOf }) => asyncReadsOf(pg.conn));
+  return async (keyHash) => keyOwner(await service.ownerOfAsync(keyHash, async (h) => (await reads).ownerByHash(h)), keyHash);
+}
+
+/** The owner the pipeline checked, or its refusal's status and message. */
+function keyOwner(who: ReturnType<Service['ownerOf']>, keyHash: string): KeyOwner {
   if (!('status' in who)) return { id: who.id, keyHash };
   // The spec's refusals carry their text as `error` (401, 402, 403) or `message` (503).
   const body = who.body as { error?: unknown; message?: unknown } | undefined;

@@ -51,8 +51,10 @@ export class Bearer {
         verifier: {
           verifyAccessToken: async (token) => {
             const hash = hashToken(token);
-            const t = store.token(hash);
-            const grant = t && t.kind === 'access' && sameSecret(t.token_hash, hash) ? store.grant(t.grant_id) : undefined;
+            // The token and its grant in one read that never holds the serving thread (PostgreSQL: an async pool).
+            const row = await store.access(hash);
+            const t = row?.token;
+            const grant = t && t.kind === 'access' && sameSecret(t.token_hash, hash) ? row.grant : undefined;
             if (!t || !grant || grant.revoked_at !== null || t.expires_ms <= this.ctx.now())
               throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked; sign in again');
             // The token's own scope (a refresh may narrow it), else its grant's; read alone at the door.
@@ -123,6 +125,9 @@ export class Bearer {
     if ((this.touched.get(grantId) ?? 0) > now - 60_000) return;
     this.touched.set(grantId, now);
     if (this.touched.size > TOUCHED_KEPT) this.touched.delete(this.touched.keys().next().value!);
-    this.ctx.o.store.touchGrant(grantId, new Date(now).toISOString());
+    // Not waited for: the request goes on meanwhile; a failure is only a note.
+    this.ctx.o.store
+      .touchGrant(grantId, new Date(now).toISOString())
+      .catch((e: unknown) => log.warn({ err: (e as Error).message, grant: grantId }, "OAuth: noting a grant's use failed"));
   }
 }

@@ -60,7 +60,8 @@ export interface OAuthStore {
   grants(): GrantRow[];
   /** Marks a grant revoked (its tokens stop working) and drops its sealed key; false when none is there or it was already. */
   revokeGrant(id: string, why: string, at: string): boolean;
-  touchGrant(id: string, at: string): void;
+  /** Notes a grant's use; on the request path, so it never holds the serving thread (PostgreSQL: an async pool). */
+  touchGrant(id: string, at: string): Promise<void>;
   addCode(c: CodeRow): void;
   /** A code's row, changing nothing. */
   code(codeHash: string): CodeRow | undefined;
@@ -68,6 +69,12 @@ export interface OAuthStore {
   useCode(codeHash: string): CodeRow | undefined;
   addToken(t: TokenRow): void;
   token(tokenHash: string): TokenRow | undefined;
+  /**
+   * The request path's read (every request to the MCP endpoint): a token by its hash with the
+   * grant it names (`grant` undefined when that is gone), never holding the serving thread
+   * (PostgreSQL: one statement on an async pool; SQLite: its prepared statements, at once).
+   */
+  access(tokenHash: string): Promise<{ token: TokenRow; grant: GrantRow | undefined } | undefined>;
   /** Marks a refresh token used, atomically: true when this call did. */
   useRefresh(tokenHash: string): boolean;
   /**

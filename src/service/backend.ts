@@ -80,6 +80,9 @@ export class LocalBackend implements Backend {
       baseUrl: LOCAL_BASE_URL,
       ...this.as,
     };
+    // The owner the request's admission just read for this key (`--auth key`, `--auth oauth`), not read again.
+    const owner = this.as.keyHash ? this.service.handed(this.as.keyHash) : undefined;
+    if (owner) req.owner = owner;
     // A span under the request's (telemetry on): the call on PostgreSQL's service threads, or in-process on SQLite.
     const threads = this.threads;
     if (threads) return traceBackend(method, 'postgresql', () => threads.call(req, opts?.audit));

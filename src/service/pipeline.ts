@@ -9,6 +9,7 @@ import { findMethod } from '../api/catalog.js';
 import type { MethodDef } from '../api/define.js';
 import { ApiError, fail, outcomeUnknown } from '../api/errors.js';
 import { attributeName, validate, type ErrorBag, type Shape } from '../api/rules.js';
+import { hashesEqual } from '../store/keys.js';
 import type { OwnerRow } from '../store/owners.js';
 import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable, type StoreApi } from '../store/store-api.js';
 import type { Logger } from '../common/log.js';
@@ -38,6 +39,12 @@ export interface ApiRequest {
    * hash, worked out once instead of on every call. Checked as a bearer key is, at each call.
    */
   keyHash?: string;
+  /**
+   * In-process callers only, with `keyHash`: the owner of that key as read for the request being
+   * answered (`Service.handed`), used instead of reading it again when its key hash is
+   * `keyHash`; plan and block are checked again. Never set from HTTP input.
+   */
+  owner?: OwnerRow;
   /** Whether the client asked for JSON (Laravel's expectsJson). */
   wantsJson: boolean;
   referer?: string;
@@ -63,9 +70,20 @@ export interface ServiceOptions {
 
 const API_PREFIX = 'api/v1/';
 
+/**
+ * How long the owner a request's admission read (`--auth key`, `--auth oauth`) is handed to the
+ * next call by that key instead of being read again: once, and only this soon after, so that a
+ * key regenerated meanwhile stops every later call of work still under way.
+ */
+const HANDED_MS = 1_000;
+/** Owners handed on at most at once (keys admitted within HANDED_MS). */
+const MAX_HANDED = 10_000;
+
 export class Service {
   readonly limiter: RateLimiter;
   private readonly now: () => Date;
+  /** Owners read for a request just admitted, by key hash, for that key's next call (`hand`, `handed`). */
+  private readonly toHand = new Map<string, { row: OwnerRow; at: number }>();
   constructor(
     readonly store: StoreApi,
     private readonly opts: ServiceOptions,
@@ -104,7 +122,7 @@ export class Service {
       const input: Record<string, unknown> = { ...req.input };
       const token = req.bearer || (typeof input.api_token === 'string' ? input.api_token : undefined);
       delete input.api_token;
-      const owner = this.authenticate(token, req.asOwner, req.keyHash);
+      const owner = this.authenticate(token, req.asOwner, req.keyHash, req.owner);
       const rate = this.limiter.take(owner.id, now.getTime());
       Object.assign(headers, rate.headers);
       if (!rate.allowed) throw new ApiError('too_many_attempts', 'Too Many Attempts.');
@@ -167,10 +185,10 @@ export class Service {
    * `counted: false`: key, plan and block only, no request counted (a completion, asked as a
    * person types, must not spend the owner's rate limit).
    */
-  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash'>, o: AdmitOptions = {}): ApiResponse | undefined {
+  admit(req: Pick<ApiRequest, 'bearer' | 'asOwner' | 'keyHash' | 'owner'>, o: AdmitOptions = {}): ApiResponse | undefined {
     const headers: Record<string, string> = {};
     try {
-      const owner = this.authenticate(req.bearer, req.asOwner, req.keyHash);
+      const owner = this.authenticate(req.bearer, req.asOwner, req.keyHash, req.owner);
       if (o.counted === false) return undefined;
       const rate = this.limiter.take(owner.id, this.now().getTime());
       Object.assign(headers, rate.headers);
@@ -185,11 +203,15 @@ export class Service {
 
   /**
    * The owner of the key whose hash is `keyHash`, as every method checks it first (key, plan,
-   * block; no request counted), or the refusal: who a request of `mcp --http --auth key` is.
+   * block; no request counted), or the refusal: who a request of `mcp --http --auth key` is. A
+   * checked owner is handed to the key's next call (`handed`): one read for the request.
    */
   ownerOf(keyHash: string): OwnerRow | ApiResponse {
+    this.toHand.delete(keyHash);
     try {
-      return this.authenticate(undefined, undefined, keyHash);
+      const owner = this.authenticate(undefined, undefined, keyHash);
+      this.hand(keyHash, owner);
+      return owner;
     } catch (e) {
       if (e instanceof ApiError) return e.response({});
       if (e instanceof StoreUnavailable) return unavailable(e, {}, this.opts.logger, 'ownerOf');
@@ -197,16 +219,59 @@ export class Service {
     }
   }
 
-  private authenticate(token: string | undefined, asOwner: number | undefined, keyHash?: string): OwnerRow {
+  /**
+   * `ownerOf` over an owner read elsewhere: `read` (an async read of the owners table by key
+   * hash, which never holds the serving thread: PostgreSQL's pool), then the same checks. A
+   * checked owner is handed to the key's next call (`handed`): one read for the request.
+   */
+  async ownerOfAsync(keyHash: string, read: (keyHash: string) => Promise<OwnerRow | undefined>): Promise<OwnerRow | ApiResponse> {
+    this.toHand.delete(keyHash);
+    try {
+      const row = await read(keyHash);
+      const owner = this.checked(row);
+      this.hand(keyHash, owner);
+      return owner;
+    } catch (e) {
+      if (e instanceof ApiError) return e.response({});
+      if (e instanceof StoreUnavailable) return unavailable(e, {}, this.opts.logger, 'ownerOf');
+      throw e;
+    }
+  }
+
+  /** Keeps `row`, just read and checked for a request admitted now, for the next call by `keyHash` (within HANDED_MS). */
+  private hand(keyHash: string, row: OwnerRow): void {
+    if (this.toHand.size >= MAX_HANDED) this.toHand.clear();
+    this.toHand.set(keyHash, { row, at: Date.now() });
+  }
+
+  /**
+   * The owner of `keyHash` read for a request admitted within HANDED_MS, taken (a second call
+   * reads it again), or undefined: what an in-process caller puts in `ApiRequest.owner`.
+   */
+  handed(keyHash: string): OwnerRow | undefined {
+    const h = this.toHand.get(keyHash);
+    if (h === undefined) return undefined;
+    this.toHand.delete(keyHash);
+    return Date.now() - h.at <= HANDED_MS ? h.row : undefined;
+  }
+
+  private authenticate(token: string | undefined, asOwner: number | undefined, keyHash?: string, handed?: OwnerRow): OwnerRow {
     // A caller's own key goes before any api_token in the input, as a bearer key does.
     const owner =
       keyHash !== undefined
-        ? this.store.owners.byHash(keyHash)
+        ? handed?.key_hash && hashesEqual(handed.key_hash, keyHash)
+          ? handed
+          : this.store.owners.byHash(keyHash)
         : token
           ? this.store.owners.byKey(token)
           : asOwner !== undefined
             ? this.store.owners.get(asOwner)
             : undefined;
+    return this.checked(owner);
+  }
+
+  /** The owner found, if it may call the API (plan, block), else the refusal thrown. */
+  private checked(owner: OwnerRow | undefined): OwnerRow {
     if (!owner) throw new ApiError('unauthorized', 'unauthorized');
     if (owner.plan !== 'pro') throw new ApiError('pro_required', 'The API is available on the Pro plan only.');
     if (owner.blocked_at) throw new ApiError('owner_blocked', 'Your account is blocked.');

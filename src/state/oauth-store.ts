@@ -52,12 +52,16 @@ export function sqliteOAuthStore(db: Db): OAuthStore {
     grant: (id) => s.grant.get(id),
     grants: () => s.grants.all(),
     revokeGrant: (id, why, at) => s.revoke.run(at, why, id).changes === 1,
-    touchGrant: (id, at) => void s.touch.run(at, id),
+    touchGrant: async (id, at) => void s.touch.run(at, id),
     addCode: (c) => void s.addCode.run(c),
     code: (hash) => s.code.get(hash),
     useCode: (hash) => useCode.immediate(hash),
     addToken: (t) => void s.addToken.run(t),
     token: (hash) => s.token.get(hash),
+    async access(hash) {
+      const token = s.token.get(hash);
+      return token && { token, grant: s.grant.get(token.grant_id) };
+    },
     useRefresh: (hash) => s.useRefresh.run(hash).changes === 1,
     sweep(now) {
       s.sweepCodes.run(now - KEEP_SPENT_MS);

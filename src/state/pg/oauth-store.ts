@@ -1,9 +1,17 @@
 /** OAuth sign-in's store in the PostgreSQL database (state migrations 3 and 5), shared by every instance on it. */
 import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../../oauth/store.js';
 import { GRANT_COLUMNS, KEEP_REVOKED_MS, KEEP_SPENT_MS } from '../../oauth/store.js';
+import { asyncReadsOf } from '../../store/pg/async-reads.js';
 import type { PgConnection } from '../../store/pg/connection.js';
 
+/**
+ * Over the store's connection `c`; the request path's reads (`access`, `touchGrant`) on the
+ * async pool of the same database (store/pg/async-reads.ts), so that a request never holds the
+ * serving thread while the database answers. Nothing is cached: a grant revoked through any
+ * instance is refused by every instance at its next request.
+ */
 export function pgOAuthStore(c: PgConnection): OAuthStore {
+  const reads = asyncReadsOf(c);
   return {
     addClient(id, metadata, at) {
       c.query('INSERT INTO mcp_oauth_clients (client_id, metadata, created_at) VALUES ($1, $2, $3)', [id, metadata, at]);
@@ -24,9 +32,7 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
         why,
         id,
       ]).rowCount === 1,
-    touchGrant(id, at) {
-      c.query('UPDATE mcp_oauth_grants SET last_used_at = $1 WHERE id = $2', [at, id]);
-    },
+    touchGrant: (id, at) => reads.run('UPDATE mcp_oauth_grants SET last_used_at = $1 WHERE id = $2', [at, id]),
     addCode(r) {
       c.query(
         `INSERT INTO mcp_oauth_codes (code_hash, grant_id, client_id, redirect_uri, challenge, resource, expires_ms, used)
@@ -63,6 +69,15 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
         'SELECT token_hash, grant_id, kind, expires_ms, used::int AS used, scope FROM mcp_oauth_tokens WHERE token_hash = $1',
         [hash],
       ),
+    // One round trip: the token and its grant as JSON (bigint columns are numbers there, as ours stay below 2^53).
+    async access(hash) {
+      const row = await reads.one<{ t: TokenRow; g: GrantRow | null }>(
+        `SELECT to_jsonb(t) AS t, to_jsonb(g) AS g FROM mcp_oauth_tokens t LEFT JOIN mcp_oauth_grants g ON g.id = t.grant_id
+         WHERE t.token_hash = $1`,
+        [hash],
+      );
+      return row && { token: row.t, grant: row.g ?? undefined };
+    },
     useRefresh: (hash) =>
       c.query("UPDATE mcp_oauth_tokens SET used = 1 WHERE token_hash = $1 AND kind = 'refresh' AND used = 0", [hash]).rowCount === 1,
     sweep(now) {
