@@ -101,7 +101,10 @@ async function mcp(args: string[]): Promise<void> {
     (await import('./mcp-http.js')).drainFor(drainTimeoutMs(values['drain-timeout']));
   }
   // OTEL_* asking for telemetry: the SDK loaded and started before any server is built; else nothing of it is loaded.
-  if (telemetryAsked(process.env)) await (await import('./telemetry.js')).startTelemetry(version());
+  if (telemetryAsked(process.env)) {
+    const { startTelemetry } = await import('./telemetry.js');
+    await startTelemetry(version(), { remote: args.some((a) => a === '--remote' || a.startsWith('--remote=')) });
+  }
   const { runMcp } = await import('./mcp.js');
   await runMcp(args);
 }

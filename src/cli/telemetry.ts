@@ -131,9 +131,11 @@ async function metricExporter(): Promise<PushMetricExporter> {
 
 /**
  * Starts the SDK as the variables say and installs it into the hook. `version`: the package's,
- * as `service.version` (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the defaults).
+ * as `service.version` (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the defaults);
+ * `remote`: the backend is a remote API (`--remote`), whose requests undici's instrumentation
+ * traces (loaded only then: the built-in service makes no HTTP request).
  */
-export async function startTelemetry(version: string): Promise<void> {
+export async function startTelemetry(version: string, { remote }: { remote: boolean }): Promise<void> {
   const resource = resourceFromAttributes({ 'service.name': SCOPE, 'service.version': version }).merge(
     detectResources({ detectors: [envDetector] }),
   );
@@ -161,7 +163,7 @@ export async function startTelemetry(version: string): Promise<void> {
       })
     : undefined;
   if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
-  if (tracerProvider) {
+  if (tracerProvider && remote) {
     // The remote API's requests: undici publishes them on diagnostics channels, which this reads.
     const { UndiciInstrumentation } = await import('@opentelemetry/instrumentation-undici');
     new UndiciInstrumentation().enable();
