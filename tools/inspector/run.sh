@@ -7,7 +7,8 @@
 #   3. the OAuth sign-in against `mcp --http --auth oauth` (the demo database, its loopback public
 #      URL) with a Client ID Metadata Document (--client-metadata-url), then tools/call getMe with
 #      the token it got. The person's part, our consent page with a pasted API key, is played by
-#      consent.mjs, which also serves the document on loopback.
+#      consent.mjs, which also serves the document on loopback;
+#   4. money under --max-amount with a server process per call: a read, then a top-up that moves.
 # The Inspector needs Node 22: `npx -p node@22` runs it without a system install, while the server
 # runs on this script's Node (better-sqlite3 is built for it).
 # Usage: npm run build && tools/inspector/run.sh
@@ -132,4 +133,34 @@ if ! inspector "$work/oauth-call.json" "$work/oauth-call.err" --format json --se
 fi
 grep -q '^delivered' "$work/consent.out" || fail "the Inspector answered, but not through the consent of consent.mjs"
 echo "inspector OAuth (client metadata document) + tools/call getMe (Streamable HTTP): pass, $who"
+# 4. Money under a cap, one server process per call (as the Inspector's CLI runs stdio): a read in
+#    one process lets the next process move money under --max-amount, and the move is checked
+#    live (the account read back); an account no answer showed is refused as account_not_seen.
+"$node" "$cli" seed "$root/fixtures/demo.json" --db "$work/money.db" > /dev/null 2>&1 || fail "seeding the money database failed"
+money=(-e "WORKSPACE_DATA_DIR=$work/data" -e "WORKSPACE_LOG_LEVEL=warn" "$node" "$cli" mcp --db "$work/money.db" --max-amount 5.00)
+answer() { # $1: a tools/call result the Inspector wrote with --output; prints the tool's error code, or "ok <amount>"
+  "$node" --input-type=module -e '
+    import { readFileSync } from "node:fs";
+    const r = JSON.parse(readFileSync(process.argv[1], "utf8"));
+    const s = r.structuredContent ?? JSON.parse(r.content?.[0]?.text ?? "{}");
+    console.log(r.isError ? String(s.code ?? JSON.stringify(s).slice(0, 200)) : `ok ${s.data?.amount}`);
+  ' "$1" 2>/dev/null || echo "no result"
+}
+# The Inspector exits 5 on a result with isError; --output keeps the result itself.
+move() { inspector /dev/null "$work/$1.err" --format json --output "$work/$1.json" --method tools/call --tool-name addFundsToContactAccount \
+  --tool-arg account_id=501 --tool-arg amount=100 --tool-arg "description=inspector top-up" "${money[@]}" || true; }
+move unseen
+[ "$(answer "$work/unseen.json")" = account_not_seen ] || {
+  said "$work/unseen.json" "$work/unseen.err"
+  fail "a move before any read, under --max-amount, was not refused as account_not_seen (it said: $(answer "$work/unseen.json"))"
+}
+inspector "$work/read.json" "$work/read.err" --format json --method tools/call --tool-name getContactAccounts \
+  --tool-arg contact_id=1001 "${money[@]}" || { said "$work/read.json" "$work/read.err"; fail "getContactAccounts over stdio failed"; }
+move moved
+moved="$(answer "$work/moved.json")"
+[ "$moved" = "ok 2600" ] || {
+  said "$work/moved.json" "$work/moved.err"
+  fail "after a read in its own process, a 1.00 USD top-up under --max-amount 5.00 answered '$moved', not ok 2600"
+}
+echo "inspector money under --max-amount, a process per call (stdio): pass, account_not_seen before a read, 25.00 -> 26.00 USD after"
 echo "inspector: all passed in $((SECONDS - started)) s"
