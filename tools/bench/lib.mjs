@@ -1,5 +1,6 @@
 // Shared bench helpers: temp dirs, spawned servers, seeded databases, medians.
 import { execFileSync, spawn } from 'node:child_process';
+import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -133,4 +134,107 @@ export function httpFixture() {
       { id: 501, contact_id: 1000, currency: 'EUR', amount: 10 ** 13 },
     ],
   };
+}
+
+/**
+ * A JSON-RPC client over node:http with `agent` (keep-alive): `post(url, body, headers)` POSTs
+ * one message and resolves { status, headers, message } (the answer, from JSON or the SSE
+ * stream; none for a notification).
+ */
+export function rpcPoster(agent) {
+  return (url, body, headers) =>
+    new Promise((resolve, reject) => {
+      const data = JSON.stringify(body);
+      const req = request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'content-length': Buffer.byteLength(data),
+            ...headers,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => (text += d));
+          res.on('end', () => {
+            let message;
+            if (text && (res.headers['content-type'] ?? '').includes('text/event-stream')) {
+              for (const line of text.split('\n')) if (line.startsWith('data: ')) message = JSON.parse(line.slice(6));
+            } else if (text) message = JSON.parse(text);
+            resolve({ status: res.statusCode, headers: res.headers, message });
+          });
+        },
+      );
+      req.once('error', reject);
+      req.end(data);
+    });
+}
+
+/** Every session of `list` calls (`call()` → { ms }) one call after another for `seconds`: calls/s, p50, p99 (ms). */
+export async function loadSessions(list, seconds) {
+  const lat = [];
+  const until = performance.now() + seconds * 1000;
+  const t0 = performance.now();
+  await Promise.all(
+    list.map(async (s) => {
+      while (performance.now() < until) lat.push((await s.call()).ms);
+    }),
+  );
+  const secs = (performance.now() - t0) / 1000;
+  lat.sort((a, b) => a - b);
+  return { cps: lat.length / secs, p50: lat[Math.floor(lat.length / 2)], p99: lat[Math.floor(lat.length * 0.99)] };
+}
+
+let nextRpcId = 0;
+
+/**
+ * A 2025-era session opened with `post` (rpcPoster) at `url` with `auth` (headers): { headers,
+ * call() → { ms, text } of a getMe call } or { status, retryAfter } when initialize is refused.
+ */
+export async function openSession(post, url, auth) {
+  const init = await post(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: ++nextRpcId,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    },
+    auth,
+  );
+  if (init.status !== 200) return { status: init.status, retryAfter: init.headers['retry-after'] };
+  const headers = { ...auth, 'mcp-session-id': init.headers['mcp-session-id'], 'mcp-protocol-version': '2025-11-25' };
+  const note = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  if (note.status !== 202) throw new Error(`notifications/initialized: ${note.status}`);
+  return {
+    headers,
+    async call() {
+      const t = performance.now();
+      const r = await post(
+        url,
+        { jsonrpc: '2.0', id: ++nextRpcId, method: 'tools/call', params: { name: 'getMe', arguments: {} } },
+        headers,
+      );
+      if (r.status !== 200 || !r.message?.result || r.message.result.isError)
+        throw new Error(`getMe: ${r.status} ${JSON.stringify(r.message)}`);
+      return { ms: performance.now() - t, text: r.message.result.content[0].text };
+    },
+  };
+}
+
+/** Ends session `s` (openSession) with DELETE. */
+export function closeSession(agent, url, s) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'DELETE', agent, headers: s.headers }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.once('error', reject);
+    req.end();
+  });
 }

@@ -16,11 +16,11 @@
 // Usage: npm run build && node tools/bench/mcp-sessions.mjs [--sessions 50] [--seconds 5]
 //   [--rounds 3] [--many 500]
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLI, fmt, median, seedDb, tempDir } from './lib.mjs';
+import { CLI, closeSession, fmt, loadSessions, median, openSession, rpcPoster, seedDb, tempDir } from './lib.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -34,7 +34,6 @@ const SESSIONS = Number(values.sessions);
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const MANY = Number(values.many);
-const VERSION = '2025-11-25';
 
 // Owners 1…MANY+1, each with a key, a project and a bot; names of one length, so every getMe
 // answer is as long as the bare server's.
@@ -57,94 +56,11 @@ const keyOf = (i) => `owner-key-${i + 1}`;
 const agent = new Agent({ keepAlive: true, maxSockets: MANY + 50 });
 let nextId = 0;
 
-/** One JSON-RPC message POSTed: { status, headers, message } (the answer, from JSON or the SSE stream; none for a notification). */
-function post(url, body, headers) {
-  return new Promise((resolve, reject) => {
-    const data = JSON.stringify(body);
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'content-length': Buffer.byteLength(data),
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (text += d));
-        res.on('end', () => {
-          let message;
-          if (text && (res.headers['content-type'] ?? '').includes('text/event-stream')) {
-            for (const line of text.split('\n')) if (line.startsWith('data: ')) message = JSON.parse(line.slice(6));
-          } else if (text) message = JSON.parse(text);
-          resolve({ status: res.statusCode, headers: res.headers, message });
-        });
-      },
-    );
-    req.once('error', reject);
-    req.end(data);
-  });
-}
+const post = rpcPoster(agent);
 
-/** A 2025-era session opened with `key` as the bearer: { call() → latency ms } or { status, retryAfter } when refused. */
-async function open(url, key) {
-  const auth = { authorization: `Bearer ${key}` };
-  const init = await post(
-    url,
-    {
-      jsonrpc: '2.0',
-      id: ++nextId,
-      method: 'initialize',
-      params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    },
-    auth,
-  );
-  if (init.status !== 200) return { status: init.status, retryAfter: init.headers['retry-after'] };
-  const headers = { ...auth, 'mcp-session-id': init.headers['mcp-session-id'], 'mcp-protocol-version': VERSION };
-  const note = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-  if (note.status !== 202) throw new Error(`notifications/initialized: ${note.status}`);
-  return {
-    headers,
-    async call() {
-      const t = performance.now();
-      const r = await post(url, { jsonrpc: '2.0', id: ++nextId, method: 'tools/call', params: { name: 'getMe', arguments: {} } }, headers);
-      if (r.status !== 200 || !r.message?.result || r.message.result.isError)
-        throw new Error(`getMe: ${r.status} ${JSON.stringify(r.message)}`);
-      return { ms: performance.now() - t, text: r.message.result.content[0].text };
-    },
-  };
-}
-
-function close(url, s) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'DELETE', agent, headers: s.headers }, (res) => {
-      res.resume();
-      res.on('end', resolve);
-    });
-    req.once('error', reject);
-    req.end();
-  });
-}
-
-/** Every session calls one call after another for `seconds`: calls/s, p50, p99 (ms). */
-async function load(list, seconds) {
-  const lat = [];
-  const until = performance.now() + seconds * 1000;
-  const t0 = performance.now();
-  await Promise.all(
-    list.map(async (s) => {
-      while (performance.now() < until) lat.push((await s.call()).ms);
-    }),
-  );
-  const secs = (performance.now() - t0) / 1000;
-  lat.sort((a, b) => a - b);
-  return { cps: lat.length / secs, p50: lat[Math.floor(lat.length / 2)], p99: lat[Math.floor(lat.length * 0.99)] };
-}
+/** A 2025-era session opened with `key` as the bearer (lib.mjs openSession). */
+const open = (url, key) => openSession(post, url, { authorization: `Bearer ${key}` });
+const close = (url, s) => closeSession(agent, url, s);
 
 function rssMb(pid) {
   return Number(/VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
@@ -186,7 +102,7 @@ const res = { ours: [], bare: [] };
 for (let i = 0; i < ROUNDS + 1; i++) {
   for (const k of i % 2 ? ['bare', 'ours'] : ['ours', 'bare']) {
     const list = await openAll(k, 0, SESSIONS);
-    const r = await load(list, i === 0 ? Math.min(2, SECONDS) : SECONDS);
+    const r = await loadSessions(list, i === 0 ? Math.min(2, SECONDS) : SECONDS);
     await Promise.all(list.map((s) => close(servers[k].url, s)));
     if (i > 0) res[k].push(r);
   }
@@ -209,7 +125,7 @@ for (const k of ['ours', 'bare']) {
   const rest = [];
   for (let i = SESSIONS; i < MANY; i += 50) rest.push(...(await openAll(k, i, Math.min(50, MANY - i))));
   const atMany = rssMb(servers[k].proc.pid);
-  const busy = await load(first, SECONDS);
+  const busy = await loadSessions(first, SECONDS);
   const after = rssMb(servers[k].proc.pid);
   const extraOwner = await open(servers[k].url, keyOf(MANY));
   // One owner's own sessions until refused (at most 150).
