@@ -208,6 +208,9 @@ const x = (n) => `${f(n, 2)}×`;
 const table = (head, rows) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
 
+/** A script's output as printed, its BENCH_JSON line left out, as lines of the markdown. */
+const unchanged = (stdout) => ['Its output, unchanged:', '', '```', stdout.replace(/^BENCH_JSON .*$/m, '').trim(), '```', ''];
+
 /** Run a node script; resolves {stdout, json} (json: the last `BENCH_JSON {...}` line, if any). */
 function runNode(args, { children, env } = {}) {
   return new Promise((resolve, reject) => {
@@ -1025,7 +1028,7 @@ async function benchMcp(ctx) {
     const m = /ratio ours\/bare[^:]*: calls\/s ([\d.]+), cold start ([\d.]+)(?:, server\/discover ([\d.]+))?/.exec(stdout);
     if (m) [cps, cold, discover] = [Number(m[1]), Number(m[2]), m[3] === undefined ? undefined : Number(m[3])];
   }
-  lines.push('Its output, unchanged:', '', '```', stdout.replace(/^BENCH_JSON .*$/m, '').trim(), '```', '');
+  lines.push(...unchanged(stdout));
   const tgt = [];
   if (cps !== undefined) {
     tgt.push([
@@ -1263,12 +1266,7 @@ async function benchMcpSessions(ctx) {
       `${sessions} sessions at once, each calling \`getMe\` one call after another for ${seconds} s; ${rounds} rounds after a warm-up, the servers alternating; a raw JSON-RPC client over keep-alive \`node:http\` in the bench process, on the same cores. ` +
       `Then, on both servers started afresh, ${many} idle sessions (initialize and \`notifications/initialized\`, nothing after): the growth of the server's VmRSS over one session's call and none open, the calls of ${sessions} of them meanwhile, one more owner's initialize, and one owner's own sessions until refused.`,
     '',
-    'Its output, unchanged:',
-    '',
-    '```',
-    stdout.replace(/^BENCH_JSON .*$/m, '').trim(),
-    '```',
-    '',
+    ...unchanged(stdout),
   ];
   if (!j) return { area: 'mcp-sessions', md: [...lines, 'Could not read mcp-sessions.mjs output.', ''].join('\n') };
   const o = j.idle.ours;
@@ -1384,12 +1382,7 @@ async function benchOAuth(ctx) {
       `${rounds} rounds after a warm-up, the servers alternating; a raw JSON-RPC client over keep-alive \`node:http\`. The event loop's delay is measured inside each server ` +
       '(`perf_hooks.monitorEventLoopDelay`, 1 ms resolution, preloaded from `tools/bench/loop-delay.mjs`, nothing of the product) over each round.',
     '',
-    'Its output, unchanged:',
-    '',
-    '```',
-    stdout.replace(/^BENCH_JSON .*$/m, '').trim(),
-    '```',
-    '',
+    ...unchanged(stdout),
   ];
   if (!j) return { area: 'oauth', md: [...lines, 'Could not read mcp-oauth.mjs output.', ''].join('\n') };
   lines.push(
