@@ -9,6 +9,7 @@ import { StartError } from './start-error.js';
 import { locateDb } from './paths.js';
 import type { Answerer } from '../http/server.js';
 import { log } from '../common/log.js';
+import { flushTelemetry } from '../common/telemetry.js';
 import { closest, intFlag, parse, UsageError } from './args.js';
 import { counted, createdEmptyHint, newKeyInfo, printBanner } from './banner.js';
 import { commandHelp, COMMANDS, mainHelp, version, type CommandName } from './help.js';
@@ -26,6 +27,7 @@ async function serve(args: string[]): Promise<void> {
   const drainMs = drainTimeoutMs(values['drain-timeout']);
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
+  await startTelemetryIfAsked(false);
   // The store and SQLite load only for the commands that open a database.
   const { madeByStart, newDbFiles, openService } = await import('./open.js');
   // A start refused once the database is made (its port taken) leaves nothing behind: the file, its secret, the default data folder.
@@ -85,6 +87,8 @@ async function serve(args: string[]): Promise<void> {
     });
     await pool?.close();
     service.store.close();
+    // What telemetry still holds is sent before the exit.
+    await flushTelemetry();
     return cut;
   });
 }
@@ -100,11 +104,7 @@ async function mcp(args: string[]): Promise<void> {
     if (!values.http) throw new UsageError('--drain-timeout applies to --http only');
     (await import('./mcp-http.js')).drainFor(drainTimeoutMs(values['drain-timeout']));
   }
-  // OTEL_* asking for telemetry: the SDK loaded and started before any server is built; else nothing of it is loaded.
-  if (telemetryAsked(process.env)) {
-    const { startTelemetry } = await import('./telemetry.js');
-    await startTelemetry(version(), { remote: args.some((a) => a === '--remote' || a.startsWith('--remote=')) });
-  }
+  await startTelemetryIfAsked(args.some((a) => a === '--remote' || a.startsWith('--remote=')));
   const { runMcp } = await import('./mcp.js');
   await runMcp(args);
 }
@@ -118,10 +118,17 @@ const OTEL_ASKING = [
   'OTEL_METRICS_EXPORTER',
 ];
 
-/** Whether the environment asks for telemetry (telemetry.ts, the SDK, is loaded only then), and OTEL_SDK_DISABLED does not forbid it. */
-function telemetryAsked(env: NodeJS.ProcessEnv): boolean {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
-  return OTEL_ASKING.some((name) => (env[name]?.trim() ?? '') !== '');
+/**
+ * OTEL_* asking for telemetry (and OTEL_SDK_DISABLED not forbidding it): the SDK loaded and
+ * started before any server is built (`remote`: the backend is `--remote`'s). Else nothing of it
+ * is loaded.
+ */
+async function startTelemetryIfAsked(remote: boolean): Promise<void> {
+  const env = process.env;
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return;
+  if (!OTEL_ASKING.some((name) => (env[name]?.trim() ?? '') !== '')) return;
+  const { startTelemetry } = await import('./telemetry.js');
+  await startTelemetry(version(), { remote });
 }
 
 function out(text: string): void {

@@ -34,6 +34,7 @@ import { getNumberFromEnv, getStringFromEnv, getStringListFromEnv, W3CTraceConte
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider, type Span as SdkSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { findMethod } from '../api/catalog.js';
 import { installTelemetry, type RequestFacts, type Telemetry } from '../common/telemetry.js';
 import { log } from '../common/log.js';
 
@@ -193,24 +194,25 @@ export async function startTelemetry(version: string, { remote }: { remote: bool
     description: 'Money moved, in minor units of the currency (cents for USD), per currency and direction.',
     unit: '{minor_unit}',
   });
+  const apiDuration = meter.createHistogram('http.server.request.duration', {
+    description: "Duration of the API's HTTP requests (serve).",
+    unit: 's',
+    advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10] },
+  });
   const bulkSteps = meter.createCounter('workspace_mcp.bulk.steps', { description: 'Bulk plan steps ended, by outcome.', unit: '{step}' });
 
+  /** The remote parent a W3C trace context names (none: a root span). */
+  const remoteParent = (traceparent: unknown, tracestate: unknown): Context => {
+    if (typeof traceparent !== 'string' || traceparent === '') return ROOT_CONTEXT;
+    const carrier: Record<string, string> = { traceparent };
+    if (typeof tracestate === 'string' && tracestate !== '') carrier.tracestate = tracestate;
+    return w3c.extract(ROOT_CONTEXT, carrier, { get: (c, k) => c[k], keys: (c) => Object.keys(c) });
+  };
   /** The remote parent of a request: its `_meta`'s trace context (MCP's own), else its HTTP request's. */
   const parentOf = (facts: RequestFacts): Context => {
     const meta = facts.params?._meta as Record<string, unknown> | undefined;
-    if (meta && typeof meta.traceparent === 'string') {
-      const carrier: Record<string, string> = { traceparent: meta.traceparent };
-      if (typeof meta.tracestate === 'string') carrier.tracestate = meta.tracestate;
-      return w3c.extract(ROOT_CONTEXT, carrier, { get: (c, k) => c[k], keys: (c) => Object.keys(c) });
-    }
-    const header = facts.headers?.get('traceparent');
-    if (header) {
-      const carrier: Record<string, string> = { traceparent: header };
-      const state = facts.headers?.get('tracestate');
-      if (state) carrier.tracestate = state;
-      return w3c.extract(ROOT_CONTEXT, carrier, { get: (c, k) => c[k], keys: (c) => Object.keys(c) });
-    }
-    return ROOT_CONTEXT;
+    if (meta && typeof meta.traceparent === 'string') return remoteParent(meta.traceparent, meta.tracestate);
+    return remoteParent(facts.headers?.get('traceparent'), facts.headers?.get('tracestate'));
   };
 
   const t: Telemetry = {
@@ -264,6 +266,33 @@ export async function startTelemetry(version: string, { remote }: { remote: bool
       const r = result as { isError?: unknown; content?: unknown } | undefined;
       end(method === 'tools/call' && r?.isError === true ? toolErrorType(r) : undefined);
       return result;
+    },
+    apiRequest(verb, method, headers) {
+      const start = performance.now();
+      // A method of the API as the route (a fixed set); any other path is not named.
+      const route = findMethod(method) ? `/api/v1/${method}` : undefined;
+      const attrs: Attributes = {
+        'http.request.method': verb,
+        ...(route ? { 'http.route': route } : {}),
+        'url.scheme': 'http',
+        'network.protocol.name': 'http',
+      };
+      const span = tracer.startSpan(
+        route ? `${verb} ${route}` : verb,
+        { kind: SpanKind.SERVER, attributes: { ...attrs, ...(route ? { 'url.path': route } : {}) } },
+        remoteParent(headers.traceparent, headers.tracestate),
+      );
+      return (status) => {
+        attrs['http.response.status_code'] = status;
+        // A server's span is an error for a 5xx only (HTTP semantic conventions).
+        if (status >= 500) {
+          attrs['error.type'] = String(status);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.setAttributes(attrs);
+        span.end();
+        apiDuration.record((performance.now() - start) / 1000, attrs);
+      };
     },
     backend(method, system, run) {
       return tracer.startActiveSpan(

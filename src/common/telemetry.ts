@@ -29,6 +29,11 @@ export type Refusal = 'scope' | 'cap' | 'rate';
 export interface Telemetry {
   /** `run` (the request's handler) within the request's span; its duration recorded. */
   request<T>(facts: RequestFacts, run: () => Promise<T>): Promise<T>;
+  /**
+   * A request to `serve`'s API has come in whole: a SERVER span begins (its parent from the
+   * `traceparent` header); the function returned ends it with the answer's status.
+   */
+  apiRequest(verb: string, method: string, headers: { traceparent?: string; tracestate?: string }): (status: number) => void;
   /** `run` (one API call into the built-in service) within a span of its own, under the request's. */
   backend<T>(method: string, system: 'sqlite' | 'postgresql', run: () => Promise<T>): Promise<T>;
   refused(reason: Refusal): void;
@@ -52,6 +57,15 @@ export function installTelemetry(t: Telemetry): void {
 /** The installed telemetry, or undefined (telemetry off): a request handler is wrapped only when it is on. */
 export function requestTelemetry(): Pick<Telemetry, 'request'> | undefined {
   return active;
+}
+
+/** A request to `serve`'s API began (`method`: as its path names it); what is returned ends its span with the answer's status. */
+export function apiRequestStarted(
+  verb: string,
+  method: string,
+  headers: { traceparent?: string; tracestate?: string },
+): ((status: number) => void) | undefined {
+  return active?.apiRequest(verb, method, headers);
 }
 
 /** `run`, an API call into the built-in service, within its span (telemetry on). */

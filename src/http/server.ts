@@ -8,6 +8,7 @@ import qs from 'qs';
 import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
 import { Drain } from '../common/drain.js';
+import { apiRequestStarted } from '../common/telemetry.js';
 import type { Logger } from '../common/log.js';
 import { readBody, TooLarge } from '../common/read-body.js';
 import { arrived, type ApiRequest } from '../service/pipeline.js';
@@ -210,6 +211,9 @@ function createHandler(service: Answerer, opts: HttpOptions = {}, drain?: Drain)
       inputNote: note,
       arrival,
     };
+    // Telemetry on: a span of this request, ended when its answer is written.
+    const traced = apiRequestStarted(verb, method, req.headers as { traceparent?: string });
+    if (traced) res.once('finish', () => traced(res.statusCode));
     // The SQLite service answers at once; only a pool's answer is awaited.
     const out = service.call(apiReq);
     const head = verb === 'HEAD';

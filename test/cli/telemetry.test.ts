@@ -266,11 +266,12 @@ describe.each(['http/json', 'http/protobuf'] as const)('telemetry over OTLP %s',
 });
 
 describe.each(['http/protobuf', 'http/json'] as const)('telemetry over OTLP %s, stdio', (protocol) => {
-  test('mcp --remote over stdio: the tools/call span under _meta.traceparent, the remote API requests as CLIENT spans without their query', async () => {
+  test("mcp --remote over stdio: the tools/call span under _meta.traceparent, the remote API requests as CLIENT spans without their query, serve's spans under them", async () => {
     const db = await seeded();
-    const api = await spawnServe(['--db', db]);
-    cleanups.push(() => stop(api.proc));
     const r = await receiver();
+    // The remote API is `serve`, sending its own spans to the same receiver: the trace goes on there.
+    const api = await spawnServe(['--db', db], { ...otelEnv(r, protocol), OTEL_SERVICE_NAME: 'workspace-api-test' });
+    cleanups.push(() => stop(api.proc));
     const env = cliEnv({ ...otelEnv(r, protocol), WORKSPACE_API_KEY: KEY });
     const client = await connectStdio('2025-11-25', {
       command: process.execPath,
@@ -281,8 +282,9 @@ describe.each(['http/protobuf', 'http/json'] as const)('telemetry over OTLP %s, 
     const caller = traceparent();
     const call = { name: 'getContacts', arguments: { bot_id: 11, count: 3 }, _meta: { traceparent: caller.header } };
     expect((await client.callTool(call as { name: string; arguments: Record<string, unknown> })).isError).toBeFalsy();
-    // stdin's end stops the server, which sends what it holds before it exits.
+    // stdin's end stops the server, which sends what it holds before it exits; serve sends its own on SIGTERM.
     await client.close();
+    await stop(api.proc);
 
     const [listed, spans] = await callerSpan(r, 'tools/call getContacts', caller, {
       'network.transport': 'pipe',
@@ -300,6 +302,26 @@ describe.each(['http/protobuf', 'http/json'] as const)('telemetry over OTLP %s, 
     expect(get.attributes['url.query']).toBeUndefined();
     expect(String(get.attributes['url.full'])).not.toContain('?');
     expect(named(spans, 'initialize')[0]!.attributes['network.transport']).toBe('pipe');
+    // serve's SERVER span of that request: its parent the MCP server's request (undici sent the trace context along).
+    const served = await until("serve's span", () => spans.concat(r.spans()).find((s) => s.parentSpanId === get.spanId));
+    expect(served).toMatchObject({ name: 'GET /api/v1/getContacts', kind: SPAN_KIND.SERVER, traceId: caller.traceId });
+    expect(served.resource['service.name']).toBe('workspace-api-test');
+    expect(served.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'http.route': '/api/v1/getContacts',
+      'url.path': '/api/v1/getContacts',
+      'http.response.status_code': 200,
+    });
+    expect(served.attributes['url.query']).toBeUndefined();
+    const apiDurations = await until('http.server.request.duration', () => {
+      const p = pointsOf(r, 'http.server.request.duration');
+      return p.length > 0 ? p : undefined;
+    });
+    expect(apiDurations).toContainEqual(
+      expect.objectContaining({
+        attributes: expect.objectContaining({ 'http.route': '/api/v1/getContacts', 'http.response.status_code': 200 }),
+      }),
+    );
 
     const sessions = await until('mcp.server.session.duration', () => {
       const p = pointsOf(r, 'mcp.server.session.duration');
