@@ -145,6 +145,8 @@ describe.each(['http/json', 'http/protobuf'] as const)('telemetry over OTLP %s',
     const sent = await old.callTool({ name: 'sendMessage', arguments: { contact_id: 1001, text: MESSAGE } });
     expect(sent.isError, JSON.stringify(sent)).toBeFalsy();
     await old.callTool({ name: 'findContacts', arguments: { query: 'Anna Smith' } });
+    // A JSON-RPC error: its code is the error's type.
+    await expect(old.readResource({ uri: 'workspace://lists/nope' })).rejects.toThrow(/not found/);
     await old.close();
 
     // A bulk deposit of 1.00 to Dana's vip contacts of bot 11, confirmed by the person.
@@ -222,6 +224,11 @@ describe.each(['http/json', 'http/protobuf'] as const)('telemetry over OTLP %s',
     expect(nf!.attributes['error.type']).toBe('404');
     expect(nf!.status).toBe(2);
     expect(named(spans, 'tools/call sendMessage')).toHaveLength(1);
+    const missing = named(spans, 'resources/read')[0]!;
+    expect(missing).toMatchObject({ kind: SPAN_KIND.SERVER, traceId: viaHeader.traceId, status: 2 });
+    expect(missing.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    // The resource's URI is left out (a list's id, an export's filter).
+    expect(missing.attributes['mcp.resource.uri']).toBeUndefined();
     const scopedSpan = named(spans, 'tools/call addFundsToContactAccount').find((s) => s.traceId !== viaHeader.traceId)!;
     expect(scopedSpan.attributes['error.type']).toBe('insufficient_scope');
 
@@ -284,6 +291,17 @@ describe.each(['http/protobuf', 'http/json'] as const)('telemetry over OTLP %s, 
     expect((await client.callTool(call as { name: string; arguments: Record<string, unknown> })).isError).toBeFalsy();
     // stdin's end stops the server, which sends what it holds before it exits; serve sends its own on SIGTERM.
     await client.close();
+    // A 2026-07-28 client over stdio: its trace in the request's _meta too.
+    const modern = await connectStdio('2026-07-28', {
+      command: process.execPath,
+      args: [CLI, 'mcp', '--remote', api.baseUrl],
+      env,
+      stderr: 'pipe',
+    });
+    const caller2026 = traceparent();
+    const me = { name: 'getMe', arguments: {}, _meta: { traceparent: caller2026.header } };
+    expect((await modern.callTool(me as { name: string; arguments: Record<string, unknown> })).isError).toBeFalsy();
+    await modern.close();
     await stop(api.proc);
 
     const [listed, spans] = await callerSpan(r, 'tools/call getContacts', caller, {
@@ -302,6 +320,15 @@ describe.each(['http/protobuf', 'http/json'] as const)('telemetry over OTLP %s, 
     expect(get.attributes['url.query']).toBeUndefined();
     expect(String(get.attributes['url.full'])).not.toContain('?');
     expect(named(spans, 'initialize')[0]!.attributes['network.transport']).toBe('pipe');
+    const [me2026] = await callerSpan(r, 'tools/call getMe', caller2026, {
+      'network.transport': 'pipe',
+      'mcp.protocol.version': '2026-07-28',
+    });
+    // The remote backend's own first getMe (its key's check) and the tool's: each a CLIENT span under it.
+    const calls = childrenOf(r.spans(), me2026);
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    for (const c of calls)
+      expect(c).toMatchObject({ kind: SPAN_KIND.CLIENT, attributes: { 'url.full': expect.stringMatching(/\/api\/v1\/getMe$/) } });
     // serve's SERVER span of that request: its parent the MCP server's request (undici sent the trace context along).
     const served = await until("serve's span", () => spans.concat(r.spans()).find((s) => s.parentSpanId === get.spanId));
     expect(served).toMatchObject({ name: 'GET /api/v1/getContacts', kind: SPAN_KIND.SERVER, traceId: caller.traceId });
@@ -327,7 +354,9 @@ describe.each(['http/protobuf', 'http/json'] as const)('telemetry over OTLP %s, 
       const p = pointsOf(r, 'mcp.server.session.duration');
       return p.length > 0 ? p : undefined;
     });
-    expect(sessions).toEqual([expect.objectContaining({ attributes: { 'network.transport': 'pipe' }, count: 1 })]);
+    // One stdio session a process: the 2025 client's, the 2026-07-28 client's probe and its own.
+    expect(sessions).toHaveLength(3);
+    for (const p of sessions) expect(p).toMatchObject({ attributes: { 'network.transport': 'pipe' }, count: 1 });
     sweep(r);
   });
 });
