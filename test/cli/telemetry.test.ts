@@ -361,6 +361,34 @@ describe.each(['http/protobuf', 'http/json'] as const)('telemetry over OTLP %s, 
   });
 });
 
+test('mcp --http --auth key: a request past --person-rate is counted refused by rate; the bearer key is in nothing exported', async () => {
+  const db = await seeded();
+  const r = await receiver();
+  const server = await spawnAnnounced(
+    ['mcp', '--db', db, '--http', '--port', '0', '--auth', 'key', '--person-rate', '2'],
+    /(http:\/\/\S+\/mcp)/,
+    cliEnv(otelEnv(r, 'http/json')),
+  );
+  cleanups.push(() => stop(server.proc));
+  const post = () =>
+    fetch(server.url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ ...INITIALIZE, id: 1 }),
+    });
+  const statuses = [];
+  for (let i = 0; i < 3; i++) statuses.push((await post()).status);
+  expect(statuses).toEqual([200, 200, 429]);
+  await stop(server.proc);
+  const refused = await until('workspace_mcp.requests.refused', () => {
+    const p = pointsOf(r, 'workspace_mcp.requests.refused');
+    return p.length > 0 ? p : undefined;
+  });
+  expect(refused).toEqual([{ attributes: { reason: 'rate' }, value: 1 }]);
+  expect(named(r.spans(), 'initialize')).toHaveLength(2);
+  sweep(r);
+});
+
 /** The @opentelemetry modules a run of the CLI resolves, seen by a module hook in the child itself. */
 async function otelModulesLoaded(db: string, env: Record<string, string>): Promise<string[]> {
   const dir = tempDir();
