@@ -19,6 +19,8 @@
  */
 import {
   context,
+  diag,
+  DiagLogLevel,
   metrics,
   propagation,
   ROOT_CONTEXT,
@@ -83,6 +85,18 @@ function bareUrl(v: string): string {
   }
 }
 
+/** A diagnostic's first line (the SDK may hand an error as JSON with its stack). */
+function firstLine(message: unknown): string {
+  let text = String(message);
+  try {
+    const e = JSON.parse(text) as { message?: unknown; stack?: unknown };
+    text = String(e.message ?? e.stack ?? text);
+  } catch {
+    // Plain text already.
+  }
+  return text.split('\n')[0]!.slice(0, 500);
+}
+
 /** Before a span is exported: URLs without their query (undici's `url.full`, `url.query`), whatever made the span. */
 class BareUrls implements SpanProcessor {
   onStart(): void {}
@@ -144,6 +158,10 @@ export async function startTelemetry(version: string, { remote }: { remote: bool
   const withMetrics = wanted('METRICS');
   const [exporter, metricsOut] = await Promise.all([traces ? spanExporter() : undefined, withMetrics ? metricExporter() : undefined]);
 
+  // The SDK's own warnings (a collector that cannot be reached) on stderr, as the server's: their text only.
+  const warn = (message: string) => log.warn({ detail: firstLine(message) }, 'telemetry');
+  const quiet = () => {};
+  diag.setLogger({ error: warn, warn, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const w3c = new W3CTraceContextPropagator();
   propagation.setGlobalPropagator(w3c);
