@@ -27,7 +27,7 @@ async function serve(args: string[]): Promise<void> {
   const drainMs = drainTimeoutMs(values['drain-timeout']);
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
-  await startTelemetryIfAsked(false);
+  await startTelemetryIfAsked({ remote: false, api: true });
   // The store and SQLite load only for the commands that open a database.
   const { madeByStart, newDbFiles, openService } = await import('./open.js');
   // A start refused once the database is made (its port taken) leaves nothing behind: the file, its secret, the default data folder.
@@ -104,8 +104,9 @@ async function mcp(args: string[]): Promise<void> {
     if (!values.http) throw new UsageError('--drain-timeout applies to --http only');
     (await import('./mcp-http.js')).drainFor(drainTimeoutMs(values['drain-timeout']));
   }
-  await startTelemetryIfAsked(args.some((a) => a === '--remote' || a.startsWith('--remote=')));
-  const { runMcp } = await import('./mcp.js');
+  // Telemetry (when asked for) is installed before runMcp builds any server; the two load side by side.
+  const remote = args.some((a) => a === '--remote' || a.startsWith('--remote='));
+  const [{ runMcp }] = await Promise.all([import('./mcp.js'), startTelemetryIfAsked({ remote, api: false })]);
   await runMcp(args);
 }
 
@@ -120,15 +121,15 @@ const OTEL_ASKING = [
 
 /**
  * OTEL_* asking for telemetry (and OTEL_SDK_DISABLED not forbidding it): the SDK loaded and
- * started before any server is built (`remote`: the backend is `--remote`'s). Else nothing of it
- * is loaded.
+ * started before any server is built (`remote`: the backend is `--remote`'s; `api`: `serve`). Else
+ * nothing of it is loaded.
  */
-async function startTelemetryIfAsked(remote: boolean): Promise<void> {
+async function startTelemetryIfAsked(o: { remote: boolean; api: boolean }): Promise<void> {
   const env = process.env;
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return;
   if (!OTEL_ASKING.some((name) => (env[name]?.trim() ?? '') !== '')) return;
   const { startTelemetry } = await import('./telemetry.js');
-  await startTelemetry(version(), { remote });
+  await startTelemetry(version(), o);
 }
 
 function out(text: string): void {

@@ -36,7 +36,6 @@ import { getNumberFromEnv, getStringFromEnv, getStringListFromEnv, W3CTraceConte
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider, type Span as SdkSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace';
-import { findMethod } from '../api/catalog.js';
 import { installTelemetry, type RequestFacts, type Telemetry } from '../common/telemetry.js';
 import { log } from '../common/log.js';
 
@@ -148,9 +147,12 @@ async function metricExporter(): Promise<PushMetricExporter> {
  * Starts the SDK as the variables say and installs it into the hook. `version`: the package's,
  * as `service.version` (OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the defaults);
  * `remote`: the backend is a remote API (`--remote`), whose requests undici's instrumentation
- * traces (loaded only then: the built-in service makes no HTTP request).
+ * traces (loaded only then: the built-in service makes no HTTP request); `api`: this is `serve`,
+ * whose routes are named by the API's catalog (loaded only then: the stdio server loads it after
+ * its first answer).
  */
-export async function startTelemetry(version: string, { remote }: { remote: boolean }): Promise<void> {
+export async function startTelemetry(version: string, { remote, api }: { remote: boolean; api: boolean }): Promise<void> {
+  const findMethod = api ? (await import('../api/catalog.js')).findMethod : () => undefined;
   const resource = resourceFromAttributes({ 'service.name': SCOPE, 'service.version': version }).merge(
     detectResources({ detectors: [envDetector] }),
   );
