@@ -171,14 +171,16 @@ export async function startTelemetry(version: string, { remote, api }: { remote:
     ? new TracerProvider({ resource, spanProcessors: [new BareUrls(), new BatchSpanProcessor({ exporter })] })
     : undefined;
   if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
+  // An export may take at most the interval (the reader refuses a longer timeout).
+  const interval = getNumberFromEnv('OTEL_METRIC_EXPORT_INTERVAL') ?? 60_000;
   const meterProvider = metricsOut
     ? new MeterProvider({
         resource,
         readers: [
           new PeriodicExportingMetricReader({
             exporter: metricsOut,
-            exportIntervalMillis: getNumberFromEnv('OTEL_METRIC_EXPORT_INTERVAL') ?? 60_000,
-            exportTimeoutMillis: getNumberFromEnv('OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000,
+            exportIntervalMillis: interval,
+            exportTimeoutMillis: Math.min(getNumberFromEnv('OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000, interval),
           }),
         ],
       })

@@ -427,8 +427,12 @@ test('with no OTEL_* variable no OpenTelemetry module is loaded; with them, the 
   expect(await otelModulesLoaded(db, cliEnv({ ...otelEnv(r, 'http/json'), OTEL_SDK_DISABLED: 'true', WORKSPACE_API_KEY: KEY }))).toEqual(
     [],
   );
-  // The same hook sees the SDK when the variables ask for it: the check above can fail.
-  const loaded = await otelModulesLoaded(db, cliEnv({ ...otelEnv(r, 'http/json'), WORKSPACE_API_KEY: KEY }));
+  // The same hook sees the SDK when the variables ask for it: the check above can fail. (A metric
+  // export interval under the default export timeout starts too.)
+  const loaded = await otelModulesLoaded(
+    db,
+    cliEnv({ ...otelEnv(r, 'http/json'), OTEL_METRIC_EXPORT_INTERVAL: '1000', WORKSPACE_API_KEY: KEY }),
+  );
   expect(loaded.some((u) => u.includes('/@opentelemetry/api/'))).toBe(true);
   expect(loaded.some((u) => u.includes('/@opentelemetry/sdk-trace/'))).toBe(true);
   await until('the spans', () => (named(r.spans(), 'tools/call getMe').length > 0 ? true : undefined));
