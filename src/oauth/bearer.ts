@@ -44,6 +44,7 @@ export class Bearer {
   async signedIn(header: string | undefined, at: ResourcePath = 'mcp'): Promise<SignedIn | Refusal> {
     const { store, sealer } = this.ctx.o;
     let found: { grant: GrantRow; scopes: Scope[] } | undefined;
+    let storeFailed: unknown;
     try {
       const auth = await verifyBearerToken(header, {
         resourceMetadataUrl: this.resourceMetadataUrls[at],
@@ -52,7 +53,10 @@ export class Bearer {
           verifyAccessToken: async (token) => {
             const hash = hashToken(token);
             // The token and its grant in one read that never holds the serving thread (PostgreSQL: an async pool).
-            const row = await store.access(hash);
+            const row = await store.access(hash).catch((e: unknown) => {
+              storeFailed = e;
+              throw e;
+            });
             const t = row?.token;
             const grant = t && t.kind === 'access' && sameSecret(t.token_hash, hash) ? row.grant : undefined;
             if (!t || !grant || grant.revoked_at !== null || t.expires_ms <= this.ctx.now())
@@ -77,12 +81,28 @@ export class Bearer {
       this.touch(found!.grant.id);
       return { grant: found!.grant, key, scopes: found!.scopes, auth };
     } catch (e) {
+      // The store did not answer (a lost connection, a full pool): nothing says the token is bad,
+      // so not the 401 that makes every client drop its token and sign in again.
+      if (storeFailed !== undefined) return this.unavailable(storeFailed);
       return this.challenge(
         e instanceof OAuthError ? e : new OAuthError(OAuthErrorCode.InvalidToken, 'The access token was refused'),
         header !== undefined,
         at,
       );
     }
+  }
+
+  /** 503 with Retry-After when the token could not be looked up; the log line carries the cause. */
+  private unavailable(cause: unknown): Refusal {
+    log.warn({ err: cause }, 'an access token could not be checked: the sign-in store did not answer');
+    return {
+      status: 503,
+      headers: { 'Content-Type': 'application/json', 'Retry-After': '2' },
+      body: JSON.stringify({
+        error: OAuthErrorCode.TemporarilyUnavailable,
+        error_description: 'The sign-in store did not answer; send the request again in a few seconds (your token was not refused)',
+      }),
+    };
   }
 
   /**
