@@ -4,7 +4,10 @@
  * (dist/cli/tool-schemas.json), where the server reads them instead of making them from zod on
  * its first tools/list (src/mcp/tools/schemas.ts): made by the built command itself, a stdio
  * server on a new database in a temp folder asked tools/list before the file exists, so the file
- * holds exactly what that code makes. Run by `npm run build`, after the bundle.
+ * holds exactly what that code makes. Beside it, dist/cli/tool-list.json: that tools/list answer
+ * whole, to a client without MCP Apps (`model`) and to one with them (`apps`), which a stdio
+ * server started with no flag that changes the list gives to a tools/list that comes before its
+ * tools are loaded (src/cli/tool-list.ts). Run by `npm run build`, after the bundle.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,13 +19,20 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUNDLE_DIR = join(ROOT, 'dist', 'cli');
 /** Must match BUILT_SCHEMAS_FILE in src/mcp/tools/schemas.ts. */
 const OUT = join(BUNDLE_DIR, 'tool-schemas.json');
+/** Must match BUILT_LIST_FILE in src/cli/tool-list.ts. */
+const LIST_OUT = join(BUNDLE_DIR, 'tool-list.json');
+/** A client that declares MCP Apps (src/mcp/composite/apps-support.ts). */
+const APPS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
 /** Tools whose schemas the server makes lazily: all of them must be in the file. */
 const MUST_LIST = ['getMe', 'exportContacts', 'findContacts', 'getWorkspace', 'previewBulk', 'runBulk'];
 
 rmSync(OUT, { force: true });
+rmSync(LIST_OUT, { force: true });
 const dir = mkdtempSync(join(tmpdir(), 'workspace-mcp-schemas-'));
 try {
-  const tools = await listTools(join(dir, 'w.db'));
+  const tools = await listTools(join(dir, 'w.db'), {});
+  const apps = await listTools(join(dir, 'w.db'), APPS);
+  if (apps.length <= tools.length) throw new Error('build-schemas: a client with MCP Apps is listed no more tools than one without');
   const names = tools.map((t) => t.name);
   const missing = MUST_LIST.filter((n) => !names.includes(n));
   if (missing.length > 0) throw new Error(`build-schemas: tools/list lacks ${missing.join(', ')}`);
@@ -38,12 +48,16 @@ try {
     out[t.name] = { input: t.inputSchema, ...(t.outputSchema ? { output: t.outputSchema } : {}) };
   }
   writeFileSync(OUT, JSON.stringify(out));
+  writeFileSync(LIST_OUT, JSON.stringify({ model: tools, apps }));
 } finally {
   rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
 
-/** tools/list of the built command's stdio server on a new database at `db` (no key: its default owner); resolves once the server has exited. */
-function listTools(db) {
+/**
+ * tools/list of the built command's stdio server on the database at `db` (no key: its default
+ * owner), to a 2025-11-25 client of `capabilities`; resolves once the server has exited.
+ */
+function listTools(db, capabilities) {
   // Nothing of the caller's settings for the server: the schemas depend on the code alone.
   const env = {};
   for (const [k, v] of Object.entries(process.env))
@@ -93,7 +107,7 @@ function listTools(db) {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'build-schemas', version: '1' } },
+      params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'build-schemas', version: '1' } },
     });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });

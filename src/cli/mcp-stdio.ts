@@ -1,6 +1,7 @@
 /** `workspace-mcp mcp` over stdio (the default): the server, and the client config that starts it again. */
 import { resolve } from 'node:path';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { ListToolsResult } from '@modelcontextprotocol/server';
 import { instanceFactory, type Wiring } from '../mcp/serve/instance.js';
 import { log } from '../common/log.js';
 import { flushTelemetry, sessionStarted } from '../common/telemetry.js';
@@ -15,13 +16,15 @@ const OPEN_UNASKED_MS = 50;
 /**
  * Serve over stdin and stdout until stdin ends or SIGINT or SIGTERM, which close the server
  * and then the backend. `instructions` are answered at once. `open` (the backend, with every
- * start-up check) is called once the first answer is written, or by the first request that
+ * start-up check) is called once the first answer is written (with `listedEarly`, the second, or
+ * OPEN_UNASKED_MS after the first), or by the first request that
  * needs it, or when stdin ends or nothing came within OPEN_UNASKED_MS; `wiring` (the tools, and
  * the service under them) is loaded by the first request that needs it. Resolves once the
  * backend is open, rejects with its start-up error (the CLI then exits with status 2). The
  * banner prints the client config that starts the same server again: the flags `values`
  * (`remote`: the base URL, if remote), the money caps among them (flags, or the variables they
- * came from).
+ * came from). `listedEarly`: what tools/list answers while the tools load (tool-list.ts), when no
+ * flag changes the list.
  */
 export async function startStdio(
   wiring: () => Promise<Wiring>,
@@ -29,13 +32,15 @@ export async function startStdio(
   open: () => Promise<BackendSetup>,
   values: Record<string, string | boolean | undefined>,
   remote: string | undefined,
+  listedEarly?: (apps: boolean) => ListToolsResult | undefined,
 ): Promise<void> {
   // Both protocol eras over one connection: the first message (initialize, or server/discover
   // of 2026-07-28) picks the era, and the factory builds the instance that serves it. The
   // instance answers it at once; the tools, and the service under them, are loaded by the first
   // request that needs them, once the backend has passed every start-up check.
   // MCP tasks (2025-11-25) on: over stdio the server acts with its own key, which outlives a request.
-  const factory = instanceFactory(wiring, instructions, { tasks: true });
+  // A tools/list that comes before the tools loaded is answered with `listedEarly`'s list, if given.
+  const factory = instanceFactory(wiring, instructions, { tasks: true, listedEarly });
   let asked!: () => void;
   const opened = new Promise<void>((resolve) => (asked = resolve)).then(open);
   /** The backend, opened when first asked for. */
@@ -64,9 +69,17 @@ export async function startStdio(
   const transport = new StdioServerTransport();
   const send = transport.send.bind(transport);
   // The first answer written opens the backend; later messages go out as the transport sends them.
+  // With an early tools/list to give, the second answer does, or OPEN_UNASKED_MS after the first:
+  // a client asks tools/list as soon as it has read the opening answer, and that answer then
+  // waits for none of the backend's start-up.
+  let before = listedEarly ? 2 : 1;
   transport.send = async (...message) => {
-    transport.send = send;
     await send(...message);
+    if (--before > 0) {
+      setTimeout(backend, OPEN_UNASKED_MS);
+      return;
+    }
+    transport.send = send;
     void backend().catch(() => {});
   };
   const served = serveStdio((rc) => factory(rc), {

@@ -19,6 +19,7 @@ import type { McpState } from '../state/mcp-state.js';
 import { personServed, servingOver, type ServeOptions } from './mcp-context.js';
 import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
+import { builtToolList } from './tool-list.js';
 import { StartError } from './start-error.js';
 import { envSecret, findSecret } from '../service/secrets.js';
 import { locateDb } from './paths.js';
@@ -342,7 +343,18 @@ export async function runMcp(args: string[]): Promise<void> {
       const { ctx, tools, wiringOf } = await servingOver(setup, state, options)();
       return wiringOf(ctx, tools);
     };
-    return startStdio(wiring, instructionsFor(isServed, flags.maxResultChars), () => open().then((o) => o.setup), values, flags.remote);
+    // No flag that changes the list (the tool flags, --no-ui): the build's answer to the first
+    // tools/list, given before the tools load (test/cli/tool-list-early.test.ts holds it to theirs).
+    const { readOnly, tools, excludeTools } = flags.filter;
+    const listedEarly = readOnly || tools || excludeTools || !options.ui ? undefined : builtToolList;
+    return startStdio(
+      wiring,
+      instructionsFor(isServed, flags.maxResultChars),
+      () => open().then((o) => o.setup),
+      values,
+      flags.remote,
+      listedEarly,
+    );
   }
   // A start refused after the backend made its files (the port taken) leaves none of them behind.
   const undo = await startFootprint(flags, values);

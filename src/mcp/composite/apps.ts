@@ -17,7 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ResourceNotFoundError, type ClientCapabilities, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
+import { ResourceNotFoundError, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
 import { METHODS } from '../../api/catalog.js';
 import { isMoney, type MethodDef, type Money, type MoneyMethod } from '../../api/define.js';
 import { fail } from '../../api/errors.js';
@@ -29,9 +29,9 @@ import type { ToolSpec } from '../tool-spec.js';
 import type { BulkPlans } from '../state.js';
 import { expiredUnstarted } from './bulk.js';
 import { outOfReach, type PlanBody } from './bulk-plan.js';
+import { UI_MIME } from './apps-support.js';
 
-export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
-export const UI_MIME = 'text/html;profile=mcp-app';
+export { UI_EXTENSION, UI_MIME, supportsApps } from './apps-support.js';
 export const COMMIT_TOOL = 'confirmMoneyMove';
 export const BULK_COMMIT_TOOL = 'confirmBulkPlan';
 
@@ -89,12 +89,6 @@ export function uiMetaOf(tool: string): Record<string, unknown> | undefined {
 export function isAppOnly(t: { _meta?: Record<string, unknown> }): boolean {
   const visibility = (t._meta?.ui as { visibility?: string[] } | undefined)?.visibility;
   return Array.isArray(visibility) && !visibility.includes('model');
-}
-
-/** Whether the client declared MCP Apps (the extension, with the HTML profile among its types). */
-export function supportsApps(capabilities: ClientCapabilities | undefined): boolean {
-  const ui = (capabilities as { extensions?: Record<string, { mimeTypes?: unknown }> } | undefined)?.extensions?.[UI_EXTENSION];
-  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(UI_MIME);
 }
 
 /** The views as resources/list gives them. */

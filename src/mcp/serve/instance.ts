@@ -6,12 +6,15 @@
  * waits on them. Imports nothing of ours beyond types, so that it loads fast.
  */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   Server,
   type CallToolResult,
+  type ClientCapabilities,
   type JSONRPCRequest,
+  type ListToolsResult,
   type Result,
   type HandlerResultTypeMap,
   type McpRequestContext,
@@ -19,6 +22,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { requestTelemetry } from '../../common/telemetry.js';
+import { supportsApps } from '../composite/apps-support.js';
 
 const SERVER_NAME = 'workspace-mcp';
 const SERVER_VERSION = '0.1.0';
@@ -75,15 +79,24 @@ export interface Wiring {
   onListsChanged(fn: () => void): () => void;
 }
 
+/** What the client declared: on this request (2026-07-28), or at initialize (2025). */
+export function clientCapabilitiesOf(server: Server, rctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = rctx.mcpReq.envelope as { [CLIENT_CAPABILITIES_META_KEY]?: ClientCapabilities } | undefined;
+  return envelope ? envelope[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities();
+}
+
 /**
  * The factory of server instances over `wiring`: the wiring itself, or its loader, called once
  * by the first request that needs it (a failure is retried by the next). `instructions` are
- * the server's (instructions.ts), for the tools the wiring will serve.
+ * the server's (instructions.ts), for the tools the wiring will serve. `listedEarly`: the
+ * tools/list answer the wiring would give (`apps`: to a client that declares MCP Apps), for a
+ * tools/list that comes while the wiring is still loading; without it (or when it gives none),
+ * the request waits for the wiring.
  */
 export function instanceFactory(
   wiring: Wiring | (() => Promise<Wiring>),
   instructions: string,
-  opts: { tasks?: boolean } = {},
+  opts: { tasks?: boolean; listedEarly?: (apps: boolean) => ListToolsResult | undefined } = {},
 ): McpServerFactory & { load(): void } {
   let ready: Wiring | undefined = typeof wiring === 'function' ? undefined : wiring;
   let loading: Promise<Wiring> | undefined;
@@ -128,7 +141,13 @@ export function instanceFactory(
       },
     );
     const h = (w: Wiring) => w.handlers;
-    server.setRequestHandler('tools/list', (req, rctx) => withWiring((w) => h(w)['tools/list'](server, req, rctx)));
+    const { listedEarly } = opts;
+    server.setRequestHandler(
+      'tools/list',
+      (req, rctx) =>
+        (!ready && listedEarly?.(supportsApps(clientCapabilitiesOf(server, rctx)))) ||
+        withWiring((w) => h(w)['tools/list'](server, req, rctx)),
+    );
     server.setRequestHandler('tools/call', (req, rctx) => withWiring((w) => h(w)['tools/call'](server, req, rctx)));
     server.setRequestHandler('resources/list', (req, rctx) => withWiring((w) => h(w)['resources/list'](server, req, rctx)));
     server.setRequestHandler('resources/templates/list', (req, rctx) =>

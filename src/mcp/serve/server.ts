@@ -11,13 +11,11 @@
  * both load without this module, which the stdio server loads on the first request needing it.
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   isInputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
-  type ClientCapabilities,
   type InputRequiredResult,
   type Server,
   type ServerContext,
@@ -36,7 +34,14 @@ import { findContactsTool } from '../composite/find-contacts.js';
 import { runBulkTool } from '../composite/bulk.js';
 import { previewBulkTool } from '../composite/bulk-plan.js';
 import { pick, type ToolFilter } from './tool-filter.js';
-import { answerWithTask, instanceFactory, type InstanceOptions, type McpServerFactory, type Wiring } from './instance.js';
+import {
+  answerWithTask,
+  clientCapabilitiesOf,
+  instanceFactory,
+  type InstanceOptions,
+  type McpServerFactory,
+  type Wiring,
+} from './instance.js';
 import { Tasks } from './tasks.js';
 import { instructionsFor } from './instructions.js';
 import { getPrompt, listPrompts } from './prompts.js';
@@ -72,12 +77,6 @@ export function selectTools(ctx: McpContext, filter: ToolFilter = {}): ToolSpec[
   const money = (METHODS as readonly MethodDef[]).some((m) => m.money && served.has(m.name));
   const run = picked.find((t) => t.name === 'runBulk');
   return [...picked, ...(money ? [commitTool(ctx, served)] : []), ...(run && ctx.plans ? [bulkCommitTool(ctx, ctx.plans, run)] : [])];
-}
-
-/** What the client declared: on this request (2026-07-28), or at initialize (2025). */
-function clientCapabilitiesOf(server: Server, rctx: ServerContext): ClientCapabilities | undefined {
-  const envelope = rctx.mcpReq.envelope as { [CLIENT_CAPABILITIES_META_KEY]?: ClientCapabilities } | undefined;
-  return envelope ? envelope[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities();
 }
 
 /**
