@@ -4,8 +4,8 @@
  * command) and `--version`. Bad usage is one line on stderr and exit status 2. Only deliberate
  * command output goes to stdout.
  */
-import { dirname } from 'node:path';
 import { StartError } from './start-error.js';
+import { takePort } from './take-port.js';
 import { locateDb } from './paths.js';
 import type { Answerer } from '../http/server.js';
 import { log } from '../common/log.js';
@@ -28,40 +28,20 @@ async function serve(args: string[]): Promise<void> {
   const host = (values.host as string | undefined) ?? '127.0.0.1';
   const loc = locateDb(values.db as string | undefined);
   await startTelemetryIfAsked({ remote: false, api: true });
-  // The store and SQLite load only for the commands that open a database.
-  const { madeByStart, newDbFiles, openService } = await import('./open.js');
-  // A start refused once the database is made (its port taken) leaves nothing behind: the file, its secret, the default data folder.
-  const undo = loc.url === undefined ? madeByStart([...newDbFiles(loc.file), dirname(loc.file)]) : () => {};
-  const opened = await openService(loc, { rateLimit, logger: log });
-  const service = opened.service;
-  const { listen } = await import('../http/server.js');
-  // On PostgreSQL the requests are answered by service threads (WORKSPACE_PG_POOL of them),
-  // each with its own connection, so that this thread never waits on the database (see
-  // service/pool.ts).
-  let pool: import('../service/pool.js').ServicePool | undefined;
-  if (loc.url !== undefined) {
-    const { poolSize, statementTimeoutMs } = pgEnv();
-    pool = new (await import('../service/pool.js')).ServicePool(
-      { url: loc.url, rateLimit, secrets: opened.secrets, statementTimeoutMs },
-      poolSize,
-      log,
-    );
-  }
-  await pool?.ready();
-  const answerer: Answerer = pool ?? service;
-  let listening;
+  // The port first: a start refused for it (taken, or no address of this machine) has made
+  // nothing, and of two starts on one port only the one that took it makes the database.
+  const { bindApi, serveOn } = await import('../http/server.js');
+  const bound = await takePort(() => bindApi(host, port, { logger: log, version: version() }), host, port);
+  let serving: Serving;
   try {
-    listening = await listen(answerer, host, port, { logger: log, version: version() });
+    serving = await openServing(loc, rateLimit);
   } catch (e) {
-    service.store.close();
-    await pool?.close();
-    undo();
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-      throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
+    await bound.close();
     throw e;
   }
+  const { opened, service, pool } = serving;
+  const answerer: Answerer = pool ?? service;
+  const listening = serveOn(bound, answerer, { logger: log, version: version() });
   const { server, drain } = listening;
   tierUpSooner();
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
@@ -91,6 +71,40 @@ async function serve(args: string[]): Promise<void> {
     await flushTelemetry();
     return cut;
   });
+}
+
+/** What `serve` answers with: the service over its database, and on PostgreSQL the pool of service threads. */
+type Serving = {
+  opened: import('./open.js').Opened;
+  service: import('./open.js').Opened['service'];
+  pool: import('../service/pool.js').ServicePool | undefined;
+};
+
+/** The database at `loc` checked and opened (made, on a first start), with its service; on PostgreSQL its pool too. */
+async function openServing(loc: ReturnType<typeof locateDb>, rateLimit: number): Promise<Serving> {
+  // The store and SQLite load only for the commands that open a database.
+  const { openService } = await import('./open.js');
+  const opened = await openService(loc, { rateLimit, logger: log });
+  const service = opened.service;
+  if (loc.url === undefined) return { opened, service, pool: undefined };
+  // On PostgreSQL the requests are answered by service threads (WORKSPACE_PG_POOL of them),
+  // each with its own connection, so that this thread never waits on the database (see
+  // service/pool.ts).
+  let pool: import('../service/pool.js').ServicePool | undefined;
+  try {
+    const { poolSize, statementTimeoutMs } = pgEnv();
+    pool = new (await import('../service/pool.js')).ServicePool(
+      { url: loc.url, rateLimit, secrets: opened.secrets, statementTimeoutMs },
+      poolSize,
+      log,
+    );
+    await pool.ready();
+    return { opened, service, pool };
+  } catch (e) {
+    await pool?.close();
+    service.store.close();
+    throw e;
+  }
 }
 
 /** `--drain-timeout S`: how long the requests in hand may take once SIGTERM came (default 30 s), in ms. */

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { makeDataDir, openChecked, removeMade, serviceOver, type Checked, type OwnerSummary } from './open.js';
+import { makeDataDir, openChecked, serviceOver, type Checked, type OwnerSummary } from './open.js';
 import { StartError } from './start-error.js';
 import { defaultDataDir, expandHome, locateDb } from './paths.js';
 import { SeenIds } from '../mcp/seen.js';
@@ -17,6 +17,7 @@ import type { RemoteBackend } from '../remote/client.js';
 import type { Backend } from '../api/backend.js';
 import { log } from '../common/log.js';
 import type { PgStore } from '../store/pg/index.js';
+import type { StoreApi } from '../store/store-api.js';
 import type { Service } from '../service/pipeline.js';
 import { UsageError } from './args.js';
 import { createdEmptyHint, createdEmptyWarning, newKeyInfo, type BannerInfo } from './banner.js';
@@ -131,6 +132,17 @@ export function dataDirFor(dbFile: string | undefined): string {
   return dbFile ? dirname(dbFile) : defaultDataDir();
 }
 
+/** The configured bot (`--bot`, WORKSPACE_BOT_ID) is one of `owner`'s live bots; else the start error that lists them. */
+function checkBot(store: StoreApi, owner: OwnerSummary | undefined, configured: Configured): void {
+  const bot = store.projects.bot(configured.botId!);
+  if (bot && !bot.deleted_at && (owner === undefined || bot.owner_id === owner.id)) return;
+  const bots = owner ? store.directory.bots(owner.id).map((b) => `${b.id} (${b.name ?? 'no name'})`) : [];
+  const whose = owner ? `owner ${owner.id}` : 'this owner';
+  throw new StartError(
+    `${configured.botSource} ${configured.botId} is not a bot of ${whose}: ${bots.length ? `give one of its bots: ${bots.join(', ')}` : `${whose} has no bot`}`,
+  );
+}
+
 /** The built-in service over the SQLite file or PostgreSQL database `--db` names (else the default file), checked and opened. */
 export async function openLocal(
   dbFlag: string | undefined,
@@ -143,21 +155,15 @@ export async function openLocal(
   const pgUrl = loc.url;
   // On PostgreSQL there is no database file to keep the server's files beside.
   const dataDir = dataDirFor(pgUrl === undefined ? loc.file : undefined);
-  // `--auth key` acts as no one of its own: each request as its key's owner.
-  const opened = await openChecked(loc, { rateLimit, logger: log, ...(keyed ? {} : { actAs: { apiKey: process.env.WORKSPACE_API_KEY } }) });
+  // `--auth key` acts as no one of its own: each request as its key's owner. The configured bot
+  // is checked in the opening itself: refused, the database is left as it was (a new one not made).
+  const opened = await openChecked(loc, {
+    rateLimit,
+    logger: log,
+    ...(keyed ? {} : { actAs: { apiKey: process.env.WORKSPACE_API_KEY } }),
+    ...(configured.botId !== undefined ? { check: (store, owner) => checkBot(store, owner, configured) } : {}),
+  });
   const store = opened.store;
-  if (configured.botId !== undefined) {
-    const bot = store.projects.bot(configured.botId);
-    if (!bot || bot.deleted_at || (opened.owner !== undefined && bot.owner_id !== opened.owner.id)) {
-      const bots = opened.owner ? store.directory.bots(opened.owner.id).map((b) => `${b.id} (${b.name ?? 'no name'})`) : [];
-      store.close();
-      if (opened.created && pgUrl === undefined) removeMade(opened.file);
-      const whose = opened.owner ? `owner ${opened.owner.id}` : 'this owner';
-      throw new StartError(
-        `${configured.botSource} ${configured.botId} is not a bot of ${whose}: ${bots.length ? `give one of its bots: ${bots.join(', ')}` : `${whose} has no bot`}`,
-      );
-    }
-  }
   // The default bot as getWorkspace answers it (McpContext.defaultBot): the configured one, else the owner's only bot.
   const bots = opened.owner?.bots ?? [];
   const defaultBot = configured.botId ?? (bots.length === 1 ? bots[0]! : null);

@@ -7,14 +7,16 @@ import type { ToolSpec } from '../mcp/tool-spec.js';
 import { printBanner } from './banner.js';
 import { listeningOn, reachableUrls } from './hosts.js';
 import type { BackendSetup } from './mcp-backend.js';
-import { StartError } from './start-error.js';
 import { tierUpSooner } from './jit.js';
 import { drainOnSignals } from '../common/drain.js';
 import { flushTelemetry } from '../common/telemetry.js';
 import { version } from './help.js';
 
-/** Where `--http` listens (`--host`, `--port`), the names it answers to besides (`--allowed-hosts`), what it lets requests reach (`--scopes`). */
-type Listen = Pick<HttpOptions, 'host' | 'port' | 'allowedHosts' | 'scopes'>;
+/**
+ * Where `--http` listens (`--host`, `--port`; `bound`: that port, taken before the backend was
+ * opened), the names it answers to besides (`--allowed-hosts`), what it lets requests reach (`--scopes`).
+ */
+type Listen = Pick<HttpOptions, 'host' | 'port' | 'allowedHosts' | 'scopes'> & { bound: NonNullable<HttpOptions['bound']> };
 
 /** `--drain-timeout`, in ms: how long the requests in hand may take once SIGTERM came. */
 let drainMs = 30_000;
@@ -41,7 +43,7 @@ export async function startHttp(
   // Only a loopback address, as written, runs without a token: a name (127.evil.example) may resolve anywhere;
   // --allowed-hosts names more than this machine: a page under such a name must not drive a tokenless server.
   const token = chosen ?? (isLoopbackHost(host) && !listen.allowedHosts ? undefined : randomBytes(24).toString('base64url'));
-  const http = await listening(() => serveMcpHttp(ctx, tools, { ...listen, token, version: version() }), setup, listen);
+  const http = await listening(() => serveMcpHttp(ctx, tools, { ...listen, token, version: version() }), setup);
   const header = token === undefined ? '' : ` --header "Authorization: Bearer ${chosen ? '$WORKSPACE_MCP_TOKEN' : token}"`;
   // Bound to every interface (0.0.0.0): the addresses a client reaches, this machine's first.
   const [url, ...others] = reachableUrls(http.url, host) as [string, ...string[]];
@@ -66,16 +68,12 @@ export async function startHttp(
   announced(url, http, setup);
 }
 
-/** `serve()`'s server, or the start error that says why it could not listen (`setup` closed then). */
-async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetup, { host, port }: Listen): Promise<McpHttpServer> {
+/** `serve()`'s server on the port taken before the backend was opened; if it fails, `setup` is closed. */
+async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetup): Promise<McpHttpServer> {
   try {
     return await serve();
   } catch (e) {
     await setup.close();
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new StartError(`port ${port} on ${host} is in use: give --port another number (0: any free port)`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-      throw new StartError(`--host ${host} is not an address of this machine: give one it has, e.g. 127.0.0.1`);
     throw e;
   }
 }
@@ -87,7 +85,7 @@ async function listening(serve: () => Promise<McpHttpServer>, setup: BackendSetu
  */
 export async function startHttpByKey(callers: Callers, setup: BackendSetup, listen: Listen, publicUrl?: URL): Promise<void> {
   const { serveMcpHttpByKey } = await import('../mcp/serve/http.js');
-  const http = await listening(() => serveMcpHttpByKey(callers, { ...listen, version: version() }), setup, listen);
+  const http = await listening(() => serveMcpHttpByKey(callers, { ...listen, version: version() }), setup);
   if (setup.ready) http.drain.notReadyUntil(setup.ready());
   const [url, ...others] = reachableUrls(http.url, listen.host) as [string, ...string[]];
   if (publicUrl) {

@@ -4,8 +4,7 @@
  * instances share (`--db postgres://…`), or on a remote Workspace API (`--remote`).
  * In stdio mode stdout carries only the protocol: every message of ours goes to stderr.
  */
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { SeenIds } from '../mcp/seen.js';
 import type { ToolFilter } from '../mcp/serve/tool-filter.js';
 import { instructionsFor } from '../mcp/serve/instructions.js';
@@ -13,7 +12,7 @@ import type { MoneyPolicy } from '../mcp/money/caps.js';
 import { MIN_RESULT_BUDGET, RESULT_BUDGET } from '../mcp/result/budget.js';
 import type { Callers } from '../mcp/serve/http.js';
 import { intFlag, parse, UsageError } from './args.js';
-import { COMMANDS } from './help.js';
+import { COMMANDS, version } from './help.js';
 import type { BackendSetup, Configured, Keyed } from './mcp-backend.js';
 import type { McpState } from '../state/mcp-state.js';
 import { personServed, servingOver, type ServeOptions } from './mcp-context.js';
@@ -21,9 +20,11 @@ import { moneyLine, moneyPolicy } from './mcp-money.js';
 import { startStdio } from './mcp-stdio.js';
 import { builtToolList } from './tool-list.js';
 import { StartError } from './start-error.js';
+import { takePort } from './take-port.js';
 import { envSecret, findSecret } from '../service/secrets.js';
 import { locateDb } from './paths.js';
 import { isLoopbackHost } from '../common/loopback.js';
+import type { Bound } from '../common/drain.js';
 import { SCOPES, type Scope } from '../api/scopes.js';
 
 type Values = Record<string, string | boolean | undefined>;
@@ -356,42 +357,19 @@ export async function runMcp(args: string[]): Promise<void> {
       listedEarly,
     );
   }
-  // A start refused after the backend made its files (the port taken) leaves none of them behind.
-  const undo = await startFootprint(flags, values);
+  // The port first: a start refused for it (taken, or no address of this machine) has made
+  // nothing, and of two starts on one port only the one that took it opens the backend.
+  const { bindMcpHttp } = await import('../mcp/serve/http.js');
+  const bound = await takePort(() => bindMcpHttp({ host: flags.host, port: flags.port, version: version() }), flags.host, flags.port);
   try {
-    await startHttpOver(flags, values, auth, configured, policy, seen, options);
+    await startHttpOver(flags, values, auth, configured, policy, seen, options, bound);
   } catch (e) {
-    undo();
+    await bound.close();
     throw e;
   }
 }
 
-/** What a `--http` start may make (the database, its secret, the state file, the data folder), as it is before the start. */
-async function startFootprint(flags: StartFlags, values: Values): Promise<() => void> {
-  const [{ dataDirFor, MCP_STATE_FILE }, { madeByStart, newDbFiles }] = await Promise.all([
-    import('./mcp-backend.js'),
-    import('./open.js'),
-  ]);
-  const loc = flags.remote === undefined ? locateDb(values.db as string | undefined) : undefined;
-  const dbFile = loc && loc.url === undefined ? loc.file : undefined;
-  let dataDir: string | undefined;
-  try {
-    dataDir = dataDirFor(dbFile);
-  } catch {
-    // WORKSPACE_DATA_DIR is no folder: the start refuses it before making anything.
-  }
-  // A state file that is there is kept whole, its journal too.
-  const stateFile = dataDir === undefined ? undefined : join(dataDir, MCP_STATE_FILE);
-  const state = stateFile === undefined || existsSync(stateFile) ? [] : [stateFile, `${stateFile}-wal`, `${stateFile}-shm`];
-  return madeByStart([
-    ...(dbFile ? newDbFiles(dbFile) : []),
-    ...state,
-    ...(dataDir ? [dataDir] : []),
-    ...(dbFile ? [dirname(dbFile)] : []),
-  ]);
-}
-
-/** The `--http` server: the backend opened and checked, then listening. */
+/** The `--http` server on the port `bound` took: the backend opened and checked, then its handler installed. */
 async function startHttpOver(
   flags: StartFlags,
   values: Values,
@@ -400,11 +378,12 @@ async function startHttpOver(
   policy: MoneyPolicy,
   seen: SeenIds,
   options: ServeOptions,
+  bound: Bound,
 ): Promise<void> {
   const keyed = auth.kind !== 'token';
   const { setup, state } = await openBackend(flags, values, configured, policy, seen, keyed);
   const { startHttp, startHttpByKey } = await import('./mcp-http.js');
-  const listen = { host: flags.host, port: flags.port, allowedHosts: flags.allowedHosts, scopes: flags.scopes };
+  const listen = { host: flags.host, port: flags.port, allowedHosts: flags.allowedHosts, scopes: flags.scopes, bound };
   if (setup.keyed) {
     const callers = { ...callersOver(setup, state, setup.keyed, options), perPersonPerMinute: auth.kind === 'token' ? 0 : auth.perPerson };
     if (auth.kind !== 'oauth') return startHttpByKey(callers, setup, listen);

@@ -6,7 +6,7 @@
  * check that fails is a StartError naming the problem and the fix; the file is left as it was.
  * A database with no owner gets the default owner, project and bot, whose key is shown once.
  */
-import { accessSync, constants, existsSync, mkdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DbProblem } from '../store/db.js';
 import type { OwnerRow } from '../store/owners.js';
@@ -43,6 +43,11 @@ export interface OpenOptions {
    * here), else the database's default owner. `serve` answers every owner: no identity.
    */
   actAs?: { apiKey: string | undefined };
+  /**
+   * A further check of the caller's (the MCP server's configured bot), made inside the opening
+   * transaction: when it throws, the database is left as it was, and a new one is not kept.
+   */
+  check?: (store: StoreApi, owner: OwnerSummary | undefined) => void;
 }
 
 export interface OwnerSummary {
@@ -233,47 +238,6 @@ function openCheckedStore<T>(file: string, create: boolean, check: (store: Store
   }
 }
 
-/** A SQLite database's files: itself, its journal and its secret. */
-function dbFiles(file: string): string[] {
-  return [file, `${file}-wal`, `${file}-shm`, secretFileOf(file)];
-}
-
-/**
- * What a start may make of the SQLite database at `file`: all of its files when there is none
- * yet. Of one that is there, nothing: its journal may hold what is not yet in the file, and a
- * secret made for it is the one its encrypted values are sealed with from now on.
- */
-export function newDbFiles(file: string): string[] {
-  return existsSync(file) ? [] : dbFiles(file);
-}
-
-/** Remove a database this start made (and its journal and secret): a refused start leaves nothing behind. */
-export function removeMade(file: string): void {
-  for (const f of dbFiles(file)) rmSync(f, { force: true });
-}
-
-/**
- * What a start may make at `paths` (files and folders, with the folders above them), as it is
- * now; the function returned removes what was not there then, deepest first, a folder only when
- * it is empty: a start refused late (its port taken) leaves nothing behind.
- */
-export function madeByStart(paths: string[]): () => void {
-  const absent = new Set<string>();
-  for (const path of paths) for (let p = path; !existsSync(p) && !absent.has(p); p = dirname(p)) absent.add(p);
-  // A folder's path is shorter than those of the files in it.
-  const deepestFirst = [...absent].sort((a, b) => b.length - a.length);
-  return () => {
-    for (const p of deepestFirst) {
-      try {
-        if (statSync(p).isDirectory()) rmdirSync(p);
-        else rmSync(p, { force: true });
-      } catch {
-        // Not made after all, or a folder something else has put files in since: left as it is.
-      }
-    }
-  };
-}
-
 /**
  * The store for `seed` and `admin`, with the same checks of the folder and file as a server's
  * start (no owner or secret). Only `seed` (`create`) may make a new database. A PostgreSQL
@@ -339,8 +303,11 @@ function checkStart(store: StoreApi, file: string, apiKey: string | undefined, o
     }
     identity = { ownerId: owner?.id ?? 0 };
   }
+  const shown = owner && summary(store, owner);
+  // Before a secret file is made: refused, the start leaves none behind.
+  opts.check?.(store, shown);
   const { secrets, saved } = checkSecrets(store, file, secret);
-  return { newKey, owner: owner && summary(store, owner), identity, secrets, saved };
+  return { newKey, owner: shown, identity, secrets, saved };
 }
 
 /** Check everything, then open the service over the database at `loc`. Throws StartError. */

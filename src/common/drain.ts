@@ -6,11 +6,13 @@
  * connections are closed, and the process exits 0 once they are done or `--drain-timeout` has
  * passed; a second signal exits at once.
  */
-import type { Server, ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { log } from './log.js';
 
 /** The seconds a refused request is told to wait: another instance answers it sooner, this one never will. */
 const RETRY_AFTER = '5';
+/** The seconds a request that came while the server starts is told to wait. */
+const RETRY_STARTING = '1';
 
 /** A refusal's status, headers and body, as each server writes its errors. */
 export interface Refusal {
@@ -90,6 +92,17 @@ export class Drain {
     return this.late.has(res);
   }
 
+  /**
+   * Before the server's own handler is installed (`bindFirst`): a probe at `path` answered (the
+   * server is starting), any other request refused with 503 and Retry-After.
+   */
+  whileStarting(res: ServerResponse, path: string): void {
+    if (path === '/livez' || path === '/readyz' || path === '/healthz') return this.probe(res, path);
+    const r = this.refusal('The server is starting; send the request again in a moment.', { 'Retry-After': RETRY_STARTING });
+    res.writeHead(r.status, r.headers);
+    res.end(r.body);
+  }
+
   /** Answer `res` with the refusal of a request that came while draining: 503, Retry-After. */
   refuse(res: ServerResponse): void {
     const r = this.refusal('The server is shutting down; send the request again (another instance may answer it).', {
@@ -141,6 +154,66 @@ export class Drain {
     }
     return this.inHand.size;
   }
+}
+
+/** A server listening on its port before the rest of its start is done (`bindFirst`). */
+export interface Bound {
+  server: Server;
+  /** The probes' state: "starting" until `serve`. */
+  drain: Drain;
+  /** Install the server's own handler: from now on it answers every request, the probes too. */
+  serve(handler: RequestListener): void;
+  /** Stop listening: a start that failed after its port was taken. */
+  close(): Promise<void>;
+}
+
+/**
+ * Take `port` on `host` before anything else of a start is done (a database made, a state file
+ * opened): a port that is taken refuses the start (the listen error, EADDRINUSE) with nothing
+ * made, and of two starts on one port only the one that got it goes on. Until `serve`, the
+ * probes say "starting" (`drain`) and every other request is refused with 503 and Retry-After.
+ * `prepare` sets the server up (its timeouts, its error answers) before it listens.
+ */
+export async function bindFirst(
+  host: string,
+  port: number,
+  drain: Drain,
+  options: ServerOptions,
+  prepare?: (server: Server) => void,
+): Promise<Bound> {
+  let ready = (): void => {};
+  drain.notReadyUntil(new Promise<void>((resolve) => (ready = resolve)));
+  let handler: RequestListener = (req, res) => {
+    let path = '/';
+    try {
+      path = new URL(req.url ?? '/', 'http://x').pathname;
+    } catch {
+      // Not a path: refused as any request is while starting.
+    }
+    drain.whileStarting(res, path);
+  };
+  const server = createServer(options, (req, res) => handler(req, res));
+  prepare?.(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    drain,
+    serve(own) {
+      handler = own;
+      ready();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 /**

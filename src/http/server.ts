@@ -2,12 +2,12 @@
  * The service over node:http: `/api/v1/<methodName>`, GET params from the query, POST params
  * from a JSON body or form fields (bracket notation in both), answers written as JSON.
  */
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import type { ApiResponse } from '../api/backend.js';
 import { ApiError } from '../api/errors.js';
-import { Drain } from '../common/drain.js';
+import { bindFirst, Drain, type Bound } from '../common/drain.js';
 import { apiRequestStarted } from '../common/telemetry.js';
 import type { Logger } from '../common/log.js';
 import { readBody, TooLarge } from '../common/read-body.js';
@@ -274,6 +274,43 @@ function createHandler(service: Answerer, opts: HttpOptions = {}, drain?: Drain)
   };
 }
 
+/**
+ * The API's port taken (`bindFirst`) before the service is opened: the probes say "starting"
+ * and every other request is refused with 503 and Retry-After, in the API's error shape, until
+ * `serveOn`.
+ */
+export function bindApi(host: string, port: number, opts: HttpOptions = {}): Promise<Bound> {
+  const drain = new Drain(opts.version ?? '0.0.0', (message, headers) => {
+    const r = new ApiError('service_unavailable', message, undefined, headers).response();
+    return { status: r.status, headers: { ...r.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(r.body) };
+  });
+  return bindFirst(host, port, drain, { keepAliveTimeout: 5000 }, (server) =>
+    // Requests node refuses before our handler (oversized headers or URL, malformed HTTP) still
+    // get a JSON answer, not a bare status line.
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const e =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? new ApiError('headers_too_large', 'The request headers or URL are too large.')
+          : new ApiError('bad_request', 'Bad Request');
+      const body = JSON.stringify(e.body());
+      socket.end(
+        `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }),
+  );
+}
+
+/** `service` answering on the port `bound` took (bindApi): the server, its base URL (`…/api/v1`) and its drain (the probes' state). */
+export function serveOn(bound: Bound, service: Answerer, opts: HttpOptions = {}): { server: Server; baseUrl: string; drain: Drain } {
+  const { server, drain } = bound;
+  const handler = createHandler(service, opts, drain);
+  bound.serve((req, res) => void handler(req, res));
+  const addr = server.address() as AddressInfo;
+  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return { server, baseUrl: `http://${shownHost}:${addr.port}/api/v1`, drain };
+}
+
 /** Start listening; resolves with the server, its base URL (`…/api/v1`) and its drain (the probes' state). */
 export async function listen(
   service: Answerer,
@@ -281,30 +318,5 @@ export async function listen(
   port: number,
   opts: HttpOptions = {},
 ): Promise<{ server: Server; baseUrl: string; drain: Drain }> {
-  const drain = new Drain(opts.version ?? '0.0.0', (message, headers) => {
-    const r = new ApiError('service_unavailable', message, undefined, headers).response();
-    return { status: r.status, headers: { ...r.headers, 'Content-Type': 'application/json' }, body: JSON.stringify(r.body) };
-  });
-  const handler = createHandler(service, opts, drain);
-  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => void handler(req, res));
-  // Requests node refuses before our handler (oversized headers or URL, malformed HTTP) still
-  // get a JSON answer, not a bare status line.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable) return socket.destroy();
-    const e =
-      err.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError('headers_too_large', 'The request headers or URL are too large.')
-        : new ApiError('bad_request', 'Bad Request');
-    const body = JSON.stringify(e.body());
-    socket.end(
-      `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  return { server, baseUrl: `http://${shownHost}:${addr.port}/api/v1`, drain };
+  return serveOn(await bindApi(host, port, opts), service, opts);
 }

@@ -13,7 +13,18 @@ import { createServer, type Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cliEnv, collect, runCli, runCliAsync, spawnAnnounced, spawnServe, type Announced, type CliRun } from '../helpers/cli.js';
+import {
+  CLI,
+  cliEnv,
+  collect,
+  runCli,
+  runCliAsync,
+  snapshot,
+  spawnAnnounced,
+  spawnServe,
+  type Announced,
+  type CliRun,
+} from '../helpers/cli.js';
 import { stop, track } from '../helpers/temp.js';
 import { baseFixture, DEMO_FIXTURE, seedDb, tempDir } from '../helpers/world.js';
 import { freePort, mcpInit, signIn } from '../mcp/oauth-flow.js';
@@ -142,12 +153,13 @@ describe('a start refused because its port is taken makes nothing', () => {
     }
   });
 
-  it('a database that was there is kept whole, with the secret its values are now sealed with; the next start opens it', async () => {
+  it('a database that was there is left as it was (the port is taken before it is opened, so no secret is made for it); the next start opens it', async () => {
     for (const command of [['serve'], ['mcp', '--http']]) {
       const dir = tempDir();
       const db = seedDb(baseFixture(), 'kept.db', dir);
+      const before = snapshot(dir);
       refused(await runCliAsync([...command, '--db', db, '--port', String(port)], cliEnv()));
-      expect(readdirSync(dir), command.join(' ')).toEqual(expect.arrayContaining(['kept.db', 'kept.db.secret']));
+      expect(snapshot(dir), command.join(' ')).toEqual(before);
       const next = await spawnAnnounced([...command, '--db', db, '--port', '0'], /(http:\/\/\S+\/(?:api\/v1|mcp))\n/, cliEnv());
       try {
         await next.waitForStderr(/\n {2}connect|\n {2}try/);

@@ -16,12 +16,12 @@
  * not know a session answers 404, upon which the client initialises a new one (the spec's rule).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, isLegacyRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { log } from '../../common/log.js';
-import { Drain } from '../../common/drain.js';
+import { bindFirst, Drain, type Bound } from '../../common/drain.js';
 import { tokenMatches } from '../auth/bearer.js';
 import { CallerCheck, refusal, type CallerOptions, type HttpAnswer } from '../auth/callers.js';
 import { HostCheck } from '../auth/host.js';
@@ -60,6 +60,8 @@ export interface HttpOptions {
   scopes?: readonly Scope[];
   /** The package's version, for `/healthz`. */
   version?: string;
+  /** The port taken already (`bindMcpHttp`), before the backend was opened; else it is taken here. */
+  bound?: Bound;
 }
 
 export interface McpHttpServer {
@@ -129,6 +131,20 @@ export async function serveMcpHttpByKey(callers: Callers, opts: Omit<HttpOptions
   return listenOn(opts, onerror, { kind: 'key', callers });
 }
 
+/**
+ * The MCP server's port taken (`bindFirst`) before its backend is opened: the probes say
+ * "starting" and every other request is refused with 503 and Retry-After, in the MCP server's
+ * error shape, until the server's own handler is installed (`serveMcpHttp` with `bound`).
+ */
+export function bindMcpHttp(opts: Pick<HttpOptions, 'host' | 'port' | 'version'>): Promise<Bound> {
+  const drain = new Drain(opts.version ?? '0.0.0', (message, headers) => refusal(503, message, headers));
+  return bindFirst(opts.host, opts.port, drain, {}, (server) => {
+    // A request (headers and body; not the answer, which may stream for long) must arrive within a minute: no slow drip holds a socket.
+    server.requestTimeout = 60_000;
+    server.headersTimeout = 30_000;
+  });
+}
+
 async function listenOn(
   opts: HttpOptions,
   onerror: (e: Error) => void,
@@ -146,7 +162,8 @@ async function listenOn(
         }
       : undefined;
   const cap = opts.scopes ?? SCOPES;
-  const drain = new Drain(opts.version ?? '0.0.0', (message, headers) => refusal(503, message, headers));
+  const bound = opts.bound ?? (await bindMcpHttp(opts));
+  const { server, drain } = bound;
   /** The reach each 2025-era session was opened with (its door, its grant's scopes): it answers within that reach alone. */
   const reachOfSession = new WeakMap<NodeStreamableHTTPServerTransport, string>();
   /** The reaches met so far (a handful: a door and a set of scopes each), made once. */
@@ -283,21 +300,11 @@ async function listenOn(
     return route(req, res, { party: (mode as { party: Party }).party, owner: undefined, reach: reachFor(door) });
   }
 
-  const server = createServer((req, res) => {
+  bound.serve((req, res) => {
     handle(req, res).catch((e: unknown) => {
       log.error({ err: e }, 'MCP HTTP request failed');
       if (!res.headersSent) deny(res, 500, 'Internal error');
       else res.end();
-    });
-  });
-  // A request (headers and body; not the answer, which may stream for long) must arrive within a minute: no slow drip holds a socket.
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
     });
   });
   const addr = server.address() as AddressInfo;
