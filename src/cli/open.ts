@@ -191,9 +191,11 @@ function checkSecrets(store: StoreApi, file: string, given?: SecretSource): { se
       throw new StartError(
         `the secret of the database ${file} is missing (its file ${source.file}; the encrypted list values need it): put that file back beside the database, or set WORKSPACE_SECRET to the secret it held`,
       );
-    const secrets = deriveSecrets(saveSecret(source));
+    const master = saveSecret(source);
+    const secrets = deriveSecrets(master);
     store.settings.set(SECRET_CHECK_SETTING, sealCheck(secrets));
-    return { secrets, saved: source.file };
+    // Another start that linked its file first is using it: only a file this start wrote is its to remove.
+    return { secrets, saved: master === source.master ? source.file : undefined };
   }
   const secrets = deriveSecrets(source.master);
   const ok =
