@@ -154,19 +154,19 @@ const files = manifest.files.map((f) => f.path);
 /** A view's HTML, built from views/NAME.ts. */
 const VIEW = /^dist\/apps\/([a-z]+)\.html$/;
 const SHIPPED = ['package.json', 'README.md', 'LICENSE', 'fixtures/demo.json'];
-/** The tools' JSON Schemas the build writes beside the bundle (tools/build-schemas.mjs): made, not compiled from a source. */
-const BUILT_SCHEMAS = 'dist/cli/tool-schemas.json';
+/** The tools' JSON Schemas and the stdio server's first tools/list answer, written beside the bundle by tools/build-schemas.mjs: made, not compiled from a source. */
+const BUILT_JSON = ['dist/cli/tool-schemas.json', 'dist/cli/tool-list.json'];
 const stray = files.filter(
-  (f) => !SHIPPED.includes(f) && f !== BUILT_SCHEMAS && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f),
+  (f) => !SHIPPED.includes(f) && !BUILT_JSON.includes(f) && !(f.startsWith('dist/') && f.endsWith('.js')) && !VIEW.test(f),
 );
 if (stray.length)
   fail(
-    `the tarball holds more than dist/*.js, the tools' schemas, the views' HTML, the demo fixture, README, LICENSE and package.json: ${stray.join(', ')}`,
+    `the tarball holds more than dist/*.js, the tools' schemas and list, the views' HTML, the demo fixture, README, LICENSE and package.json: ${stray.join(', ')}`,
   );
 for (const f of [
   ...SHIPPED.slice(1),
   PKG.bin['workspace-mcp'],
-  BUILT_SCHEMAS,
+  ...BUILT_JSON,
   'dist/apps/contacts.html',
   'dist/apps/account.html',
   'dist/apps/list.html',
@@ -181,7 +181,7 @@ const sourceOf = (f) =>
 const orphans = files.filter((f) =>
   BUNDLE_CHUNK.test(f)
     ? !bundled.has(f.slice('dist/cli/'.length))
-    : f !== BUILT_SCHEMAS && f.startsWith('dist/') && !existsSync(sourceOf(f)),
+    : !BUILT_JSON.includes(f) && f.startsWith('dist/') && !existsSync(sourceOf(f)),
 );
 if (orphans.length) fail(`the tarball holds built files with no source: ${orphans.join(', ')}`);
 say(
