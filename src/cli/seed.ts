@@ -56,9 +56,10 @@ export async function seedFile(file: string, loc: DbLocation): Promise<SeedOutco
   } catch (e) {
     failed = true;
     // A database used before (seeded, or served): what it holds, and where a fixture can go instead.
-    if (e instanceof FixtureClash)
+    // What it clashed with: the database's own entries when it held some, else an earlier entry of the fixture.
+    if (e instanceof FixtureClash && store.owners.count() > 0)
       throw new UsageError(
-        `fixture ${file}: ${e.message} (${loc.file} holds ${counted(store.owners.count(), 'owner')}: seeded before, or used by a server): seed into ${loc.url !== undefined ? 'an empty PostgreSQL database' : 'a new file (--db NEW.db)'}, or give the fixture's entries ids the database does not hold; nothing was written`,
+        `fixture ${file}: ${e.where} is in the database already (${loc.file} holds ${counted(store.owners.count(), 'owner')}: seeded before, or used by a server): seed into ${loc.url !== undefined ? 'an empty PostgreSQL database' : 'a new file (--db NEW.db)'}, or give the fixture's entries ids the database does not hold; nothing was written`,
       );
     if (e instanceof FixtureError) throw new UsageError(`fixture ${file}: ${e.message}; nothing was written`);
     throw e;

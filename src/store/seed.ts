@@ -12,7 +12,12 @@ import { isoTime, normalizeTime, unixSeconds } from './time.js';
 export class FixtureError extends Error {}
 
 /** An entry whose id (or other unique field) the database already holds: a database used before, not a bad fixture. */
-export class FixtureClash extends FixtureError {}
+/** An entry whose id, or a field that must be unique, is taken: by what the database held, or by an earlier entry of the fixture. */
+export class FixtureClash extends FixtureError {
+  constructor(readonly where: string) {
+    super(`${where}: its id, or a field that must be unique, is taken already (by the database or an earlier entry of the fixture)`);
+  }
+}
 
 /** A unique key refused by the database: SQLite's constraint codes, PostgreSQL's SQLSTATE 23505. */
 function isClash(e: unknown): boolean {
@@ -111,7 +116,7 @@ export function loadFixture(store: StoreApi, fixture: unknown): Record<string, n
         fn(e, where);
       } catch (err) {
         if (err instanceof FixtureError) throw err;
-        if (isClash(err)) throw new FixtureClash(`${where} is in the database already`);
+        if (isClash(err)) throw new FixtureClash(where);
         const msg = err instanceof Error ? err.message : String(err);
         throw new FixtureError(`${where}: ${msg.replace(/^SQLITE_\w+: /, '')}`);
       }

@@ -230,6 +230,19 @@ describe('bound to every interface', () => {
 });
 
 describe('seed says what it did', () => {
+  it('a fixture that clashes with itself into a new database: the entry named, no word of a used database; nothing left', () => {
+    const dir = tempDir();
+    const twice = join(dir, 'twice.json');
+    const owner = { id: 2, name: 'Someone', api_key: 'someone-key' };
+    writeFileSync(twice, JSON.stringify({ owners: [owner, { ...owner, api_key: 'another-key' }] }));
+    const line = refused(runCli(['seed', twice, '--db', join(dir, 'new.db')]));
+    expect(line).toMatch(
+      /^workspace-mcp: fixture \S+: owners\[1\] \(id 2\): its id, or a field that must be unique, is taken already .*; nothing was written$/,
+    );
+    expect(line).not.toMatch(/in the database already|constraint/i);
+    expect(readdirSync(dir)).toEqual(['twice.json']);
+  });
+
   it('into a used database: what it holds and where to seed instead, no raw constraint; nothing written', () => {
     const dir = tempDir();
     const db = join(dir, 'used.db');
