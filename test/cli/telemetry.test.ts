@@ -104,7 +104,11 @@ function sweep(r: Receiver, more: string[] = []): void {
   expect(r.errors()).toEqual([]);
   const all = r.everything();
   expect(all.length).toBeGreaterThan(0);
-  for (const secret of [...NEVER, ...more]) expect(all.includes(secret), `"${secret}" was exported`).toBe(false);
+  for (const secret of [...NEVER, ...more]) {
+    // A number (a phone, an id) as a token of its own: the same digits inside a timestamp or a span id are chance, not a leak.
+    const found = /^\d+$/.test(secret) ? new RegExp(`(?<![0-9A-Za-z.])${secret}(?![0-9A-Za-z.])`).test(all) : all.includes(secret);
+    expect(found, `"${secret}" was exported`).toBe(false);
+  }
 }
 
 /** The metric's data points, once it arrived. */
