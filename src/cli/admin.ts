@@ -12,11 +12,12 @@ import { ADMIN_COMMANDS as COMMANDS, COMMANDS as HELP } from './help.js';
 import { dataDirFor, MCP_STATE_FILE } from './mcp-backend.js';
 import type { StoreApi } from '../store/store-api.js';
 import type { PgStore } from '../store/pg/index.js';
-import type { GrantRow, OAuthStore } from '../oauth/store.js';
+import type { GrantRow } from '../oauth/store.js';
 import type { TrailQuery } from '../store/audit.js';
+import type { OAuthStoreSync } from '../state/async.js';
 
-/** What the grant commands use of OAuth sign-in's store. */
-type Grants = Pick<OAuthStore, 'grants' | 'grant' | 'revokeGrant'>;
+/** What the grant commands use of OAuth sign-in's store: its synchronous form (admin is a one-shot process, no one else waits on it). */
+type Grants = Pick<OAuthStoreSync, 'grants' | 'grant' | 'revokeGrant'>;
 import { McpStateStore } from '../state/mcp-state.js';
 
 function out(line: string): void {

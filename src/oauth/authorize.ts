@@ -112,7 +112,7 @@ export class Authorization {
     if (!key) return this.consent(res, ok, nonce, 'Paste your API key first.', 400);
     const checked = await this.checkKey(key, addressOf(req));
     if (!('id' in checked)) return this.consent(res, ok, nonce, checked.problem, checked.status);
-    const code = this.grant(ok, key, checked.id, form.getAll('scope'));
+    const code = await this.grant(ok, key, checked.id, form.getAll('scope'));
     res.setHeader('Set-Cookie', this.csrfCookie('', 0));
     redirect(res, ok.redirectUri, { code, ...(state !== undefined ? { state } : {}), iss: this.ctx.issuer });
   }
@@ -233,14 +233,14 @@ export class Authorization {
   /**
    * The grant of `owner`'s consent to `ok`'s client, `key` sealed in it, holding the boxes
    * `ticked` of those asked (read always; no box posted at all, as by a form filled without a
-   * browser: those asked), and the single-use code that leads to it.
+   * browser: those asked), and the single-use code that leads to it; both kept before the code is sent.
    */
-  private grant(ok: Checked, key: string, owner: number, ticked: string[]): string {
+  private async grant(ok: Checked, key: string, owner: number, ticked: string[]): Promise<string> {
     const { store, sealer } = this.ctx.o;
     const now = this.ctx.now();
     const grantId = randomUUID();
     const scopes = ticked.length === 0 ? ok.asked : ok.asked.filter((s) => s === READ || ticked.includes(s));
-    store.addGrant({
+    await store.addGrant({
       id: grantId,
       owner_id: owner,
       client_id: ok.client.client_id,
@@ -254,7 +254,7 @@ export class Authorization {
       revoked_why: null,
     });
     const code = newToken('wmo_code');
-    store.addCode({
+    await store.addCode({
       code_hash: hashToken(code),
       grant_id: grantId,
       client_id: ok.client.client_id,

@@ -107,10 +107,15 @@ export class Bearer {
 
   /**
    * The key behind a grant stopped working (regenerated, blocked, plan lapsed): the grant is
-   * revoked, and the 401 starts sign-in again at `at` (default: the grant's own resource).
+   * revoked (before the 401 is answered), and the 401 starts sign-in again at `at` (default: the
+   * grant's own resource).
    */
-  keyRefused(grant: GrantRow, why: string, at: ResourcePath = grant.resource === this.ctx.door ? 'mcp/read-only' : 'mcp'): Refusal {
-    if (this.ctx.o.store.revokeGrant(grant.id, `the key stopped working: ${why}`, new Date(this.ctx.now()).toISOString()))
+  async keyRefused(
+    grant: GrantRow,
+    why: string,
+    at: ResourcePath = grant.resource === this.ctx.door ? 'mcp/read-only' : 'mcp',
+  ): Promise<Refusal> {
+    if (await this.ctx.o.store.revokeGrant(grant.id, `the key stopped working: ${why}`, new Date(this.ctx.now()).toISOString()))
       log.info({ grant: grant.id, owner: grant.owner_id, client: grant.client_name }, 'OAuth grant revoked: its key stopped working');
     return this.challenge(
       new OAuthError(OAuthErrorCode.InvalidToken, `Your Workspace API key stopped working (${why}); sign in again`),

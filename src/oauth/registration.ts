@@ -57,7 +57,7 @@ export class Registration {
         'too many registrations from here this hour; try again later',
         later,
       );
-    if (store.clientsSince(new Date(now - HOUR_MS).toISOString()) >= REGISTRATIONS_PER_HOUR)
+    if ((await store.clientsSince(new Date(now - HOUR_MS).toISOString())) >= REGISTRATIONS_PER_HOUR)
       return oauthError(res, 429, OAuthErrorCode.TemporarilyUnavailable, 'too many registrations this hour; try again later', later);
     const clientId = `wmc_${randomBytes(16).toString('hex')}`;
     const registered = {
@@ -68,14 +68,14 @@ export class Registration {
       grant_types: m.grant_types ?? ['authorization_code', 'refresh_token'],
       response_types: ['code'],
     };
-    store.addClient(clientId, JSON.stringify(registered), new Date(now).toISOString());
+    await store.addClient(clientId, JSON.stringify(registered), new Date(now).toISOString());
     send(res, 201, 'application/json', JSON.stringify(registered), { ...CORS, ...NO_STORE });
   }
 
   /** The client a client_id names: registered here, or its metadata document's; throws ClientError saying why not. */
   async client(clientId: string): Promise<Client> {
     if (this.docs.isDocumentId(clientId)) return this.docs.client(clientId, this.ctx.now());
-    const stored = this.ctx.o.store.client(clientId);
+    const stored = await this.ctx.o.store.client(clientId);
     if (stored === undefined) throw new ClientError(`no client is registered as ${clientId}`);
     const m = JSON.parse(stored) as { client_name?: string; redirect_uris: string[] };
     return { client_id: clientId, client_name: m.client_name ?? 'An application', redirect_uris: m.redirect_uris };

@@ -20,10 +20,10 @@ export async function revoke(ctx: Context, req: IncomingMessage, res: ServerResp
   });
   if (!asked.success || !asked.data.token) return oauthError(res, 400, OAuthErrorCode.InvalidRequest, 'token is required');
   const { store } = ctx.o;
-  const row = store.token(hashToken(asked.data.token));
-  const grant = row ? store.grant(row.grant_id) : undefined;
+  const row = await store.token(hashToken(asked.data.token));
+  const grant = row ? await store.grant(row.grant_id) : undefined;
   const clientId = clientIdOf(form, req) ?? null;
   if (grant && (clientId === null || clientId === grant.client_id))
-    store.revokeGrant(grant.id, 'revoked by the client', new Date(ctx.now()).toISOString());
+    await store.revokeGrant(grant.id, 'revoked by the client', new Date(ctx.now()).toISOString());
   send(res, 200, 'application/json', '{}', { ...CORS, ...NO_STORE });
 }

@@ -52,7 +52,7 @@ export class OAuthServer {
     this.authorization = new Authorization(this.ctx, this.registration);
     this.tokens = new TokenEndpoint(this.ctx);
     this.bearer = new Bearer(this.ctx, this.metadata.resourceMetadataUrls);
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
     this.sweeper.unref();
   }
 
@@ -98,7 +98,7 @@ export class OAuthServer {
    * The key behind a grant stopped working (regenerated, blocked, plan lapsed): the grant is
    * revoked, and the 401 starts sign-in again at `at` (default: the resource the grant is for).
    */
-  keyRefused(grant: GrantRow, why: string, at?: ResourcePath): Refusal {
+  keyRefused(grant: GrantRow, why: string, at?: ResourcePath): Promise<Refusal> {
     return this.bearer.keyRefused(grant, why, at);
   }
 
@@ -108,9 +108,9 @@ export class OAuthServer {
     return this.docs.close();
   }
 
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     try {
-      this.ctx.o.store.sweep(this.ctx.now());
+      await this.ctx.o.store.sweep(this.ctx.now());
     } catch (e) {
       log.warn({ err: e }, 'OAuth: sweeping spent codes and tokens failed');
     }

@@ -44,17 +44,17 @@ export class TokenEndpoint {
     return oauthError(res, 400, OAuthErrorCode.UnsupportedGrantType, 'grant_type must be authorization_code or refresh_token');
   }
 
-  private exchangeCode(res: ServerResponse, form: URLSearchParams, clientId: string, resource: string | null): void {
+  private async exchangeCode(res: ServerResponse, form: URLSearchParams, clientId: string, resource: string | null): Promise<void> {
     const { store } = this.ctx.o;
     const code = form.get('code');
     const verifier = form.get('code_verifier');
     if (!code || !verifier) return oauthError(res, 400, InvalidRequest, 'code and code_verifier are required');
     const hash = hashToken(code);
-    const row = store.code(hash);
+    const row = await store.code(hash);
     const now = this.ctx.now();
-    const replayed = (grantId: string) => {
+    const replayed = async (grantId: string) => {
       // A code used twice: whoever holds it is not to be trusted with the grant (RFC 9700 §4.2.4).
-      store.revokeGrant(grantId, 'an authorization code was used twice', new Date(now).toISOString());
+      await store.revokeGrant(grantId, 'an authorization code was used twice', new Date(now).toISOString());
       return oauthError(res, 400, InvalidGrant, 'the code was already used; the access it gave is revoked');
     };
     if (!row) return oauthError(res, 400, InvalidGrant, 'the code is unknown or expired');
@@ -65,24 +65,27 @@ export class TokenEndpoint {
     if ((form.get('redirect_uri') ?? row.redirect_uri) !== row.redirect_uri)
       return oauthError(res, 400, InvalidGrant, 'redirect_uri differs from the authorization request');
     if (!pkceMatches(verifier, row.challenge)) return oauthError(res, 400, InvalidGrant, 'code_verifier does not match the code_challenge');
-    // One exchange wins; one that comes second is a replay.
-    const used = store.useCode(hash);
-    if (!used || used.used) return replayed(row.grant_id);
-    const grant = store.grant(row.grant_id);
+    // The grant read before the code is used: a second exchange that meanwhile finds the code
+    // used revokes the grant only after this one won (its tokens then stop working), and does
+    // not turn the one that won into a refusal.
+    const grant = await store.grant(row.grant_id);
     if (!grant || grant.revoked_at !== null) return oauthError(res, 400, InvalidGrant, 'the access was revoked; sign in again');
+    // One exchange wins; one that comes second is a replay.
+    const used = await store.useCode(hash);
+    if (!used || used.used) return replayed(row.grant_id);
     if (!this.forGrant(res, grant, resource)) return;
-    this.issue(res, grant, null);
+    await this.issue(res, grant, null);
   }
 
-  private refresh(res: ServerResponse, form: URLSearchParams, clientId: string, resource: string | null): void {
+  private async refresh(res: ServerResponse, form: URLSearchParams, clientId: string, resource: string | null): Promise<void> {
     const { store } = this.ctx.o;
     const token = form.get('refresh_token');
     if (!token) return oauthError(res, 400, InvalidRequest, 'refresh_token is required');
     const hash = hashToken(token);
-    const row = store.token(hash);
+    const row = await store.token(hash);
     const now = this.ctx.now();
     if (!row || row.kind !== 'refresh') return oauthError(res, 400, InvalidGrant, 'the refresh token is unknown or expired; sign in again');
-    const grant = store.grant(row.grant_id);
+    const grant = await store.grant(row.grant_id);
     if (!grant || grant.revoked_at !== null) return oauthError(res, 400, InvalidGrant, 'the access was revoked; sign in again');
     if (grant.client_id !== clientId) return oauthError(res, 400, InvalidGrant, 'the refresh token was issued to another client');
     if (row.expires_ms <= now) return oauthError(res, 400, InvalidGrant, 'the refresh token expired; sign in again');
@@ -93,9 +96,9 @@ export class TokenEndpoint {
     const want = asked === null ? undefined : requested(asked);
     if (want && (want.unknown || want.scopes.some((s) => !holds.includes(s))))
       return oauthError(res, 400, OAuthErrorCode.InvalidScope, `the scope may not be wider than what was granted: ${holds.join(' ')}`);
-    if (!store.useRefresh(hash)) {
+    if (!(await store.useRefresh(hash))) {
       // Used before: a copy is in someone else's hands. The whole grant stops (RFC 9700 §4.14.2).
-      store.revokeGrant(grant.id, 'a refresh token was used twice', new Date(now).toISOString());
+      await store.revokeGrant(grant.id, 'a refresh token was used twice', new Date(now).toISOString());
       log.warn(
         { grant: grant.id, owner: grant.owner_id, client: grant.client_name },
         'OAuth grant revoked: a refresh token was used twice',
@@ -104,7 +107,7 @@ export class TokenEndpoint {
     }
     // Read always comes with the rest; the refresh token keeps the grant's whole scope (RFC 6749 §6).
     const narrowed = want && want.scopes.length > 0 ? scopeText(held(asked!, holds), asked!) : null;
-    this.issue(res, grant, narrowed);
+    await this.issue(res, grant, narrowed);
   }
 
   /** Whether the token request's `resource` (none: the grant's) is the one the grant is for; if not, the answer sent. */
@@ -114,8 +117,8 @@ export class TokenEndpoint {
     return false;
   }
 
-  /** A new access token (its scope `narrowed`, or its grant's) and refresh token for `grant`. */
-  private issue(res: ServerResponse, grant: GrantRow, narrowed: string | null): void {
+  /** A new access token (its scope `narrowed`, or its grant's) and refresh token for `grant`, both kept before the answer is sent. */
+  private async issue(res: ServerResponse, grant: GrantRow, narrowed: string | null): Promise<void> {
     const { store } = this.ctx.o;
     const now = this.ctx.now();
     const access = newToken('wmo_at');
@@ -124,7 +127,7 @@ export class TokenEndpoint {
       { token_hash: hashToken(access), kind: 'access', expires_ms: now + this.accessTtl, scope: narrowed },
       { token_hash: hashToken(refresh), kind: 'refresh', expires_ms: now + this.refreshTtl, scope: null },
     ] as const;
-    for (const t of tokens) store.addToken({ ...t, grant_id: grant.id, used: 0 });
+    await Promise.all(tokens.map((t) => store.addToken({ ...t, grant_id: grant.id, used: 0 })));
     // What the access token holds here: within the cap as it is now (it may have narrowed since the grant).
     const scope = narrowed ?? grant.scope;
     const answer = {

@@ -314,7 +314,7 @@ describe('in-process: the cap, the door and grants made before scopes', () => {
     // A key that stopped working: the challenge names the grant's own resource.
     const who = await oauth.signedIn('Bearer wmo_at_door', 'mcp/read-only');
     if (!('grant' in who)) throw new Error('not signed in');
-    const refused = oauth.keyRefused(who.grant, 'regenerated');
+    const refused = await oauth.keyRefused(who.grant, 'regenerated');
     expect(refused.headers['WWW-Authenticate']).toMatch(
       new RegExp(`^Bearer resource_metadata="${doorDoc}", scope="workspace:read", error="invalid_token"`),
     );
