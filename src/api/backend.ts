@@ -74,7 +74,7 @@ export interface Backend {
    * false`): undefined, or the refusal. Only a backend that can make it without a request has
    * it (the built-in service).
    */
-  admit?(o?: AdmitOptions): ApiResponse | undefined;
+  admit?(o?: AdmitOptions): Promise<ApiResponse | undefined>;
 }
 
 /** `counted: false`: the owner checked (key, plan, block) without a request counted against their rate limit. */

@@ -27,6 +27,7 @@ import { requestKey, withRequestKey } from '../mcp/auth/request-key.js';
 import { hashKey } from '../store/keys.js';
 import type { SearchParts } from './search-wiring.js';
 import type { McpState } from '../state/mcp-state.js';
+import { promised } from '../state/async.js';
 
 /** The remote mode's audit trail, in its data folder. */
 const AUDIT_FILE = 'audit.jsonl';
@@ -90,7 +91,7 @@ interface Wired extends SearchParts {
   /** The audit trail of data-changing calls: the database's (local), a JSON-lines file (remote). */
   audit: AuditTrail;
   /** Who holds an account, read from the database (PostgreSQL: another instance may have shown it). */
-  accountHolder?: (accountId: number) => number | undefined;
+  accountHolder?: (accountId: number) => Promise<number | undefined>;
 }
 
 /** What the user told getWorkspace and the default bot: `--bot`, `--project` or their env. */
@@ -175,9 +176,21 @@ export async function openLocal(
   // A start that made the database (a first run, or a mistyped --db) says so where the model looks too.
   const created = opened.created || (pgUrl !== undefined && opened.newKey !== undefined);
   const ownerId = opened.owner?.id ?? ('ownerId' in opened.identity ? opened.identity.ownerId : 0);
-  // PostgreSQL: the state in the database every instance shares, loaded only here (as the pool).
-  const pg = pgUrl !== undefined ? await postgresParts(store) : undefined;
+  // PostgreSQL: service threads as `serve` has (WORKSPACE_PG_POOL, checked when the database
+  // was opened): each API call, and each read or write of the server's state and search, waits
+  // on its own thread's connection, so the serving thread never waits on the database and one
+  // slow transaction never stalls the other sessions. Made by the first call that needs them.
   let pool: Promise<import('../service/pool.js').ServicePool> | undefined;
+  const threads = () =>
+    (pool ??= import('../service/pool.js').then(async ({ ServicePool }) => {
+      const { poolSize, statementTimeoutMs } = pgEnv();
+      const jobs = new URL('./mcp-thread-jobs.js', import.meta.url).href;
+      const p = new ServicePool({ url: pgUrl!, rateLimit, secrets: opened.secrets, statementTimeoutMs, jobs }, poolSize, log);
+      await p.ready();
+      return p;
+    }));
+  // The state in the database every instance shares, its code loaded only here (as the pool's).
+  const pg = pgUrl !== undefined ? await postgresParts(store, threads) : undefined;
   let wired: Promise<Wired> | undefined;
   const setup: BackendSetup = {
     // The PostgreSQL scope names no URL: instances may reach the one database by other names.
@@ -186,33 +199,30 @@ export async function openLocal(
     dataDir,
     wire: () =>
       (wired ??= (async () => {
-        if (pgUrl !== undefined)
-          pool = import('../service/pool.js').then(async ({ ServicePool }) => {
-            // Service threads as `serve` has (WORKSPACE_PG_POOL, checked when the database
-            // was opened): each API call waits on its own thread's connection, so one slow
-            // transaction never stalls the other sessions.
-            const { poolSize, statementTimeoutMs } = pgEnv();
-            const p = new ServicePool({ url: pgUrl, rateLimit, secrets: opened.secrets, statementTimeoutMs }, poolSize, log);
-            await p.ready();
-            return p;
-          });
-        const [service, { LocalBackend }, { localSearch }, threads] = await Promise.all([
+        const [service, { LocalBackend }, { localSearch }, onThreads, serviceThreads] = await Promise.all([
           serviceOver(opened, { rateLimit, logger: log }),
           import('../service/backend.js'),
           import('./search-wiring.js'),
-          pool,
+          pgUrl !== undefined ? import('./mcp-thread-jobs.js') : undefined,
+          pgUrl !== undefined ? threads() : undefined,
         ]);
-        const backend = new LocalBackend(service, keyed ? { keyHash: '' } : opened.identity, threads);
+        const backend = new LocalBackend(service, keyed ? { keyHash: '' } : opened.identity, serviceThreads);
+        // PostgreSQL: search and directory on the service threads, acting as the backend does.
+        const search = (b: InstanceType<typeof LocalBackend>) =>
+          onThreads && serviceThreads ? onThreads.threadedSearch(serviceThreads, b.identity) : localSearch(store, b);
         const ownedBy = (keyHash: string) => {
           const own = backend.byKeyHash(keyHash);
-          return { backend: own, ...localSearch(store, own) };
+          return { backend: own, ...search(own) };
         };
+        // Start-up is done: from here a statement on the serving thread's own connection is logged (PgConnection.watchServing).
+        if (pg) (store as PgStore).conn.watchServing();
         return {
           backend,
-          audit: store.audit,
-          ...localSearch(store, backend),
+          // PostgreSQL: written and read on the service threads.
+          audit: onThreads && serviceThreads ? onThreads.threadedAudit(serviceThreads) : promised<AuditTrail>(store.audit),
+          ...search(backend),
           ...(keyed ? { ownedBy, ownerOf: ownersOf(service, pg ? (store as PgStore) : undefined) } : {}),
-          ...(pg ? { accountHolder: (id: number) => store.contactAccounts.get(id)?.contact_id } : {}),
+          ...(onThreads && serviceThreads ? { accountHolder: onThreads.threadedHolder(serviceThreads) } : {}),
         };
       })()),
     // The backend's close is the store's; the pool's threads hold their own connections.
@@ -271,15 +281,21 @@ function keyOwner(who: ReturnType<Service['ownerOf']>, keyHash: string): KeyOwne
 }
 
 /** The MCP server's state and shared question key on PostgreSQL (its code loaded only for a PostgreSQL database). */
-async function postgresParts(store: Checked['store']): Promise<Pick<BackendSetup, 'state' | 'shared'>> {
-  const [{ PgMcpState }, { envSecret, questionKey }] = await Promise.all([
+async function postgresParts(
+  store: Checked['store'],
+  threads: () => Promise<import('../service/pool.js').ServicePool>,
+): Promise<Pick<BackendSetup, 'state' | 'shared'>> {
+  const [{ migratePgState }, { threadedState }, { envSecret, questionKey }] = await Promise.all([
     import('../state/pg/mcp-state.js'),
+    import('./mcp-thread-jobs.js'),
     import('../service/secrets.js'),
   ]);
   let state: McpState;
   try {
-    // Its tables brought up to date first (their own migrations, after the store's).
-    state = new PgMcpState((store as PgStore).conn);
+    // Its tables brought up to date first (their own migrations, after the store's); read and
+    // written on the service threads.
+    migratePgState((store as PgStore).conn);
+    state = threadedState(threads, store as PgStore);
   } catch (e) {
     store.close();
     throw new StartError(`the MCP server's state in the PostgreSQL database cannot be opened: ${(e as Error).message}`);

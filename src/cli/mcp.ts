@@ -161,7 +161,11 @@ function configuredOf(values: Values): Configured {
 async function withState(opened: BackendSetup, policy: MoneyPolicy, stateFile: string): Promise<Opened> {
   let state: McpState;
   try {
-    state = opened.state ?? (await import('../state/mcp-state.js')).McpStateStore.open(join(opened.dataDir, stateFile));
+    if (opened.state) state = opened.state;
+    else {
+      const [{ McpStateStore }, { answeredAtOnce }] = await Promise.all([import('../state/mcp-state.js'), import('../state/async.js')]);
+      state = answeredAtOnce(McpStateStore.open(join(opened.dataDir, stateFile)));
+    }
   } catch (e) {
     await opened.close();
     throw new StartError(`the MCP server's state file cannot be opened: ${(e as Error).message}`);

@@ -33,7 +33,7 @@ export interface SearchParts {
  * or IndexRefused. Not through getMe: a getMe past its sunset must not switch search off.
  */
 function admit(backend: LocalBackend, o?: AdmitOptions): void {
-  const res = backend.admit(o);
+  const res = backend.admitHere(o);
   if (res) throw new IndexRefused(res.status, res.body, res.headers);
 }
 

@@ -54,7 +54,7 @@ export interface McpContextOptions {
    * Who holds an account, when no answer showed it (behind a balancer another instance may
    * have): asked before the money path refuses an account it has not seen.
    */
-  accountHolder?: (accountId: number) => number | undefined;
+  accountHolder?: (accountId: number) => Promise<number | undefined>;
   /** Which contact holds which account, as answers showed it, kept in the server's state across processes. */
   holders?: AccountHolders;
   /** The key questions to the user are sealed with (32 bytes or more); random by default. */
@@ -135,7 +135,7 @@ export class McpContext {
   readonly localPaths: boolean;
   readonly tasks: boolean;
   private readonly defaultBotId?: number;
-  private readonly accountHolder?: (accountId: number) => number | undefined;
+  private readonly accountHolder?: (accountId: number) => Promise<number | undefined>;
   private ownerId: number | undefined;
   readonly maxResultChars: number;
   private readonly listeners = new Set<() => void>();
@@ -229,7 +229,7 @@ export class McpContext {
    */
   async account(accountId: number, signal?: AbortSignal): Promise<AccountView | undefined> {
     // The API's getContactAccounts below still checks that the contact is the owner's.
-    const contactId = this.accounts.holder(accountId) ?? this.accountHolder?.(accountId);
+    const contactId = (await this.accounts.holder(accountId)) ?? (await this.accountHolder?.(accountId));
     if (contactId === undefined) return undefined;
     const res = await this.call('getContactAccounts', { contact_id: contactId }, { signal });
     if (!isSuccess(res.status)) return undefined;

@@ -3,6 +3,11 @@
  * passes in implementations (SQLite: `state/mcp-state.ts`; the workspace directory of each
  * backend), the idempotency keys already bound to the owner or key the server acts for. The
  * contact search index has its own file (`contact-search.ts`).
+ *
+ * Every method of the state answers a promise: on PostgreSQL the state is read and written on
+ * the service threads (service/pool.ts), never on the thread that serves every session; a
+ * SQLite file answers at once. An implementation that answers at once is a `Sync` of them
+ * (`state/async.ts`).
  */
 import type { AuditEntry, AuditPage, AuditQuery } from '../api/backend.js';
 
@@ -27,20 +32,20 @@ export interface IdempotencyKeys {
    * Claim `key` for a call: undefined when this call now owns it, else the call already there
    * (finished, or another call's reservation). Atomic.
    */
-  reserve(key: string, method: string, paramsHash: string): KeptCall | undefined;
+  reserve(key: string, method: string, paramsHash: string): Promise<KeptCall | undefined>;
   /** Keep the answer of a reserved call. */
-  complete(key: string, answer: KeptAnswer): void;
+  complete(key: string, answer: KeptAnswer): Promise<void>;
   /** Give the key back (the call moved nothing), so it may be used again. */
-  release(key: string): void;
+  release(key: string): Promise<void>;
 }
 
 /**
- * The audit trail of data-changing tool calls. `append` is durable when it returns; the local
+ * The audit trail of data-changing tool calls. `append` is durable when it resolves; the local
  * backend writes the entries of calls that reach it itself, with the change (`CallOptions.audit`).
  */
 export interface AuditTrail {
-  append(entry: AuditEntry): void;
-  read(q: AuditQuery): AuditPage;
+  append(entry: AuditEntry): Promise<void>;
+  read(q: AuditQuery): Promise<AuditPage>;
 }
 
 /** What getWorkspace answers. */
@@ -74,9 +79,9 @@ export interface WorkspaceDirectory {
  */
 export interface AccountHolders {
   /** The contact an answer showed holding `accountId`, if any did. */
-  get(accountId: number): number | undefined;
+  get(accountId: number): Promise<number | undefined>;
   /** Keep what answers showed: [account id, contact id] pairs. */
-  put(pairs: ReadonlyArray<readonly [number, number]>): void;
+  put(pairs: ReadonlyArray<readonly [number, number]>): Promise<void>;
 }
 
 /** Caps in minor units of one account's currency. */
@@ -91,9 +96,9 @@ export type Reservation = { ok: true; id: number } | { ok: false; over: 'amount'
 /** What the money tools moved per account over the rolling 24 h, kept across restarts. */
 export interface MoneyWindow {
   /** Reserve `amount` (minor units) unless it passes a cap (`force`: even then). Atomic. */
-  reserve(accountId: number, amount: number, caps: Caps, force: boolean): Reservation;
+  reserve(accountId: number, amount: number, caps: Caps, force: boolean): Promise<Reservation>;
   /** Give a reservation back: the call moved nothing. */
-  release(id: number): void;
+  release(id: number): Promise<void>;
 }
 
 /** Where one contact's step of a bulk plan stands: `running` and `unknown` are gone on with (and read back) by the next run. */
@@ -125,18 +130,18 @@ export interface BulkPlan {
 /** The bulk plans of one scope and their per-contact steps, kept across restarts. */
 export interface BulkPlans {
   /** Keep a new plan with its steps, in one transaction. */
-  create(plan: Omit<BulkPlan, 'confirmation'>, steps: readonly BulkStep[]): void;
-  get(id: string): BulkPlan | undefined;
+  create(plan: Omit<BulkPlan, 'confirmation'>, steps: readonly BulkStep[]): Promise<void>;
+  get(id: string): Promise<BulkPlan | undefined>;
   /** Set the plan's confirmation unless it has one: false when it had (the first answer stands). */
-  confirm(id: string, confirmation: BulkConfirmation): boolean;
+  confirm(id: string, confirmation: BulkConfirmation): Promise<boolean>;
   /** Hold the plan's run for `runner` until `untilMs` when no other runner holds it now; renewing is holding again. */
-  hold(id: string, runner: string, untilMs: number, nowMs: number): boolean;
+  hold(id: string, runner: string, untilMs: number, nowMs: number): Promise<boolean>;
   /** Let go of the run (only `runner`'s hold). */
-  letGo(id: string, runner: string): void;
+  letGo(id: string, runner: string): Promise<void>;
   /** Steps by contact id from after `after`, at most `limit`; only of these statuses when given. */
-  steps(id: string, o: { after?: number; limit: number; status?: readonly BulkStepStatus[] }): BulkStep[];
+  steps(id: string, o: { after?: number; limit: number; status?: readonly BulkStepStatus[] }): Promise<BulkStep[]>;
   /** Record a step's new status and note. */
-  mark(id: string, step: BulkStep): void;
+  mark(id: string, step: BulkStep): Promise<void>;
   /** How many steps are in each status. */
-  counts(id: string): Partial<Record<BulkStepStatus, number>>;
+  counts(id: string): Promise<Partial<Record<BulkStepStatus, number>>>;
 }

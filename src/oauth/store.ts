@@ -50,25 +50,25 @@ export interface TokenRow {
 
 export interface OAuthStore {
   /** A client registered through RFC 7591: its metadata as JSON. */
-  addClient(clientId: string, metadata: string, at: string): void;
-  client(clientId: string): string | undefined;
+  addClient(clientId: string, metadata: string, at: string): Promise<void>;
+  client(clientId: string): Promise<string | undefined>;
   /** Clients registered since `sinceIso` (registration is bounded per hour). */
-  clientsSince(sinceIso: string): number;
-  addGrant(g: GrantRow): void;
-  grant(id: string): GrantRow | undefined;
+  clientsSince(sinceIso: string): Promise<number>;
+  addGrant(g: GrantRow): Promise<void>;
+  grant(id: string): Promise<GrantRow | undefined>;
   /** Every grant, newest first (`admin grants`). */
-  grants(): GrantRow[];
+  grants(): Promise<GrantRow[]>;
   /** Marks a grant revoked (its tokens stop working) and drops its sealed key; false when none is there or it was already. */
-  revokeGrant(id: string, why: string, at: string): boolean;
+  revokeGrant(id: string, why: string, at: string): Promise<boolean>;
   /** Notes a grant's use; on the request path, so it never holds the serving thread (PostgreSQL: an async pool). */
   touchGrant(id: string, at: string): Promise<void>;
-  addCode(c: CodeRow): void;
+  addCode(c: CodeRow): Promise<void>;
   /** A code's row, changing nothing. */
-  code(codeHash: string): CodeRow | undefined;
+  code(codeHash: string): Promise<CodeRow | undefined>;
   /** Marks the code used, atomically; its row as it was before (`used` 1: it had been), or undefined. */
-  useCode(codeHash: string): CodeRow | undefined;
-  addToken(t: TokenRow): void;
-  token(tokenHash: string): TokenRow | undefined;
+  useCode(codeHash: string): Promise<CodeRow | undefined>;
+  addToken(t: TokenRow): Promise<void>;
+  token(tokenHash: string): Promise<TokenRow | undefined>;
   /**
    * The request path's read (every request to the MCP endpoint): a token by its hash with the
    * grant it names (`grant` undefined when that is gone), never holding the serving thread
@@ -76,13 +76,13 @@ export interface OAuthStore {
    */
   access(tokenHash: string): Promise<{ token: TokenRow; grant: GrantRow | undefined } | undefined>;
   /** Marks a refresh token used, atomically: true when this call did. */
-  useRefresh(tokenHash: string): boolean;
+  useRefresh(tokenHash: string): Promise<boolean>;
   /**
    * Drops codes and tokens past their time (kept a day longer, so a late replay is still told
    * apart); grants left with neither (abandoned sign-ins, lapsed refresh tokens; a revoked one
    * after 30 days); registrations older than a day that no grant names.
    */
-  sweep(nowMs: number): void;
+  sweep(nowMs: number): Promise<void>;
 }
 
 /** The columns of a grant, in order (the two stores write and read them alike). */

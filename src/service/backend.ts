@@ -35,6 +35,8 @@ export function answerAudited(service: Service, req: ApiRequest, audit: AuditEnt
 /** Service threads that answer a request with its audit record (pool.ts). */
 export interface ServiceThreads {
   call(req: ApiRequest, audit?: AuditEntry): Promise<ApiResponse>;
+  /** The owner check of `Service.admit`, on a thread. */
+  admit(as: Pick<ApiRequest, 'keyHash' | 'asOwner'>, o?: AdmitOptions): Promise<ApiResponse | undefined>;
 }
 
 /** The built-in service, called in-process through the same pipeline as HTTP. */
@@ -59,6 +61,11 @@ export class LocalBackend implements Backend {
         : 'keyHash' in identity
           ? { keyHash: identity.keyHash }
           : { asOwner: identity.ownerId };
+  }
+
+  /** Who every call is made as, for a search on a service thread acting the same (cli/mcp-thread-jobs.ts). */
+  get identity(): { keyHash: string } | { ownerId: number } {
+    return this.as.keyHash !== undefined ? { keyHash: this.as.keyHash } : { ownerId: this.as.asOwner! };
   }
 
   /**
@@ -90,7 +97,13 @@ export class LocalBackend implements Backend {
   }
 
   /** Whether the owner may call the API now (key, plan, block, rate limit unless `counted: false`): undefined, or the refusal. */
-  admit(o?: AdmitOptions): ApiResponse | undefined {
+  async admit(o?: AdmitOptions): Promise<ApiResponse | undefined> {
+    // On the service threads when there are (PostgreSQL): the check reads the owner.
+    return this.threads ? this.threads.admit(this.as, o) : this.service.admit(this.as, o);
+  }
+
+  /** `admit` on this thread, at once: for a caller on a service thread itself (the search's, cli/mcp-thread-jobs.ts). */
+  admitHere(o?: AdmitOptions): ApiResponse | undefined {
     return this.service.admit(this.as, o);
   }
 

@@ -4,12 +4,22 @@
  * a PHP-FPM worker does, while the other threads and the HTTP thread go on).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ApiResponse, AuditEntry } from '../api/backend.js';
+import type { AdmitOptions, ApiResponse, AuditEntry } from '../api/backend.js';
 import { fromCloneable, toCloneable } from '../common/ordered.js';
 import { flushLog, log } from '../common/log.js';
 import { StoreUnavailable } from '../store/store-api.js';
 import { PgStore } from '../store/pg/index.js';
-import { unanswered, notCarriedOut, type PoolAnswer, type PoolRequest, type PoolSetup } from './pool.js';
+import {
+  ADMIT,
+  crossingError,
+  unanswered,
+  notCarriedOut,
+  type JobAnswer,
+  type PoolAnswer,
+  type PoolJob,
+  type PoolRequest,
+  type PoolSetup,
+} from './pool.js';
 import { answerAudited } from './backend.js';
 import { Service, unavailableAnswer, type ApiRequest } from './pipeline.js';
 
@@ -30,6 +40,35 @@ const service = new Service(store, {
   logger: log,
 });
 const port = parentPort!;
+/** The jobs of `PoolSetup.jobs`, loaded before the thread says it is ready (so it answers in the order posted). */
+const handle = setup.jobs
+  ? ((await import(setup.jobs)) as { jobHandler: (store: PgStore, service: Service) => (job: unknown) => unknown }).jobHandler(
+      store,
+      service,
+    )
+  : undefined;
+
+/** Run job `m` and post what it answered, or the error it threw (the store's own, made again on the other side). */
+async function runJob(m: PoolJob): Promise<void> {
+  let answer: JobAnswer;
+  try {
+    const job = m.ordered ? fromCloneable(m.job) : m.job;
+    const admit = (job as { [ADMIT]?: { as: Pick<ApiRequest, 'keyHash' | 'asOwner'>; o?: AdmitOptions } })[ADMIT];
+    if (!admit && !handle) throw new Error('this service thread takes no jobs');
+    // A search's promise settles within this turn: its work is all on this thread's connection.
+    const value = admit ? service.admit(admit.as, admit.o) : await handle!(job);
+    const v = toCloneable(value);
+    answer = { id: m.id, value: v, ...(v !== value ? { ordered: true } : {}) };
+  } catch (e) {
+    answer = { id: m.id, error: crossingError(e) };
+  }
+  try {
+    port.postMessage(answer);
+  } catch (e) {
+    log.error({ err: e }, 'a service thread could not send what a job answered');
+    port.postMessage({ id: m.id, error: crossingError(e) } satisfies JobAnswer);
+  }
+}
 
 /** Post the answer to request `m`; one that cannot be sent is logged and answered as lost. */
 function send(m: PoolRequest, res: ApiResponse): void {
@@ -44,12 +83,13 @@ function send(m: PoolRequest, res: ApiResponse): void {
   }
 }
 
-port.on('message', (m: PoolRequest | { close: true }) => {
+port.on('message', (m: PoolRequest | PoolJob | { close: true }) => {
   if ('close' in m) {
     store.close();
     port.close();
     return;
   }
+  if ('job' in m) return void runJob(m);
   let res;
   try {
     const req = m.ordered ? (fromCloneable(m.req) as ApiRequest) : m.req;

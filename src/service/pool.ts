@@ -15,16 +15,22 @@
  * the rest, which it had not begun, as not carried out.
  */
 import { Worker } from 'node:worker_threads';
-import type { ApiResponse, AuditEntry } from '../api/backend.js';
+import type { AdmitOptions, ApiResponse, AuditEntry } from '../api/backend.js';
 import { findMethod } from '../api/catalog.js';
 import { ApiError, outcomeUnknown } from '../api/errors.js';
 import { fromCloneable, toCloneable } from '../common/ordered.js';
 import type { Logger } from '../common/log.js';
 import type { Secrets } from './context.js';
 import type { ApiRequest } from './pipeline.js';
+import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable } from '../store/store-api.js';
 
 export interface PoolSetup {
   url: string;
+  /**
+   * A module whose `jobHandler(store, service)` answers the jobs `run` posts (the MCP server's
+   * state and search: cli/mcp-thread-jobs.ts), loaded by each thread before it says it is ready.
+   */
+  jobs?: string;
   rateLimit: number;
   statementTimeoutMs?: number;
   encryptionKey: Uint8Array;
@@ -47,10 +53,55 @@ export interface PoolAnswer {
   ordered?: true;
 }
 
+/** A job of `PoolSetup.jobs` for a thread (`ordered`: `job` went through `toCloneable` and changed). */
+export interface PoolJob {
+  id: number;
+  job: unknown;
+  ordered?: true;
+}
+
+/** What a job answered, or the error it threw: its class's name (the store's errors are made again here) and message. */
+export interface JobAnswer {
+  id: number;
+  value?: unknown;
+  error?: { name: string; message: string };
+  ordered?: true;
+}
+
+/** The job every thread takes, its own (`ServicePool.admit`): `{ [ADMIT]: { as, o } }`. */
+export const ADMIT = 'admit';
+
+/** The store's errors a job may throw, by name: the same class again on this side. */
+const STORE_ERRORS: Record<string, new (message: string) => Error> = {
+  StoreUnavailable,
+  StoreConflict,
+  StoreOutcomeUnknown,
+  StoreBadText,
+};
+
+/** The error a job threw, made again from what crossed (`JobAnswer.error`); one not of the store's is an Error with its message. */
+export function jobError(e: { name: string; message: string }): Error {
+  const Made = STORE_ERRORS[e.name];
+  return Made ? new Made(e.message) : new Error(e.message);
+}
+
+/** What crosses of an error a job threw (`jobError` makes it again). */
+export function crossingError(e: unknown): { name: string; message: string } {
+  const name = e instanceof Error ? e.constructor.name : 'Error';
+  return { name: name in STORE_ERRORS ? name : 'Error', message: e instanceof Error ? e.message : String(e) };
+}
+
+/** A request or job posted to a thread: its answer's way back; a job's `lost` when the thread ended without answering it. */
+interface Pending {
+  method: string;
+  answer: (res: ApiResponse) => void;
+  job?: { resolve: (value: unknown) => void; lost: (e: Error) => void };
+}
+
 interface Thread {
   worker: Worker;
   /** The requests posted and not answered, in the order posted (the thread answers them in that order). */
-  pending: Map<number, { method: string; answer: (res: ApiResponse) => void }>;
+  pending: Map<number, Pending>;
   /** It said it was ready: the first pending request may be under way. */
   ready: boolean;
   /** Why it failed, when its 'error' event said. */
@@ -93,7 +144,7 @@ export class ServicePool {
   private closed = false;
 
   constructor(
-    opts: { url: string; rateLimit: number; secrets: Secrets; statementTimeoutMs?: number },
+    opts: { url: string; rateLimit: number; secrets: Secrets; statementTimeoutMs?: number; jobs?: string },
     readonly size: number,
     private readonly logger?: Logger,
   ) {
@@ -101,6 +152,7 @@ export class ServicePool {
       url: opts.url,
       rateLimit: opts.rateLimit,
       statementTimeoutMs: opts.statementTimeoutMs,
+      ...(opts.jobs ? { jobs: opts.jobs } : {}),
       encryptionKey: new Uint8Array(opts.secrets.encryptionKey),
       signingKey: new Uint8Array(opts.secrets.signingKey),
     };
@@ -128,12 +180,15 @@ export class ServicePool {
     // Named from dist/ (this module's folder, or dist/cli for the bundled command: tools/bundle.mjs).
     const worker = new Worker(new URL('../service/pool-worker.js', import.meta.url), { workerData: this.setup });
     const t: Thread = { worker, pending: new Map(), ready: false };
-    worker.on('message', (m: Partial<PoolAnswer> & { ready?: true }) => {
+    worker.on('message', (m: Partial<PoolAnswer> & Partial<JobAnswer> & { ready?: true }) => {
       if (m.ready) t.ready = true;
       if (m.id === undefined) return;
       const p = t.pending.get(m.id);
       t.pending.delete(m.id);
-      p?.answer(m.ordered ? (fromCloneable(m.res) as ApiResponse) : m.res!);
+      if (p?.job) {
+        if (m.error) p.job.lost(jobError(m.error));
+        else p.job.resolve(m.ordered ? fromCloneable(m.value) : m.value);
+      } else p?.answer(m.ordered ? (fromCloneable(m.res) as ApiResponse) : m.res!);
     });
     // An uncaught error: the thread has logged it with its stack where it could (pool-worker.ts);
     // what came across is logged too. Its requests are answered at 'exit', once every answer it
@@ -155,7 +210,14 @@ export class ServicePool {
       }
       let first = true;
       for (const p of t.pending.values()) {
-        p.answer(unanswered(p.method, first && t.ready));
+        // A job's store call may have been made (a write whose answer was lost): the store's own 503 that says so.
+        if (p.job)
+          p.job.lost(
+            first && t.ready
+              ? new StoreOutcomeUnknown(`a service thread ended while ${p.method} was under way`)
+              : new StoreUnavailable(`a service thread ended before ${p.method} began`),
+          );
+        else p.answer(unanswered(p.method, first && t.ready));
         first = false;
       }
       t.pending.clear();
@@ -164,16 +226,53 @@ export class ServicePool {
     return t;
   }
 
-  /** Answer one request on the thread with the fewest in hand (with its audit record, when given). */
-  call(req: ApiRequest, audit?: AuditEntry): Promise<ApiResponse> {
-    if (this.closed) return Promise.resolve(notCarriedOut());
+  /** The thread with the fewest in hand (started again when it had ended). */
+  private leastBusy(): Thread {
     let best = this.next;
     for (let k = 0; k < this.size; k++) {
       const i = (this.next + k) % this.size;
       if ((this.threads[i]?.pending.size ?? 0) < (this.threads[best]?.pending.size ?? 0)) best = i;
     }
     this.next = (best + 1) % this.size;
-    const t = this.thread(best);
+    return this.thread(best);
+  }
+
+  /**
+   * Run `job` (`what`: its name for logs) on the thread with the fewest in hand, by the
+   * handler of `PoolSetup.jobs`: what it answered, or the error it threw (the store's own
+   * class; a StoreUnavailable when no thread could take it).
+   */
+  run(job: unknown, what: string): Promise<unknown> {
+    if (this.closed) return Promise.reject(new StoreUnavailable(`the service threads are closed: ${what} was not carried out`));
+    const t = this.leastBusy();
+    const id = ++this.seq;
+    const j = toCloneable(job);
+    const message: PoolJob = { id, job: j, ...(j !== job ? { ordered: true } : {}) };
+    return new Promise((resolve, reject) => {
+      t.pending.set(id, { method: what, answer: () => {}, job: { resolve, lost: reject } });
+      try {
+        t.worker.postMessage(message);
+      } catch (e) {
+        t.pending.delete(id);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
+    });
+  }
+
+  /** The owner check of `Service.admit` (key, plan, block; the rate unless `counted: false`) on a thread: undefined, or the refusal. */
+  async admit(as: Pick<ApiRequest, 'keyHash' | 'asOwner'>, o?: AdmitOptions): Promise<ApiResponse | undefined> {
+    try {
+      return (await this.run({ [ADMIT]: { as: { keyHash: as.keyHash, asOwner: as.asOwner }, o } }, 'admit')) as ApiResponse | undefined;
+    } catch (e) {
+      this.logger?.warn({ err: e }, 'an owner check could not be made on a service thread');
+      return notCarriedOut();
+    }
+  }
+
+  /** Answer one request on the thread with the fewest in hand (with its audit record, when given). */
+  call(req: ApiRequest, audit?: AuditEntry): Promise<ApiResponse> {
+    if (this.closed) return Promise.resolve(notCarriedOut());
+    const t = this.leastBusy();
     const id = ++this.seq;
     const r = toCloneable(req) as ApiRequest;
     const a = audit && (toCloneable(audit) as AuditEntry);

@@ -4,6 +4,7 @@
  * step per contact, so a run goes on after a crash from where it stopped.
  */
 import type { BulkConfirmation, BulkPlan, BulkPlans, BulkStep, BulkStepStatus } from '../mcp/state.js';
+import type { Sync } from './async.js';
 import type { Db } from '../store/db.js';
 
 /** A plan's row as both stores keep it. */
@@ -50,7 +51,7 @@ export const sweptBefore = (plan: { created_at: string }): string => new Date(Da
 /** The statuses a query keeps (all of them when none are given). */
 export const ALL_STATUSES: readonly BulkStepStatus[] = ['pending', 'running', 'unknown', 'done', 'failed', 'skipped'];
 
-export function sqliteBulkPlans(db: Db, scope: string): BulkPlans {
+export function sqliteBulkPlans(db: Db, scope: string): Sync<BulkPlans> {
   const s = {
     plan: db.prepare<[string, string], PlanRow>(
       'SELECT id, body, created_at, expires_at, confirmation FROM bulk_plans WHERE scope = ? AND id = ?',

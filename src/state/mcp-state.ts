@@ -1,31 +1,20 @@
 /**
  * The MCP server's own state, in a small SQLite file of its own (never an API database): the
  * idempotency keys of the money tools, the money window, accounts' holders, by scope (who the
- * server acts for). It implements the
- * MCP layer's state interfaces (`mcp/state.ts`), which the CLI passes in; `McpState` is what
- * both homes of the state (this file, and `pg/mcp-state.ts` on PostgreSQL) give the CLI.
+ * server acts for). It implements the MCP layer's state interfaces (`mcp/state.ts`), answering
+ * at once (`McpStateSync`; `answeredAtOnce` of async.ts makes them the promises the MCP layer
+ * awaits); `pg/mcp-state.ts` is the same on PostgreSQL, run on the service threads.
  */
 import { parseOrderedJson } from '../common/ordered.js';
-import type { AccountHolders, BulkPlans, Caps, IdempotencyKeys, KeptAnswer, KeptCall, MoneyWindow, Reservation } from '../mcp/state.js';
+import type { AccountHolders, Caps, KeptAnswer, KeptCall, Reservation } from '../mcp/state.js';
 import { openDb, type Db } from '../store/db.js';
 import { isoTime } from '../store/time.js';
-import type { OAuthStore } from '../oauth/store.js';
+import type { McpStateSync, OAuthStoreSync, Sync } from './async.js';
 import { sqliteOAuthStore } from './oauth-store.js';
 import { sqliteBulkPlans } from './bulk-plans.js';
 import { MCP_STATE_APPLICATION_ID, MCP_STATE_MIGRATIONS } from './schema.js';
 
-/** The MCP server's own state, per scope: a SQLite file of its own, or (PostgreSQL) the shared database. */
-export interface McpState {
-  keys(scope: string): IdempotencyKeys;
-  moves(scope: string): MoneyWindow;
-  /** The bulk plans (previewBulk, runBulk). */
-  plans(scope: string): BulkPlans;
-  /** Which contact holds which account, as answers showed it to the scope. */
-  holders(scope: string): AccountHolders;
-  /** OAuth sign-in's store (`--auth oauth`). */
-  oauth(): OAuthStore;
-  close(): void;
-}
+export type { McpState, McpStateSync } from './async.js';
 
 /** The window of the daily cap. */
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -58,7 +47,7 @@ export function keptCall(row: KeyRow | undefined): KeptCall | undefined {
 /** A kept answer's body as stored: JSON text, or '' for none. */
 export const bodyText = (body: unknown): string => (body === undefined ? '' : JSON.stringify(body));
 
-export class McpStateStore implements McpState {
+export class McpStateStore implements McpStateSync {
   private readonly s;
   private constructor(readonly db: Db) {
     this.s = {
@@ -108,7 +97,7 @@ export class McpStateStore implements McpState {
   private readonly holdTx;
 
   /** Which contact holds which account, as answers showed it to one scope. */
-  holders(scope: string): AccountHolders {
+  holders(scope: string): Sync<AccountHolders> {
     const s = this.s;
     const hold = this.holdTx;
     return {
@@ -173,7 +162,7 @@ export class McpStateStore implements McpState {
   }
 
   /** OAuth sign-in's clients, grants, codes and tokens. */
-  oauth(): OAuthStore {
+  oauth(): OAuthStoreSync {
     return sqliteOAuthStore(this.db);
   }
 

@@ -1,9 +1,10 @@
 /** OAuth sign-in's store in the MCP server's SQLite state file (migrations 3 and 5 of `schema.ts`). */
-import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../oauth/store.js';
+import type { CodeRow, GrantRow, TokenRow } from '../oauth/store.js';
+import type { OAuthStoreSync } from './async.js';
 import { GRANT_COLUMNS, KEEP_REVOKED_MS, KEEP_SPENT_MS } from '../oauth/store.js';
 import type { Db } from '../store/db.js';
 
-export function sqliteOAuthStore(db: Db): OAuthStore {
+export function sqliteOAuthStore(db: Db): OAuthStoreSync {
   const s = {
     addClient: db.prepare<[string, string, string]>('INSERT INTO oauth_clients (client_id, metadata, created_at) VALUES (?, ?, ?)'),
     client: db.prepare<[string], { metadata: string }>('SELECT metadata FROM oauth_clients WHERE client_id = ?'),

@@ -127,7 +127,7 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
     const journal = world.store.admin.journal(500)!;
     expect(journal).toHaveLength(before + 1);
     expect(journal.at(-1)).toMatchObject({ amount: 2500, description: 'Top-up in the view' });
-    const audit = world.context.audit!.read({ limit: 10, tool: 'addFundsToContactAccount' }).entries;
+    const audit = (await world.context.audit!.read({ limit: 10, tool: 'addFundsToContactAccount' })).entries;
     const moved = audit.filter((e) => e.status === 200 && !e.replayed);
     expect(moved).toHaveLength(1);
     // Who confirmed, and in which client: the view is only as trustworthy as the host that shows it.
@@ -171,7 +171,7 @@ describe.each(ERAS)('MCP Apps over %s', (era) => {
       status: 404,
       message: expect.stringMatching(/^Unknown tool confirmBulkPlan/),
     });
-    const plan = world.context.audit!.read({ limit: 10, tool: 'runBulk' }).entries.find((e) => e.status === 200);
+    const plan = (await world.context.audit!.read({ limit: 10, tool: 'runBulk' })).entries.find((e) => e.status === 200);
     expect(plan?.confirmation).toEqual({
       how: `app view (bulk plan ${planId})`,
       by: expect.stringMatching(/^the person, in the Bulk plan view of test 1\.0\.0/),

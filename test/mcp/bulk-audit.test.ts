@@ -47,14 +47,14 @@ async function plan(w: McpWorld, action: Record<string, unknown>): Promise<strin
   return (preview.structuredContent as { data: { plan_id: string } }).data.plan_id;
 }
 
-const entries = (w: McpWorld): AuditEntry[] => w.context.audit!.read({ limit: 50 }).entries;
+const entries = async (w: McpWorld): Promise<AuditEntry[]> => (await w.context.audit!.read({ limit: 50 })).entries;
 
 test("a bulk plan's run and its steps name the OAuth client that asked", async () => {
   const w = await world();
   const planId = await plan(w, { type: 'deposit', currency: 'USD', amount: 100, description: 'Signed-in bonus' });
   const run = await w.call('runBulkSignedIn', { plan_id: planId });
   expect(run.structuredContent).toMatchObject({ data: { done: 1, remaining: 0 } });
-  const trail = entries(w);
+  const trail = await entries(w);
   const started = trail.find((e) => e.tool === 'runBulk');
   expect(started).toMatchObject({ status: 200, arguments: { plan_id: planId }, oauth_client: HOST });
   expect(trail.find((e) => e.tool === 'addFundsToContactAccount')).toMatchObject({ status: 200, oauth_client: HOST });
@@ -65,7 +65,7 @@ test("a bulk plan's refusal names the OAuth client that asked", async () => {
   const planId = await plan(w, { type: 'sendMessage', text: 'Hello' });
   const run = await w.call('runBulkSignedIn', { plan_id: planId });
   expect(run.isError).toBe(true);
-  expect(entries(w).find((e) => e.tool === 'runBulk')).toMatchObject({
+  expect((await entries(w)).find((e) => e.tool === 'runBulk')).toMatchObject({
     status: 422,
     code: 'confirmation_required',
     arguments: { plan_id: planId },

@@ -27,8 +27,10 @@ import { mcpServerFactory, selectTools, type McpServerFactory, type ToolFilter }
 import type { ToolSpec } from '../../src/mcp/tool-spec.js';
 import { McpContext } from '../../src/mcp/context.js';
 import { JsonlAuditTrail } from '../../src/mcp/money/audit.js';
+import type { AuditTrail } from '../../src/mcp/state.js';
 import type { MoneyPolicy } from '../../src/mcp/money/caps.js';
 import { McpStateStore } from '../../src/state/mcp-state.js';
+import { answeredAtOnce, promised } from '../../src/state/async.js';
 import { folderOf, openStore, removeStore, seedStore } from '../helpers/store.js';
 import { connectInMemory, TEST_ERA, type ConnectOptions, type McpClient } from './clients.js';
 import { accountFixture, ANN, testService, type Fixture } from '../helpers/world.js';
@@ -179,13 +181,14 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
       ? remoteSearch(backend, dir, { baseUrl, seen, botId: o.defaultBotId }, o.sync)
       : localSearch(store, inner as LocalBackend);
   const state = McpStateStore.open(join(dir, 'mcp-state.sqlite'));
+  const awaited = answeredAtOnce(state);
   // As the CLI does, the owner is learnt at start-up (local: the database's; remote: getMe's answer then).
   const ownerId = apiKey ? store.owners.byKey(apiKey)?.id : 1;
   // The audit trail as the CLI wires it: the database's (local), a JSON-lines file beside it (remote).
-  const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : store.audit;
+  const audit = kind === 'remote' ? new JsonlAuditTrail(join(dir, 'audit.jsonl')) : promised<AuditTrail>(store.audit);
   const context = new McpContext({
     backend,
-    keys: state.keys(scopeOf(o)),
+    keys: awaited.keys(scopeOf(o)),
     dataDir: dir,
     ...search,
     defaultBotId: o.defaultBotId,
@@ -195,8 +198,8 @@ export async function startMcp(o: StartOptions = {}): Promise<McpWorld> {
     maxResultChars: o.maxResultChars,
     ui: o.ui,
     localPaths: o.localPaths,
-    money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: state.moves(scopeOf(o)) },
-    plans: state.plans(scopeOf(o)),
+    money: o.money && { policy: { maxAmount: {}, maxDaily: {}, noConfirm: false, ...o.money }, window: awaited.moves(scopeOf(o)) },
+    plans: awaited.plans(scopeOf(o)),
     bulkCallMs: o.bulkCallMs,
   });
   const tools = [...selectTools(context, o.filter), ...(o.extraTools ?? [])];

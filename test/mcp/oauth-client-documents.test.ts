@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { OAuthServer } from '../../src/oauth/server.js';
 import { sealerOf } from '../../src/oauth/secrets.js';
 import { McpStateStore } from '../../src/state/mcp-state.js';
+import { answeredAtOnce } from '../../src/state/async.js';
 import { hashKey } from '../../src/store/keys.js';
 import { openStore, seedStore } from '../helpers/store.js';
 import { tempDir } from '../helpers/world.js';
@@ -48,7 +49,7 @@ async function startServer(
   });
   oauth = new OAuthServer({
     publicUrl: new URL(publicUrl ?? url),
-    store: state.oauth(),
+    store: answeredAtOnce(state).oauth(),
     sealer: sealerOf(Buffer.alloc(32, 7)),
     checkKey: async (key) => {
       const owner = store.owners.byHash(hashKey(key));

@@ -15,6 +15,7 @@ import { OAuthServer } from '../../src/oauth/server.js';
 import { SCOPE_WORDS, SCOPES } from '../../src/oauth/scopes.js';
 import { hashToken, sealerOf } from '../../src/oauth/secrets.js';
 import { McpStateStore } from '../../src/state/mcp-state.js';
+import { answeredAtOnce } from '../../src/state/async.js';
 import { MCP_STATE_MIGRATIONS } from '../../src/state/schema.js';
 import { openDb } from '../../src/store/db.js';
 import { usePostgres } from '../helpers/postgres.js';
@@ -234,7 +235,7 @@ describe('in-process: the cap, the door and grants made before scopes', () => {
     const state = McpStateStore.open(file);
     const oauth = new OAuthServer({
       publicUrl: new URL(base),
-      store: state.oauth(),
+      store: answeredAtOnce(state).oauth(),
       sealer,
       checkKey: async (key) => (key === 'alice-key' ? { id: 1 } : { status: 401, message: 'unauthorized' }),
       scopes,

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { McpState } from '../../src/state/mcp-state.js';
+import type { McpStateSync } from '../../src/state/mcp-state.js';
 import { McpStateStore } from '../../src/state/mcp-state.js';
 import { PgMcpState } from '../../src/state/pg/mcp-state.js';
 import { PgStore } from '../../src/store/pg/index.js';
@@ -14,7 +14,7 @@ import { tempDir } from '../helpers/world.js';
 
 const pg = usePostgres();
 
-function check(state: McpState): void {
+function check(state: McpStateSync): void {
   const alice = state.holders('owner 1');
   const bob = state.holders('owner 2');
   expect(alice.get(500)).toBeUndefined();

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BulkPlans } from '../../src/mcp/state.js';
+import type { Sync } from '../../src/state/async.js';
 import { McpStateStore } from '../../src/state/mcp-state.js';
 import { PgMcpState } from '../../src/state/pg/mcp-state.js';
 import { PgStore } from '../../src/store/pg/index.js';
@@ -31,7 +32,9 @@ const STEPS = [
  * The shared behaviour; `reopen` gives the same scope's plans over a new connection to the same
  * state, `scoped` another scope's on the same state.
  */
-function behaves(open: (scope: string) => Promise<{ plans: BulkPlans; reopen: () => BulkPlans; scoped: (scope: string) => BulkPlans }>) {
+function behaves(
+  open: (scope: string) => Promise<{ plans: Sync<BulkPlans>; reopen: () => Sync<BulkPlans>; scoped: (scope: string) => Sync<BulkPlans> }>,
+) {
   it('keeps a plan with its steps, by scope, across a reopen', async () => {
     const { plans, reopen, scoped } = await open('owner 1');
     plans.create(PLAN, STEPS);

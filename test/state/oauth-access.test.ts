@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { GrantRow, OAuthStore, TokenRow } from '../../src/oauth/store.js';
+import type { GrantRow, TokenRow } from '../../src/oauth/store.js';
+import type { OAuthStoreSync } from '../../src/state/async.js';
 import { McpStateStore } from '../../src/state/mcp-state.js';
 import { PgMcpState } from '../../src/state/pg/mcp-state.js';
 import { closeAsyncReads } from '../../src/store/pg/async-reads.js';
@@ -36,7 +37,7 @@ const GRANT: GrantRow = {
 const ACCESS: TokenRow = { token_hash: 'h-access', grant_id: 'g-1', kind: 'access', expires_ms: 1_795_000_000_000, used: 0, scope: null };
 const ORPHAN: TokenRow = { ...ACCESS, token_hash: 'h-orphan', grant_id: 'g-gone', scope: 'workspace:read' };
 
-const stores: Array<[string, () => Promise<OAuthStore>]> = [
+const stores: Array<[string, () => Promise<OAuthStoreSync>]> = [
   [
     'SQLite',
     async () => {

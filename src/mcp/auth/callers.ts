@@ -55,7 +55,7 @@ interface SignIn {
   /** The grant and key behind an Authorization header, or the 401 (with its `resource_metadata` challenge) to send. */
   signedIn(header: string | undefined, at: ResourcePath): Promise<{ grant: Grant; key: string; scopes: readonly string[] } | HttpAnswer>;
   /** The backend refused the grant's key: the grant is revoked; the 401 that makes the client sign in again. */
-  keyRefused(grant: Grant, why: string, at: ResourcePath): HttpAnswer;
+  keyRefused(grant: Grant, why: string, at: ResourcePath): Promise<HttpAnswer>;
 }
 
 /** How requests say who they are, and the bounds on each person. */
@@ -136,13 +136,13 @@ export class CallerCheck {
     if (!('id' in who)) {
       if (who.status === 401 || who.status === 402 || who.status === 403) {
         return grant
-          ? this.o.signIn!.keyRefused(grant, who.message, cred.at ?? 'mcp')
+          ? await this.o.signIn!.keyRefused(grant, who.message, cred.at ?? 'mcp')
           : unauthorized(`the key was refused (${who.message})`);
       }
       return refusal(who.status >= 500 ? who.status : 503, `The key's owner could not be learnt: ${who.message}`, { 'Retry-After': '30' });
     }
     if (grant && grant.owner_id !== who.id)
-      return this.o.signIn!.keyRefused(grant, 'the key now belongs to someone else', cred.at ?? 'mcp');
+      return await this.o.signIn!.keyRefused(grant, 'the key now belongs to someone else', cred.at ?? 'mcp');
     if (grant && !(known && known.until > now) && this.o.keyRecheckMs) {
       if (this.checked.size >= MAX_CHECKED) this.checked.delete(this.checked.keys().next().value!);
       this.checked.set(grant.id, { owner: who.id, keyHash: who.keyHash, until: now + this.o.keyRecheckMs });

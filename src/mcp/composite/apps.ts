@@ -196,16 +196,16 @@ export function bulkCommitTool(ctx: McpContext, plans: BulkPlans, run: ToolSpec)
     _meta: { ui: { resourceUri: BULK_URI, visibility: ['app'] } },
     async run(args, extra) {
       const id = args.plan_id;
-      const plan = typeof id === 'string' ? plans.get(id) : undefined;
+      const plan = typeof id === 'string' ? await plans.get(id) : undefined;
       if (!plan) return refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.'));
       // Nothing is recorded for a plan this request may not carry out: a confirmation stands for good.
       const body = plan.body as unknown as PlanBody;
       const refused = outOfReach(body.action, body.open_missing_accounts, extra, BULK_COMMIT_TOOL);
       if (refused) return refused;
       // A click on a card left open past the plan's time confirms nothing (runBulk refuses such a plan too).
-      const expired = plan.confirmation ? undefined : expiredUnstarted(plans, plan);
+      const expired = plan.confirmation ? undefined : await expiredUnstarted(plans, plan);
       if (expired) return refusal(expired);
-      plans.confirm(plan.id, { accepted: true, how: 'app view', by: `the person, in the Bulk plan view of ${clientOf(extra)}` });
+      await plans.confirm(plan.id, { accepted: true, how: 'app view', by: `the person, in the Bulk plan view of ${clientOf(extra)}` });
       return run.run({ plan_id: plan.id }, extra);
     },
   };

@@ -39,18 +39,18 @@ function overCaps(ctx: McpContext, body: PlanBody): boolean {
 }
 
 /** The audit entry of a plan's confirmation (or refusal): the plan, how it was confirmed and by whom. */
-export function recordPlan(
+export async function recordPlan(
   ctx: McpContext,
   plan: BulkPlan,
   extra: ToolExtra,
   status: number,
   code: string | null,
   how: Confirmation | null,
-): void {
+): Promise<void> {
   const body = plan.body as unknown as PlanBody;
   const args = { plan_id: plan.id, action: body.action, selection: body.selection, count: body.count, total: body.total ?? null };
   const entry = auditEntryOf({ owner: ctx.knownOwner, caller: extra.caller }, RUN_BULK_TOOL_INFO.name, args);
-  appendAudit(ctx.audit, { ...entry, status, code, confirmation: how }, extra.signal);
+  await appendAudit(ctx.audit, { ...entry, status, code, confirmation: how }, extra.signal);
 }
 
 /**
@@ -58,9 +58,9 @@ export function recordPlan(
  * plan once started is carried out to its end, however long that takes: a new plan in its place
  * would act again on the contacts it already did.
  */
-export function expiredUnstarted(plans: BulkPlans, plan: BulkPlan): ApiError | undefined {
+export async function expiredUnstarted(plans: BulkPlans, plan: BulkPlan): Promise<ApiError | undefined> {
   if (Date.parse(plan.expires_at) >= Date.now()) return undefined;
-  const n = plans.counts(plan.id);
+  const n = await plans.counts(plan.id);
   // previewBulk records the contacts it skips as skipped steps: only more than those is a start.
   const acted = (n.done ?? 0) + (n.failed ?? 0) + (n.running ?? 0) + (n.unknown ?? 0) + (n.skipped ?? 0);
   if (acted > ((plan.body as unknown as PlanBody).skipped ?? 0)) return undefined;
@@ -75,9 +75,9 @@ export async function confirmation(
   extra: ToolExtra,
 ): Promise<{ confirmed?: Confirmation } | { refusal: ApiError } | { ask: InputRequiredResult }> {
   const body = plan.body as unknown as PlanBody;
-  const refuse = (e: ApiError, how: Confirmation | null) => {
+  const refuse = async (e: ApiError, how: Confirmation | null) => {
     // The code as the API's answer carries it (an ApiError's `name` is Error's own).
-    recordPlan(ctx, plan, extra, 422, errorCodeOf(e.response()), how);
+    await recordPlan(ctx, plan, extra, 422, errorCodeOf(e.response()), how);
     return { refusal: e };
   };
   const decided = (c: NonNullable<BulkPlan['confirmation']>) =>
@@ -91,21 +91,21 @@ export async function confirmation(
           ),
         };
   if (plan.confirmation) return decided(plan.confirmation);
-  const expired = expiredUnstarted(plans, plan);
+  const expired = await expiredUnstarted(plans, plan);
   if (expired) return refuse(expired, null);
   const reply = extra.elicit.reply(QUESTION_ID);
   if (reply) {
     const accepted = reply.action === 'accept' && reply.content[QUESTION_ID] === true;
     const how = accepted ? 'elicitation accepted' : reply.action === 'cancel' ? 'elicitation cancelled' : 'elicitation declined';
     // The person's first answer stands: an answer sent again, or another one, changes nothing.
-    plans.confirm(plan.id, { accepted, how, by: `the person, in ${clientOf(extra)}` });
-    const final = plans.get(plan.id)!.confirmation!;
+    await plans.confirm(plan.id, { accepted, how, by: `the person, in ${clientOf(extra)}` });
+    const final = (await plans.get(plan.id))!.confirmation!;
     // An accepted plan is recorded as its run starts (runBulk's call).
-    if (!final.accepted) recordPlan(ctx, plan, extra, 422, 'confirmation_declined', { how: final.how, by: final.by });
+    if (!final.accepted) await recordPlan(ctx, plan, extra, 422, 'confirmation_declined', { how: final.how, by: final.by });
     return decided(final);
   }
   if (extra.elicit.canAsk) {
-    recordPlan(ctx, plan, extra, 422, 'confirmation_required', {
+    await recordPlan(ctx, plan, extra, 422, 'confirmation_required', {
       how: 'elicitation asked, no answer yet',
       by: `the person, in ${clientOf(extra)}`,
     });

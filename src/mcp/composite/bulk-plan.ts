@@ -310,7 +310,7 @@ export function previewBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
         expires_at: new Date(now + PLAN_TTL_MS).toISOString(),
         body: { ...body },
       };
-      plans.create(plan, steps);
+      await plans.create(plan, steps);
       const byId = new Map(found.contacts.map((c) => [c.id, c]));
       const data = {
         plan_id: plan.id,

@@ -22,10 +22,10 @@ export const bulkUri = (planId: string): string => `${BULK_URI}${planId}`;
 export const isBulkUri = (uri: string): boolean => uri.startsWith(BULK_URI);
 
 /** `workspace://bulk/{plan_id}{?after,limit}`: the plan and a page of its steps by contact id, within the result budget. */
-export function readBulk(ctx: McpContext, uri: string): ReadResourceResult {
+export async function readBulk(ctx: McpContext, uri: string): Promise<ReadResourceResult> {
   const url = new URL(uri);
   const id = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  const plan = ctx.plans?.get(id);
+  const plan = await ctx.plans?.get(id);
   if (!plan) throw new ResourceNotFoundError(uri);
   const int = (name: string, min: number, max: number, dflt: number) => {
     const v = url.searchParams.get(name);
@@ -36,12 +36,12 @@ export function readBulk(ctx: McpContext, uri: string): ReadResourceResult {
   };
   const after = int('after', 0, Number.MAX_SAFE_INTEGER, 0);
   const limit = int('limit', 1, 1000, 100);
-  const steps = ctx.plans!.steps(id, { after, limit: limit + 1 });
+  const [steps, counts] = await Promise.all([ctx.plans!.steps(id, { after, limit: limit + 1 }), ctx.plans!.counts(id)]);
   const pageUri = (from: number) => `${BULK_URI}${encodeURIComponent(id)}?after=${from}&limit=${limit}`;
   const render = (shown: BulkStep[], more: boolean): ReadResourceResult => {
     const body = {
       plan: { id: plan.id, ...plan.body, confirmation: plan.confirmation, created_at: plan.created_at, expires_at: plan.expires_at },
-      counts: ctx.plans!.counts(id),
+      counts,
       data: shown.map((s) => ({ contact_id: s.contact_id, status: s.status, ...s.note })),
       next: more && shown.length > 0 ? pageUri(shown[shown.length - 1]!.contact_id) : null,
     };

@@ -84,7 +84,7 @@ export async function moneyStep(
   // The balance before this step's move, as first recorded: a resumed step keeps the first one.
   const before = typeof step.note.before === 'number' && step.status !== 'pending' ? step.note.before : account.amount;
   const note = { account_id: account.id, before };
-  plans.mark(plan.id, { contact_id: id, status: 'running', note });
+  await plans.mark(plan.id, { contact_id: id, status: 'running', note });
   const { method } = ACTIONS[a.type];
   const move = () =>
     call(ctx, method, { account_id: account.id, amount: a.amount, description: a.description, idempotency_key: key }, extra, confirmed);
@@ -95,7 +95,7 @@ export async function moneyStep(
     const amount = 'account' in back && back.account?.id === account.id ? back.account.amount : undefined;
     const moved = a.type === 'deposit' ? before + a.amount! : before - a.amount!;
     if (amount === moved) {
-      ctx.keys.complete(key, { status: 200, body: { data: (back as { account: unknown }).account } });
+      await ctx.keys.complete(key, { status: 200, body: { data: (back as { account: unknown }).account } });
       return { contact_id: id, status: 'done', note: { ...note, after: amount, verified: true } };
     }
     if (amount !== before)
@@ -106,7 +106,7 @@ export async function moneyStep(
           `An earlier move's outcome is unknown and the balance (${amount ?? 'unread'}) is neither before (${before}) nor after (${moved}) it: check the account's journal.`,
         ),
       );
-    ctx.keys.release(key);
+    await ctx.keys.release(key);
     res = await move();
   }
   if (res.status === 200)
@@ -130,13 +130,13 @@ export async function plainStep(ctx: McpContext, plans: BulkPlans, plan: BulkPla
       step.note,
       unknownMove('The run stopped while this message was being sent: it may have reached the person, so it is not sent again.'),
     );
-  plans.mark(plan.id, { ...step, status: 'running' });
+  await plans.mark(plan.id, { ...step, status: 'running' });
   const { method, fields } = ACTIONS[a.type];
   const given = Object.fromEntries(fields.filter((f) => a[f as keyof typeof a] !== undefined).map((f) => [f, a[f as keyof typeof a]]));
   const res = await call(ctx, method, { contact_id: id, ...given }, extra);
   if (res.status === 200) return { contact_id: id, status: 'done', note: step.note };
   if (res.status === 429) {
-    plans.mark(plan.id, step); // not carried out: as it was
+    await plans.mark(plan.id, step); // not carried out: as it was
     return { pause: `${method.name} was rate limited` };
   }
   if (isOutcomeUnknown(res)) return { contact_id: id, status: 'unknown', note: { error: errorOf(res) } };

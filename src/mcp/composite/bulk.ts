@@ -49,8 +49,8 @@ const NO_QUESTIONS: Elicitor = {
 };
 
 /** What runBulk answers: the plan's counts now. */
-function progressOf(plans: BulkPlans, planId: string, warnings: string[]): CallToolResult {
-  const n = plans.counts(planId);
+async function progressOf(plans: BulkPlans, planId: string, warnings: string[]): Promise<CallToolResult> {
+  const n = await plans.counts(planId);
   const data = {
     plan_id: planId,
     done: n.done ?? 0,
@@ -63,7 +63,10 @@ function progressOf(plans: BulkPlans, planId: string, warnings: string[]): CallT
 }
 
 export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
-  const left = (plan: BulkPlan) => LEFT.reduce((n, s) => n + (plans.counts(plan.id)[s] ?? 0), 0);
+  const left = async (plan: BulkPlan) => {
+    const counts = await plans.counts(plan.id);
+    return LEFT.reduce((n, s) => n + (counts[s] ?? 0), 0);
+  };
 
   /** The plan to carry out and how it was confirmed, or the call's answer now (a refusal, a question, or the plan's end). */
   async function open(
@@ -72,12 +75,12 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
   ): Promise<{ plan: BulkPlan; confirmed?: Confirmation } | { answer: ToolOutcome }> {
     const checked = checkArguments(RUN_PARAMS, args);
     if ('error' in checked) return { answer: checked.error };
-    const plan = plans.get(checked.params.plan_id);
+    const plan = await plans.get(checked.params.plan_id);
     if (!plan) return { answer: refusal(fail.invalid('plan_id', 'No such plan of yours: previewBulk makes one.')) };
     const body = plan.body as unknown as PlanBody;
     const refused = outOfReach(body.action, body.open_missing_accounts, extra, 'runBulk');
     if (refused) return { answer: refused };
-    if (left(plan) === 0) return { answer: progressOf(plans, plan.id, []) };
+    if ((await left(plan)) === 0) return { answer: await progressOf(plans, plan.id, []) };
     const gate = await confirmation(ctx, plans, plan, extra);
     if ('refusal' in gate) return { answer: refusal(gate.refusal) };
     if ('ask' in gate) return { answer: gate.ask };
@@ -87,15 +90,15 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
   /** Carries the plan's steps out until they are all done, the call is cancelled, or `ctx.bulkCallMs` passed; the progress then. */
   async function carry(plan: BulkPlan, confirmed: Confirmation | undefined, extra: ToolExtra): Promise<CallToolResult> {
     const runner = randomUUID();
-    if (!plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now()))
+    if (!(await plans.hold(plan.id, runner, Date.now() + HOLD_MS, Date.now())))
       return progressOf(plans, plan.id, ['Another runBulk call is carrying out this plan now: call again later to see its progress.']);
     // The plan and how it was confirmed (or that it needed no confirmation), as the run starts.
-    recordPlan(ctx, plan, extra, 200, null, confirmed ?? null);
+    await recordPlan(ctx, plan, extra, 200, null, confirmed ?? null);
     const warnings: string[] = [];
     // A step under way finishes (a write cut short would leave its outcome unknown): a cancel stops the run between steps.
     const stepExtra: ToolExtra = { ...extra, elicit: NO_QUESTIONS, signal: uncancellable(extra.signal) };
     const money = isMoneyAction((plan.body as unknown as PlanBody).action);
-    const total = left(plan);
+    const total = await left(plan);
     const until = Date.now() + ctx.bulkCallMs;
     let finished = 0;
     // The hold is renewed every third of it while this run lives (a step may outlast it: a remote
@@ -105,9 +108,9 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     // 5 s, not one per step. Once lost, the hold stays lost for this run.
     let heldAt = Date.now();
     let lost = false;
-    const renew = (): boolean => {
+    const renew = async (): Promise<boolean> => {
       const now = Date.now();
-      if (!lost && plans.hold(plan.id, runner, now + HOLD_MS, now)) {
+      if (!lost && (await plans.hold(plan.id, runner, now + HOLD_MS, now))) {
         heldAt = now;
         return true;
       }
@@ -115,11 +118,9 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       return false;
     };
     const beat = setInterval(() => {
-      try {
-        renew();
-      } catch (e) {
-        logWithin(extra.signal, () => log.error({ err: e, tool: RUN_BULK_TOOL_INFO.name }, 'bulk plan hold not renewed'));
-      }
+      renew().catch((e: unknown) =>
+        logWithin(extra.signal, () => log.error({ err: e, tool: RUN_BULK_TOOL_INFO.name }, 'bulk plan hold not renewed')),
+      );
     }, HOLD_MS / 3);
     beat.unref();
     // The server's drain waits for this run until it is out of its step.
@@ -127,7 +128,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     try {
       let after = 0;
       run: for (;;) {
-        const batch = plans.steps(plan.id, { after, limit: BATCH, status: LEFT });
+        const batch = await plans.steps(plan.id, { after, limit: BATCH, status: LEFT });
         if (batch.length === 0) break;
         for (const step of batch) {
           after = step.contact_id;
@@ -145,7 +146,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
             warnings.push('Still going: call runBulk again with this plan_id to go on (no step is repeated).');
             break run;
           }
-          if (lost || (Date.now() - heldAt >= HOLD_MS / 3 && !renew())) {
+          if (lost || (Date.now() - heldAt >= HOLD_MS / 3 && !(await renew()))) {
             warnings.push('Another runBulk call took this plan over (this one stalled): it goes on from here.');
             break run;
           }
@@ -156,7 +157,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
             warnings.push(`Paused: ${out.pause}. Call runBulk again in a minute to go on.`);
             break run;
           }
-          plans.mark(plan.id, out);
+          await plans.mark(plan.id, out);
           countBulkStep(out.status);
           finished++;
           // Not awaited: a notification to a client that cancelled the call may never be taken (2026-07-28);
@@ -167,8 +168,11 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       }
     } finally {
       clearInterval(beat);
-      plans.letGo(plan.id, runner);
-      release();
+      try {
+        await plans.letGo(plan.id, runner);
+      } finally {
+        release();
+      }
     }
     return progressOf(plans, plan.id, warnings);
   }

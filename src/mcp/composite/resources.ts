@@ -122,7 +122,7 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
     } catch (e) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${uri}: ${(e as Error).message}`, { uri });
     }
-    return boundedAudit(uri, auditBody(ctx.audit, q), q, ctx.maxResultChars);
+    return boundedAudit(uri, await auditBody(ctx.audit, q), q, ctx.maxResultChars);
   }
   if (uri.startsWith(LIST_URI_PREFIX)) {
     const id = decodeURIComponent(uri.slice(LIST_URI_PREFIX.length));
@@ -146,7 +146,7 @@ export async function readResource(ctx: McpContext, uri: string): Promise<ReadRe
  * below the last one shown and `truncated` saying so; one entry over the budget alone has its
  * long strings cut.
  */
-function boundedAudit(uri: string, body: ReturnType<typeof auditBody>, q: AuditQuery, budget: number): ReadResourceResult {
+function boundedAudit(uri: string, body: Awaited<ReturnType<typeof auditBody>>, q: AuditQuery, budget: number): ReadResourceResult {
   const render = (b: object): ReadResourceResult => ({ contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(b) }] });
   const limit = budget - PROTOCOL_ROOM;
   const whole = render(body);

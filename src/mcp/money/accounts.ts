@@ -45,12 +45,12 @@ export class AccountBook {
   /** `kept`: the holders other processes of the same owner (or key) learnt, and where this one's go. */
   constructor(private readonly kept?: AccountHolders) {}
 
-  holder(accountId: number): number | undefined {
+  async holder(accountId: number): Promise<number | undefined> {
     const known = this.holders.get(accountId);
     if (known !== undefined || !this.kept) return known;
     let contactId: number | undefined;
     try {
-      contactId = this.kept.get(accountId);
+      contactId = await this.kept.get(accountId);
     } catch (e) {
       // Fails closed: an account whose holder cannot be read is one the server has not seen.
       log.warn({ err: e }, "an account's holder could not be read from the MCP state");
@@ -97,12 +97,9 @@ export class AccountBook {
   /** Keep what this answer taught in the state; a failure costs only a later "not seen" (never a wrong move). */
   private keep(learnt: Array<[number, number]>): void {
     if (learnt.length === 0 || !this.kept) return;
-    try {
-      // One pair per account (the last an answer showed): a statement may write a row only once.
-      this.kept.put([...new Map(learnt)]);
-    } catch (e) {
-      log.warn({ err: e }, "accounts' holders could not be kept in the MCP state");
-    }
+    // One pair per account (the last an answer showed): a statement may write a row only once.
+    // Not waited for: this process knows them already, and a failure is logged.
+    this.kept.put([...new Map(learnt)]).catch((e: unknown) => log.warn({ err: e }, "accounts' holders could not be kept in the MCP state"));
   }
 }
 

@@ -65,9 +65,9 @@ export function auditEntryOf(
  * Append to the audit trail; a line that cannot be written (remote mode: a full disk, a file
  * made unwritable) does not hide the call's real outcome: it is logged, and the warning is returned.
  */
-export function appendAudit(trail: AuditTrail | undefined, entry: AuditEntry, signal: AbortSignal): string | undefined {
+export async function appendAudit(trail: AuditTrail | undefined, entry: AuditEntry, signal: AbortSignal): Promise<string | undefined> {
   try {
-    trail?.append(entry);
+    await trail?.append(entry);
     return undefined;
   } catch (e) {
     logWithin(signal, () => log.error({ err: e, tool: entry.tool }, 'audit line not written'));
@@ -95,7 +95,7 @@ function pageOf(all: readonly AuditEntry[], q: AuditQuery): AuditPage {
 export class JsonlAuditTrail implements AuditTrail {
   constructor(readonly file: string) {}
 
-  append(entry: AuditEntry): void {
+  async append(entry: AuditEntry): Promise<void> {
     const fd = openSync(this.file, 'a', 0o600);
     try {
       writeSync(fd, JSON.stringify(entry) + '\n');
@@ -105,7 +105,7 @@ export class JsonlAuditTrail implements AuditTrail {
     }
   }
 
-  read(q: AuditQuery): AuditPage {
+  async read(q: AuditQuery): Promise<AuditPage> {
     if (!existsSync(this.file)) return { entries: [] };
     const lines = readFileSync(this.file, 'utf8').split('\n');
     // A line cut short by a crash mid-write is skipped, not fatal.
@@ -198,7 +198,7 @@ export function auditPageUri(q: AuditQuery, before: number): string {
 }
 
 /** A page of the trail as the resource answers it: `{data, next}`, next the URI of the next page or null. */
-export function auditBody(trail: AuditTrail, q: AuditQuery): { data: AuditPage['entries']; next: string | null } {
-  const page = trail.read(q);
+export async function auditBody(trail: AuditTrail, q: AuditQuery): Promise<{ data: AuditPage['entries']; next: string | null }> {
+  const page = await trail.read(q);
   return { data: page.entries, next: page.next !== undefined ? auditPageUri(q, page.next) : null };
 }

@@ -61,10 +61,10 @@ export async function callOnce<Pending extends object = never>(
    * `refused`: the API's refusal of the caller now (blocked, a key revoked), asked before a kept
    * answer is replayed, which the API would not have answered either.
    */
-  o: { final?: boolean; refused?: () => ApiResponse | undefined } = {},
+  o: { final?: boolean; refused?: () => Promise<ApiResponse | undefined> | undefined } = {},
 ): Promise<Answer | Pending> {
   const hash = hashArguments(def.name, params);
-  const seen = keys.reserve(key, def.name, hash);
+  const seen = await keys.reserve(key, def.name, hash);
   if (seen) {
     if (seen.method !== def.name || seen.paramsHash !== hash) {
       return conflict(
@@ -76,16 +76,16 @@ export async function callOnce<Pending extends object = never>(
         `An operation with this idempotency key is under way, or its outcome is unknown. Check with ${readBackOf(def)} before retrying with a new key.`,
       );
     }
-    const refused = o.refused?.();
+    const refused = await o.refused?.();
     if (refused) return refused;
     return { status: seen.answer.status, headers: {}, body: seen.answer.body, replayed: true };
   }
   const res = await call();
   if (!isResponse(res)) {
-    keys.release(key);
+    await keys.release(key);
     return res;
   }
-  if (isSuccess(res.status) || (o.final && !isOutcomeUnknown(res))) keys.complete(key, { status: res.status, body: res.body });
-  else if (!isOutcomeUnknown(res)) keys.release(key);
+  if (isSuccess(res.status) || (o.final && !isOutcomeUnknown(res))) await keys.complete(key, { status: res.status, body: res.body });
+  else if (!isOutcomeUnknown(res)) await keys.release(key);
   return res;
 }

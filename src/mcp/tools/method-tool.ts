@@ -125,19 +125,19 @@ async function methodAnswer(
   extra: ToolExtra,
 ): Promise<MethodAnswer> {
   // Every call of a tool that changes data is recorded, refusals and replays included.
-  const audit = def.annotations.readOnlyHint ? undefined : auditEntry(ctx, def, args, extra);
+  const audit = def.annotations.readOnlyHint ? undefined : await auditEntry(ctx, def, args, extra);
   // A move the person confirmed elsewhere is recorded so, over a cap or not.
   if (audit && def.money && extra.confirmed) audit.confirmation = extra.confirmed;
   const outcome = await answerOf(def, ctx, shape, args, extra, audit);
   if (isInputRequiredResult(outcome)) {
     // The question is on its way to the person: recorded, so one never answered is seen too.
-    if (audit) appendAudit(ctx.audit, { ...audit, status: 422, code: 'confirmation_required' }, extra.signal);
+    if (audit) await appendAudit(ctx.audit, { ...audit, status: 422, code: 'confirmation_required' }, extra.signal);
     return outcome;
   }
   let answer = outcome;
   const unrecorded =
     audit && !answer.audited
-      ? appendAudit(
+      ? await appendAudit(
           ctx.audit,
           { ...audit, status: answer.status, code: errorCodeOf(answer), replayed: answer.replayed === true },
           extra.signal,
@@ -173,12 +173,12 @@ function resultOf(
 }
 
 /** The audit entry of a call, its outcome still to come. */
-function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknown>, extra: ToolExtra): AuditEntry {
+async function auditEntry(ctx: McpContext, def: MethodDef, args: Record<string, unknown>, extra: ToolExtra): Promise<AuditEntry> {
   const { [IDEMPOTENCY_KEY]: key, ...rest } = args;
   // Ids sent as text ("500") are read as the API reads them, so the row still names the contact.
   const id = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v) ? Number(v) : undefined);
   const accountId = id(args.account_id);
-  const contact = id(args.contact_id) ?? (accountId !== undefined ? ctx.accounts.holder(accountId) : undefined);
+  const contact = id(args.contact_id) ?? (accountId !== undefined ? await ctx.accounts.holder(accountId) : undefined);
   return auditEntryOf({ owner: ctx.knownOwner, caller: extra.caller }, def.name, rest, {
     contact,
     key: typeof key === 'string' ? key : undefined,
@@ -217,7 +217,8 @@ async function answerOf(
         if (isSuccess(res.status))
           countMoney(def.money!, (res.body as { data?: { currency?: unknown } } | undefined)?.data?.currency, params.amount);
         // A definite refusal moved nothing: its reservation no longer counts toward the daily cap.
-        if (gate.reservation !== undefined && !isSuccess(res.status) && !isOutcomeUnknown(res)) ctx.money!.window.release(gate.reservation);
+        if (gate.reservation !== undefined && !isSuccess(res.status) && !isOutcomeUnknown(res))
+          await ctx.money!.window.release(gate.reservation);
         return res;
       };
   const withParams = <T extends object>(r: T) => (isInputRequiredResult(r) ? r : { ...r, params });

@@ -74,9 +74,9 @@ export async function moneyGate(
   const caps = capsFor(money.policy, known.currency);
   // What the person is told names the contact: looked up only when they are to be told something.
   const named = async (): Promise<AccountView> => ({ ...known, contactName: await ctx.contactName(known.contactId, extra.signal) });
-  const confirm = (how: Confirmation): Gate => {
+  const confirm = async (how: Confirmation): Promise<Gate> => {
     if (audit) audit.confirmation = how;
-    const forced = money.window.reserve(id, amount, caps, true);
+    const forced = await money.window.reserve(id, amount, caps, true);
     return { reservation: forced.ok ? forced.id : undefined };
   };
   if (extra.confirmed) return confirm(extra.confirmed);
@@ -89,7 +89,7 @@ export async function moneyGate(
     if (audit) audit.confirmation = { how, by };
     return { refusal: declined(def.money, await named(), amount, reply.action === 'cancel') };
   }
-  const first = money.window.reserve(id, amount, caps, false);
+  const first = await money.window.reserve(id, amount, caps, false);
   if (first.ok) return { reservation: first.id };
   if (money.policy.noConfirm) return confirm({ how: 'not asked (--no-confirm)', by: 'the server operator' });
   // A debit the balance cannot cover is not worth the person's "yes": the API's refusal now.

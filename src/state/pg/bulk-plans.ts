@@ -3,10 +3,11 @@
  * every MCP server instance on it sees the same plans, and one run of a plan at a time.
  */
 import type { BulkPlans } from '../../mcp/state.js';
+import type { Sync } from '../async.js';
 import type { PgConnection } from '../../store/pg/connection.js';
 import { ALL_STATUSES, countsOf, planOf, stepOf, sweptBefore, type PlanRow, type StepRow } from '../bulk-plans.js';
 
-export function pgBulkPlans(c: PgConnection, scope: string): BulkPlans {
+export function pgBulkPlans(c: PgConnection, scope: string): Sync<BulkPlans> {
   return {
     create(plan, steps) {
       c.tx(() => {

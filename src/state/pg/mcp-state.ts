@@ -7,13 +7,13 @@
  * (../schema.ts) are brought up to date when it is made, by its own migrations.
  */
 import type { AccountHolders, Caps, KeptAnswer, KeptCall, Reservation } from '../../mcp/state.js';
-import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow, type McpState } from '../mcp-state.js';
+import { bodyText, DAY_MS, keptCall, refusedReservation, type KeyRow } from '../mcp-state.js';
+import type { McpStateSync, OAuthStoreSync, Sync } from '../async.js';
 import { PG_STATE_MIGRATIONS } from '../schema.js';
 import { isoTime } from '../../store/time.js';
 import type { PgConnection } from '../../store/pg/connection.js';
 import { MIGRATION_LOCK, PgSchemaProblem, underAdvisoryLock } from '../../store/pg/migrations.js';
 import { pgBulkPlans } from './bulk-plans.js';
-import type { OAuthStore } from '../../oauth/store.js';
 import { pgOAuthStore } from './oauth-store.js';
 
 /** The advisory locks of the money window: this pair's first number, an account's hash the second. */
@@ -47,17 +47,24 @@ export function migratePgState(c: PgConnection, migrations: readonly string[] = 
   );
 }
 
-export class PgMcpState implements McpState {
-  /** The state over the store's connection `c` (its tables migrated first). */
-  constructor(private readonly c: PgConnection) {
-    migratePgState(c);
+export class PgMcpState implements McpStateSync {
+  /**
+   * The state over the store's connection `c`, its tables migrated first (`migrated`: they
+   * were, by this process: a service thread's). Each call waits on `c`: the MCP server runs
+   * them on its service threads (service/pool.ts), through `answeredBy` of ../async.ts.
+   */
+  constructor(
+    private readonly c: PgConnection,
+    o: { migrated?: boolean } = {},
+  ) {
+    if (!o.migrated) migratePgState(c);
   }
 
   /** Nothing of its own to close: the connection is the store's, closed with it. */
   close(): void {}
 
   /** OAuth sign-in's clients, grants, codes and tokens, shared by every instance on the database. */
-  oauth(): OAuthStore {
+  oauth(): OAuthStoreSync {
     return pgOAuthStore(this.c);
   }
 
@@ -102,7 +109,7 @@ export class PgMcpState implements McpState {
   }
 
   /** Which contact holds which account, as answers showed it to one scope (every instance's). */
-  holders(scope: string): AccountHolders {
+  holders(scope: string): Sync<AccountHolders> {
     const c = this.c;
     return {
       get: (accountId) =>

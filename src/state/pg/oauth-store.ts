@@ -1,5 +1,6 @@
 /** OAuth sign-in's store in the PostgreSQL database (state migrations 3 and 5), shared by every instance on it. */
-import type { CodeRow, GrantRow, OAuthStore, TokenRow } from '../../oauth/store.js';
+import type { CodeRow, GrantRow, TokenRow } from '../../oauth/store.js';
+import type { OAuthStoreSync } from '../async.js';
 import { GRANT_COLUMNS, KEEP_REVOKED_MS, KEEP_SPENT_MS } from '../../oauth/store.js';
 import { asyncReadsOf } from '../../store/pg/async-reads.js';
 import type { PgConnection } from '../../store/pg/connection.js';
@@ -10,8 +11,9 @@ import type { PgConnection } from '../../store/pg/connection.js';
  * serving thread while the database answers. Nothing is cached: a grant revoked through any
  * instance is refused by every instance at its next request.
  */
-export function pgOAuthStore(c: PgConnection): OAuthStore {
-  const reads = asyncReadsOf(c);
+export function pgOAuthStore(c: PgConnection): OAuthStoreSync {
+  // Made when first asked: a service thread, which runs the rest, never opens the async pool.
+  const reads = () => asyncReadsOf(c);
   return {
     addClient(id, metadata, at) {
       c.query('INSERT INTO mcp_oauth_clients (client_id, metadata, created_at) VALUES ($1, $2, $3)', [id, metadata, at]);
@@ -32,7 +34,7 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
         why,
         id,
       ]).rowCount === 1,
-    touchGrant: (id, at) => reads.run('UPDATE mcp_oauth_grants SET last_used_at = $1 WHERE id = $2', [at, id]),
+    touchGrant: (id, at) => reads().run('UPDATE mcp_oauth_grants SET last_used_at = $1 WHERE id = $2', [at, id]),
     addCode(r) {
       c.query(
         `INSERT INTO mcp_oauth_codes (code_hash, grant_id, client_id, redirect_uri, challenge, resource, expires_ms, used)
@@ -71,7 +73,7 @@ export function pgOAuthStore(c: PgConnection): OAuthStore {
       ),
     // One round trip: the token and its grant as JSON (bigint columns are numbers there, as ours stay below 2^53).
     async access(hash) {
-      const row = await reads.one<{ t: TokenRow; g: GrantRow | null }>(
+      const row = await reads().one<{ t: TokenRow; g: GrantRow | null }>(
         `SELECT to_jsonb(t) AS t, to_jsonb(g) AS g FROM mcp_oauth_tokens t LEFT JOIN mcp_oauth_grants g ON g.id = t.grant_id
          WHERE t.token_hash = $1`,
         [hash],

@@ -25,6 +25,7 @@ import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { StoreBadText, StoreConflict, StoreOutcomeUnknown, StoreUnavailable } from '../store-api.js';
 import { IO_THREAD_SOURCE } from './io-thread.js';
+import { log } from '../../common/log.js';
 
 export { StoreUnavailable };
 
@@ -96,6 +97,8 @@ export class PgConnection {
   private closed = false;
   /** The statement `begin` sent whose answer is still to be read (at most one). */
   private pending: Pending | undefined;
+  /** Statements already logged as holding the serving thread (`watchServing`), by their first words. */
+  private watched: Set<string> | undefined;
 
   constructor(
     readonly url: string,
@@ -134,9 +137,34 @@ export class PgConnection {
     return this.answerTo(this.post(msg));
   }
 
+  /**
+   * This is the connection of the thread that serves every session (the MCP server's), and its
+   * start-up is done: from now on a statement on it holds every session while the database
+   * answers, which the request path never should (its reads and writes are on the service
+   * threads and the async pool). Each kind of statement that still does is logged, once, at
+   * warn: a regression an operator sees, and a test asserts never happens.
+   */
+  watchServing(): void {
+    this.watched ??= new Set();
+  }
+
+  /** Logs a statement sent on a watched connection (`watchServing`), once per kind. */
+  private noteServing(msg: object): void {
+    const sql = (msg as { sql?: unknown }).sql;
+    if (typeof sql !== 'string') return;
+    const kind = sql.replace(/\s+/g, ' ').trim().slice(0, 60);
+    if (this.watched!.has(kind) || this.watched!.size >= 100) return;
+    this.watched!.add(kind);
+    log.warn(
+      { statement: kind, stack: new Error().stack?.split('\n').slice(2, 14).join(' | ') },
+      'a PostgreSQL statement held the serving thread',
+    );
+  }
+
   /** Send a message to the I/O thread; its id. */
   private post(msg: object): number {
     if (this.closed) throw new Error('the PostgreSQL connection is closed');
+    if (this.watched) this.noteServing(msg);
     const id = ++this.sent;
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage({ ...msg, id });

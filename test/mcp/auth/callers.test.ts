@@ -100,7 +100,7 @@ describe("a grant's key re-checked (keyRecheckMs)", () => {
         hostName: 'mcp.example.test',
         serve: async () => false,
         signedIn: async () => ({ grant, key: 'alice-key', scopes: ['workspace'] }),
-        keyRefused: (g, why) => ({ status: 401, headers: {}, body: `${g.id} refused: ${why}` }),
+        keyRefused: async (g, why) => ({ status: 401, headers: {}, body: `${g.id} refused: ${why}` }),
       },
     });
     return { check, asked };

@@ -193,7 +193,7 @@ describe("a person's grant, the deployment's --scopes and the door, together", (
                 : header === 'Bearer all'
                   ? { grant: everything, key: 'alice-key', scopes: ['workspace'] }
                   : { status: 401, headers: {}, body: '' },
-            keyRefused: () => ({ status: 401, headers: {}, body: '' }),
+            keyRefused: async () => ({ status: 401, headers: {}, body: '' }),
           },
         },
         { host: '127.0.0.1', port: 0 },
@@ -411,7 +411,7 @@ describe('a bulk plan outside the reach leaves nothing behind', () => {
       (await tool('confirmBulkPlan').run({ plan_id: planId }, extraFor(['workspace:read', 'workspace:write']))) as never,
     );
     expect(refused).toMatchObject({ status: 403, code: 'insufficient_scope', message: expect.stringMatching(/workspace:money/) });
-    expect(w.context.plans!.get(planId)!.confirmation).toBeNull();
+    expect((await w.context.plans!.get(planId))!.confirmation).toBeNull();
   });
 
   test('a deposit plan that opens missing accounts needs write too: refused under read and money, made under read, money and write', async () => {

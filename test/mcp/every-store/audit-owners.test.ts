@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import type { AuditEntry } from '../../../src/api/backend.js';
 import { JsonlAuditTrail, ownersAudit } from '../../../src/mcp/money/audit.js';
 import type { AuditTrail } from '../../../src/mcp/state.js';
+import { promised } from '../../../src/state/async.js';
 import type { StoreApi } from '../../../src/store/store-api.js';
 import { openStore, seedStore, TEST_STORE } from '../../helpers/store.js';
 import { tempDir } from '../../helpers/temp.js';
@@ -41,24 +42,24 @@ const TRAILS: Array<[string, () => AuditTrail]> = [
     () => {
       const store = openStore(seedStore({}));
       stores.push(store);
-      return store.audit;
+      return promised<AuditTrail>(store.audit);
     },
   ],
   ['the remote JSON-lines file', () => new JsonlAuditTrail(join(tempDir(), 'audit.jsonl'))],
 ];
 
 describe.each(TRAILS)('ownersAudit over %s', (_, open) => {
-  test("each owner pages through their own entries only; others' interleaved are skipped", () => {
+  test("each owner pages through their own entries only; others' interleaved are skipped", async () => {
     const trail = open();
     // 300 entries: owners 1, 2 and none taking turns.
     const owners = [1, 2, null] as const;
-    for (let i = 0; i < 300; i++) trail.append(entry(owners[i % 3]!, i));
+    for (let i = 0; i < 300; i++) await trail.append(entry(owners[i % 3]!, i));
     for (const owner of owners) {
       const mine = ownersAudit(trail, owner);
       const seen: number[] = [];
       let before: number | undefined;
       do {
-        const page = mine.read({ limit: 30, before });
+        const page = await mine.read({ limit: 30, before });
         expect(page.entries.every((e) => e.owner_id === owner)).toBe(true);
         seen.push(...page.entries.map((e) => e.arguments.n as number));
         before = page.next;
@@ -67,7 +68,7 @@ describe.each(TRAILS)('ownersAudit over %s', (_, open) => {
       expect(seen).toEqual(expected);
     }
     // Filters hold beside the owner's: owner 1's addTag entries (i % 3 === 0: all of owner 1's).
-    expect(ownersAudit(trail, 2).read({ limit: 500, tool: 'addTag' }).entries).toEqual([]);
-    expect(ownersAudit(trail, 1).read({ limit: 500, tool: 'addTag' }).entries).toHaveLength(100);
+    expect((await ownersAudit(trail, 2).read({ limit: 500, tool: 'addTag' })).entries).toEqual([]);
+    expect((await ownersAudit(trail, 1).read({ limit: 500, tool: 'addTag' })).entries).toHaveLength(100);
   });
 });
