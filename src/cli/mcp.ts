@@ -192,10 +192,13 @@ interface Opened {
  * URL is made here (its code, the store and SQLite among it, is loaded here too).
  */
 async function openBackend(flags: StartFlags, values: Values, configured: Configured, policy: MoneyPolicy, seen: SeenIds, keyed: boolean) {
-  const { openLocal, openRemote, MCP_STATE_FILE } = await import('./mcp-backend.js');
+  const [{ openLocal, MCP_STATE_FILE }, remote] = await Promise.all([
+    import('./mcp-backend.js'),
+    flags.remote !== undefined ? import('./mcp-remote.js') : undefined,
+  ]);
   const opened =
     flags.remote !== undefined
-      ? await openRemote(flags.remote, flags.remoteSource, configured, seen, keyed)
+      ? await remote!.openRemote(flags.remote, flags.remoteSource, configured, seen, keyed)
       : await openLocal(values.db as string | undefined, flags.rateLimit, configured, keyed);
   return withState(opened, policy, MCP_STATE_FILE);
 }
