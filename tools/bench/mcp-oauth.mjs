@@ -7,7 +7,8 @@
 // through the same delay proxy (delay-proxy.mjs: each chunk held `--delay-ms`, default 2, each
 // way), alternating rounds after a warm-up round; calls/s and p99, ratios the medians of the
 // per-round ratios. Each server runs with loop-delay.mjs preloaded: the event loop's delay
-// inside it (perf_hooks.monitorEventLoopDelay) over each round's load.
+// inside it (perf_hooks.monitorEventLoopDelay) over each round's load; and how many kinds of
+// statement held its serving thread after start-up (its warnings: PgConnection.watchServing).
 // Usage: npm run build && node tools/bench/mcp-oauth.mjs [--people 50] [--seconds 5]
 //   [--rounds 3] [--delay-ms 2] [--cli PATH/cli/main.js]   (--cli: another build, a copy of
 //   an older dist/ inside the checkout, to measure before and after)
@@ -81,10 +82,14 @@ function announce(args, env = {}) {
   writeFileSync(loopFile, '');
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', LOOP_DELAY, values.cli, ...args], {
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, WORKSPACE_LOG_LEVEL: 'warn', WORKSPACE_SECRET: SECRET, BENCH_LOOP_DELAY_FILE: loopFile, ...env },
     });
     children.add(proc);
+    // Its warnings: a statement that held the serving thread is one (PgConnection.watchServing).
+    let err = '';
+    proc.stderr.on('data', (d) => (err += d));
+    proc.held = () => (err.match(/a PostgreSQL statement held the serving thread/g) ?? []).length;
     let out = '';
     proc.stdout.on('data', (d) => {
       out += d;
@@ -231,7 +236,7 @@ const fig = (k) => ({
   loopP99: median(res[k].map((r) => r.loop.p99)),
   loopMax: Math.max(...res[k].map((r) => r.loop.max)),
 });
-const out = { oauth: fig('oauth'), token: fig('token') };
+const out = { oauth: { ...fig('oauth'), held: servers.oauth.proc.held() }, token: { ...fig('token'), held: servers.token.proc.held() } };
 const ratio = {
   cps: median(res.oauth.map((o, i) => o.cps / res.token[i].cps)),
   p99: median(res.oauth.map((o, i) => o.p99 / res.token[i].p99)),
@@ -249,6 +254,9 @@ for (const [name, r] of [
   );
 console.log(`ratio oauth/token (medians of per-round ratios): calls/s ${fmt(ratio.cps, 2)}, p99 ${fmt(ratio.p99, 2)}`);
 console.log(`sign-in through the real flow (register once, consent, code exchange): ${fmt(signInMs, 0)} ms a person`);
+console.log(
+  `kinds of statement that held a serving thread after start-up (logged by the server): --auth oauth ${out.oauth.held}, --auth token ${out.token.held}`,
+);
 console.log(
   `BENCH_JSON ${JSON.stringify({ bench: 'mcp-oauth', people: PEOPLE, seconds: SECONDS, rounds: ROUNDS, delayMs: DELAY, ...out, ratio, signInMs })}`,
 );

@@ -1416,6 +1416,16 @@ async function benchOAuth(ctx) {
             `--auth token, which waits on no database on its serving thread, measured ${f(j.token.loopP99, 2)} ms in the same run: the delay is the CPU the calls take on a loaded machine`,
           ),
         ],
+        [
+          'nothing synchronous on the serving thread that waits for the network: statements that held it after start-up, sign-ins and load',
+          `${j.oauth.held ?? '?'} kinds (--auth token: ${j.token.held ?? '?'})`,
+          verdict(
+            ctx,
+            `OAuth on PostgreSQL 2 ms away, ${people} people: no statement holds the serving thread`,
+            j.oauth.held === 0 && j.token.held === 0,
+            `${j.oauth.held ?? '?'} kinds`,
+          ),
+        ],
       ],
     ),
     '',
