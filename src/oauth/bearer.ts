@@ -9,7 +9,7 @@ import { log } from '../common/log.js';
 import type { Context, ResourcePath } from './context.js';
 import { ALL, held, READ, SCOPES, type Scope } from './scopes.js';
 import { hashToken, sameSecret } from './secrets.js';
-import type { GrantRow } from './store.js';
+import type { GrantRow, TokenRow } from './store.js';
 
 /** Who a request to the MCP endpoint is, once its token checked out: the grant, the API key it holds, what it lets the client do. */
 export interface SignedIn {
@@ -26,8 +26,28 @@ export type Refusal = { status: number; headers: Record<string, string>; body: s
 /** How many grants' last noted use is remembered (the oldest forgotten first). */
 const TOUCHED_KEPT = 10_000;
 
+/**
+ * How long a token's read (the token, its grant, the key it holds, opened) is used again for the
+ * same token's next requests. A person's calls come several a second: each would otherwise read
+ * the shared database and open the key again. A revocation through this server forgets it at
+ * once (`forget`); one through another instance, or an administrator's, is seen within this long.
+ */
+const RECENT_MS = 1_000;
+/** Tokens whose read is kept at most (one more forgets them all). */
+const RECENT_KEPT = 10_000;
+
+/** A token's read kept for `RECENT_MS`. */
+interface Recent {
+  until: number;
+  token: TokenRow;
+  grant: GrantRow;
+  key: string;
+}
+
 export class Bearer {
   private readonly touched = new Map<string, number>();
+  /** Token reads of the last RECENT_MS, by the token's hash. */
+  private readonly recent = new Map<string, Recent>();
 
   constructor(
     private readonly ctx: Context,
@@ -43,27 +63,33 @@ export class Bearer {
    */
   async signedIn(header: string | undefined, at: ResourcePath = 'mcp'): Promise<SignedIn | Refusal> {
     const { store, sealer } = this.ctx.o;
-    let found: { grant: GrantRow; scopes: Scope[] } | undefined;
+    let found: { token: TokenRow; grant: GrantRow; scopes: Scope[]; key?: string } | undefined;
     let storeFailed: unknown;
+    let hash: string | undefined;
     try {
       const auth = await verifyBearerToken(header, {
         resourceMetadataUrl: this.resourceMetadataUrls[at],
         expectedResource: new URL(at === 'mcp' ? this.ctx.resource : this.ctx.door),
         verifier: {
           verifyAccessToken: async (token) => {
-            const hash = hashToken(token);
-            // The token and its grant in one read that never holds the serving thread (PostgreSQL: an async pool).
-            const row = await store.access(hash).catch((e: unknown) => {
-              storeFailed = e;
-              throw e;
-            });
+            hash = hashToken(token);
+            const now = this.ctx.now();
+            const kept = this.recent.get(hash);
+            // The token and its grant in one read that never holds the serving thread (PostgreSQL: an async pool), or as read within RECENT_MS.
+            const row =
+              kept && kept.until > now
+                ? kept
+                : await store.access(hash).catch((e: unknown) => {
+                    storeFailed = e;
+                    throw e;
+                  });
             const t = row?.token;
             const grant = t && t.kind === 'access' && sameSecret(t.token_hash, hash) ? row.grant : undefined;
             if (!t || !grant || grant.revoked_at !== null || t.expires_ms <= this.ctx.now())
               throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked; sign in again');
             // The token's own scope (a refresh may narrow it), else its grant's; read alone at the door.
             const scopes = held(t.scope ?? grant.scope, grant.resource === this.ctx.door ? [READ] : this.ctx.cap);
-            found = { grant, scopes };
+            found = { token: t, grant, scopes, ...(kept && kept.until > now ? { key: kept.key } : {}) };
             return {
               token: '',
               clientId: grant.client_id,
@@ -75,9 +101,10 @@ export class Bearer {
           },
         },
       });
-      const key = sealer.open(found!.grant.sealed_key, found!.grant.id);
+      const key = found!.key ?? sealer.open(found!.grant.sealed_key, found!.grant.id);
       if (key === undefined)
         throw new OAuthError(OAuthErrorCode.InvalidToken, 'The grant cannot be opened here (another WORKSPACE_SECRET); sign in again');
+      if (found!.key === undefined) this.keep(hash!, found!.token, found!.grant, key);
       this.touch(found!.grant.id);
       return { grant: found!.grant, key, scopes: found!.scopes, auth };
     } catch (e) {
@@ -142,6 +169,17 @@ export class Bearer {
       headers: { 'Content-Type': 'application/json', 'WWW-Authenticate': `Bearer ${parts.join(', ')}` },
       body: JSON.stringify({ error: tokenSent ? e.code : OAuthErrorCode.InvalidToken, error_description: e.message }),
     };
+  }
+
+  /** Keeps a token's read (its grant and the key opened) for RECENT_MS. */
+  private keep(hash: string, token: TokenRow, grant: GrantRow, key: string): void {
+    if (this.recent.size >= RECENT_KEPT) this.recent.clear();
+    this.recent.set(hash, { until: this.ctx.now() + RECENT_MS, token, grant, key });
+  }
+
+  /** Forgets every token read of `grantId` (revoked through this server): its next request reads the grant again. */
+  forget(grantId: string): void {
+    for (const [hash, r] of this.recent) if (r.grant.id === grantId) this.recent.delete(hash);
   }
 
   /** Notes a grant's use, at most once a minute each. */

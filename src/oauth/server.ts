@@ -20,7 +20,7 @@ import { Metadata } from './metadata.js';
 import { Registration } from './registration.js';
 import { oauthError, preflight, send } from './replies.js';
 import { revoke } from './revocation.js';
-import type { GrantRow } from './store.js';
+import type { GrantRow, OAuthStore } from './store.js';
 import { TokenEndpoint } from './token.js';
 
 /** Spent codes and tokens are swept this often. */
@@ -42,7 +42,18 @@ export class OAuthServer {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(o: OAuthOptions) {
-    this.ctx = contextOf(o);
+    // A grant revoked through this server (a replay, RFC 7009, a key that stopped working): the
+    // bearer forgets what it read of it, so its tokens are refused from the next request.
+    const store = o.store;
+    const revokeGrant: OAuthStore['revokeGrant'] = async (id, why, at) => {
+      const done = await store.revokeGrant(id, why, at);
+      this.bearer.forget(id);
+      return done;
+    };
+    this.ctx = contextOf({
+      ...o,
+      store: new Proxy(store, { get: (target, k) => (k === 'revokeGrant' ? revokeGrant : target[k as keyof OAuthStore]) }),
+    });
     this.issuer = this.ctx.issuer;
     this.resource = this.ctx.resource;
     this.docs = new ClientDocuments(isLoopbackHost(o.publicUrl.hostname));
