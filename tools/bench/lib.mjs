@@ -176,13 +176,24 @@ export function rpcPoster(agent) {
 }
 
 /** Every session of `list` calls (`call()` → { ms }) one call after another for `seconds`: calls/s, p50, p99 (ms). */
-export async function loadSessions(list, seconds) {
+export async function loadSessions(list, seconds, rate = 0) {
   const lat = [];
   const until = performance.now() + seconds * 1000;
   const t0 = performance.now();
+  // `rate`: the sessions together start at most that many calls a second, each at its own even pace.
+  const every = rate > 0 ? (list.length / rate) * 1000 : 0;
   await Promise.all(
-    list.map(async (s) => {
-      while (performance.now() < until) lat.push((await s.call()).ms);
+    list.map(async (s, i) => {
+      let next = t0 + (every * i) / list.length;
+      while (performance.now() < until) {
+        if (every) {
+          const wait = next - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          next += every;
+          if (performance.now() >= until) break;
+        }
+        lat.push((await s.call()).ms);
+      }
     }),
   );
   const secs = (performance.now() - t0) / 1000;

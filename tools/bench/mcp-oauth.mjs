@@ -236,7 +236,17 @@ const fig = (k) => ({
   loopP99: median(res[k].map((r) => r.loop.p99)),
   loopMax: Math.max(...res[k].map((r) => r.loop.max)),
 });
-const out = { oauth: { ...fig('oauth'), held: servers.oauth.proc.held() }, token: { ...fig('token'), held: servers.token.proc.held() } };
+// The signed-in server again, its calls paced to what --auth token answered: its event loop at the same load.
+const pacedList = await Promise.all(Array.from({ length: PEOPLE }, (_, i) => open(servers.oauth.url, authOf.oauth(i))));
+await loopDelay(servers.oauth);
+const pacedFigures = await loadSessions(pacedList, SECONDS, fig('token').cps);
+const paced = { ...pacedFigures, loopP99: (await loopDelay(servers.oauth)).p99 };
+await Promise.all(pacedList.map((s) => s.close()));
+const out = {
+  oauth: { ...fig('oauth'), held: servers.oauth.proc.held() },
+  token: { ...fig('token'), held: servers.token.proc.held() },
+  oauthPaced: paced,
+};
 const ratio = {
   cps: median(res.oauth.map((o, i) => o.cps / res.token[i].cps)),
   p99: median(res.oauth.map((o, i) => o.p99 / res.token[i].p99)),
@@ -252,6 +262,9 @@ for (const [name, r] of [
   console.log(
     `${name.padEnd(40)} ${fmt(r.cps, 0).padStart(8)} ${fmt(r.p50, 2).padStart(8)} ${fmt(r.p99, 2).padStart(8)}   ${fmt(r.loopP99, 2)} (${fmt(r.loopMax, 1)})`,
   );
+console.log(
+  `${"--auth oauth, paced to --auth token's calls/s".padEnd(40)} ${fmt(paced.cps, 0).padStart(8)} ${fmt(paced.p50, 2).padStart(8)} ${fmt(paced.p99, 2).padStart(8)}   ${fmt(paced.loopP99, 2)}`,
+);
 console.log(`ratio oauth/token (medians of per-round ratios): calls/s ${fmt(ratio.cps, 2)}, p99 ${fmt(ratio.p99, 2)}`);
 console.log(`sign-in through the real flow (register once, consent, code exchange): ${fmt(signInMs, 0)} ms a person`);
 console.log(
