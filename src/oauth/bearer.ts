@@ -48,6 +48,8 @@ export class Bearer {
   private readonly touched = new Map<string, number>();
   /** Token reads of the last RECENT_MS, by the token's hash. */
   private readonly recent = new Map<string, Recent>();
+  /** Counts `forget`s: a read begun before one is not kept (it may hold the grant as it was before its revocation). */
+  private forgets = 0;
 
   constructor(
     private readonly ctx: Context,
@@ -64,6 +66,7 @@ export class Bearer {
   async signedIn(header: string | undefined, at: ResourcePath = 'mcp'): Promise<SignedIn | Refusal> {
     const { store, sealer } = this.ctx.o;
     let found: { token: TokenRow; grant: GrantRow; scopes: Scope[]; key?: string } | undefined;
+    const forgets = this.forgets;
     let storeFailed: unknown;
     let hash: string | undefined;
     try {
@@ -104,7 +107,7 @@ export class Bearer {
       const key = found!.key ?? sealer.open(found!.grant.sealed_key, found!.grant.id);
       if (key === undefined)
         throw new OAuthError(OAuthErrorCode.InvalidToken, 'The grant cannot be opened here (another WORKSPACE_SECRET); sign in again');
-      if (found!.key === undefined) this.keep(hash!, found!.token, found!.grant, key);
+      if (found!.key === undefined && forgets === this.forgets) this.keep(hash!, found!.token, found!.grant, key);
       this.touch(found!.grant.id);
       return { grant: found!.grant, key, scopes: found!.scopes, auth };
     } catch (e) {
@@ -179,6 +182,7 @@ export class Bearer {
 
   /** Forgets every token read of `grantId` (revoked through this server): its next request reads the grant again. */
   forget(grantId: string): void {
+    this.forgets++;
     for (const [hash, r] of this.recent) if (r.grant.id === grantId) this.recent.delete(hash);
   }
 

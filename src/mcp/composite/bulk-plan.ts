@@ -217,7 +217,7 @@ export async function accountsOf(
 ): Promise<Array<{ id: number; currency: string; amount: number; blocked_at: string | null }> | { error: unknown }> {
   const res = await ctx.call('getContactAccounts', { contact_id: contactId }, { signal });
   if (!isSuccess(res.status)) return { error: { status: res.status, ...(res.body as object) } };
-  ctx.accounts.learn('getContactAccounts', { contact_id: contactId }, res.body);
+  await ctx.accounts.learn('getContactAccounts', { contact_id: contactId }, res.body);
   return (res.body as { data: Array<{ id: number; currency: string; amount: number; blocked_at: string | null }> }).data;
 }
 

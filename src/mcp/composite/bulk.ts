@@ -117,8 +117,11 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
       lost = true;
       return false;
     };
+    // The last renewal the timer began: waited for before the hold is let go, so a renewal still
+    // on its way (PostgreSQL: on another service thread) never takes the plan again after it.
+    let beating: Promise<unknown> = Promise.resolve();
     const beat = setInterval(() => {
-      renew().catch((e: unknown) =>
+      beating = renew().catch((e: unknown) =>
         logWithin(extra.signal, () => log.error({ err: e, tool: RUN_BULK_TOOL_INFO.name }, 'bulk plan hold not renewed')),
       );
     }, HOLD_MS / 3);
@@ -169,6 +172,7 @@ export function runBulkTool(ctx: McpContext, plans: BulkPlans): ToolSpec {
     } finally {
       clearInterval(beat);
       try {
+        await beating;
         await plans.letGo(plan.id, runner);
       } finally {
         release();

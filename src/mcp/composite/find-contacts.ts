@@ -139,6 +139,8 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
         throw e;
       }
       const hits: ContactHit[] = [];
+      /** The hits' account holders being kept in the state: done before the answer goes. */
+      const kept: Array<Promise<void>> = [];
       let total = found.total;
       let ownerChecked = false;
       for (const [i, hit] of found.hits.entries()) {
@@ -158,13 +160,16 @@ export function findContactsTool(ctx: McpContext): ToolSpec {
           if (!Array.isArray(accounts)) return accounts;
           hit.accounts = accounts;
         }
-        ctx.accounts.learnContact(
-          hit.id,
-          hit.name ?? null,
-          (hit.accounts ?? []).map((a) => a.id),
+        kept.push(
+          ctx.accounts.learnContact(
+            hit.id,
+            hit.name ?? null,
+            (hit.accounts ?? []).map((a) => a.id),
+          ),
         );
         hits.push(hit);
       }
+      await Promise.all(kept);
       const warnings: string[] = [];
       if (found.index.syncing)
         warnings.push(

@@ -65,15 +65,15 @@ export class AccountBook {
   }
 
   /** Learn a contact and its accounts (a findContacts hit). */
-  learnContact(id: number, name: string | null, accountIds: readonly number[]): void {
+  learnContact(id: number, name: string | null, accountIds: readonly number[]): Promise<void> {
     if (name !== null) remember(this.names, id, name);
     const learnt: Array<[number, number]> = [];
     for (const a of accountIds) this.hold(a, id, learnt);
-    this.keep(learnt);
+    return this.keep(learnt);
   }
 
   /** Learn from a successful answer of `method` called with `params`. */
-  learn(method: string, params: Record<string, unknown>, body: unknown): void {
+  learn(method: string, params: Record<string, unknown>, body: unknown): Promise<void> {
     const learnt: Array<[number, number]> = [];
     for (const c of contactsIn(body)) {
       remember(this.names, c.id as number, c.name as string);
@@ -85,7 +85,7 @@ export class AccountBook {
       const data = (body as { data?: unknown } | undefined)?.data;
       for (const a of Array.isArray(data) ? data : [data]) if (isAccount(a)) this.hold(a.id, contactId as number, learnt);
     }
-    this.keep(learnt);
+    return this.keep(learnt);
   }
 
   /** Note a holder; one not known in this process already is added to `learnt`, to be kept. */
@@ -94,12 +94,17 @@ export class AccountBook {
     remember(this.holders, accountId, contactId);
   }
 
-  /** Keep what this answer taught in the state; a failure costs only a later "not seen" (never a wrong move). */
-  private keep(learnt: Array<[number, number]>): void {
+  /**
+   * Keep what this answer taught in the state (resolved once kept: the caller waits, so that the
+   * next call of any context of the scope finds it); a failure is logged and costs only a later
+   * "not seen" (never a wrong move).
+   */
+  private async keep(learnt: Array<[number, number]>): Promise<void> {
     if (learnt.length === 0 || !this.kept) return;
     // One pair per account (the last an answer showed): a statement may write a row only once.
-    // Not waited for: this process knows them already, and a failure is logged.
-    this.kept.put([...new Map(learnt)]).catch((e: unknown) => log.warn({ err: e }, "accounts' holders could not be kept in the MCP state"));
+    await this.kept
+      .put([...new Map(learnt)])
+      .catch((e: unknown) => log.warn({ err: e }, "accounts' holders could not be kept in the MCP state"));
   }
 }
 

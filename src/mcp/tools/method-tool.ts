@@ -146,7 +146,7 @@ async function methodAnswer(
   if (unrecorded) answer = { ...answer, warnings: [...(answer.warnings ?? []), unrecorded] };
   if (isSuccess(answer.status) && !answer.replayed) {
     if (def.changesLists) ctx.listsChanged();
-    ctx.accounts.learn(def.name, answer.params ?? {}, answer.body);
+    await ctx.accounts.learn(def.name, answer.params ?? {}, answer.body);
     const noted = ctx.noteAnswer(answer.body);
     if (noted) await noted;
   }
